@@ -1,0 +1,44 @@
+# The two commands a newcomer needs: `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: demo test lint benchmarks services
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when the dependencies change.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+## demo: the console with demo accounts and cases on http://127.0.0.1:8000 (SQLite, tasks in-process)
+demo: $(VENV)/.installed
+	DEMO=1 $(BIN)/python manage.py migrate --no-input
+	DEMO=1 $(BIN)/python manage.py demo
+	@echo "Serving the console on http://127.0.0.1:8000 (Ctrl-C stops it)"
+	DEMO=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+## test: lint, then the whole suite on PostgreSQL, real Celery workers over Redis, headless Chromium
+test: $(VENV)/.installed-dev services
+	$(BIN)/ruff check .
+	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
+
+services:
+	bin/ensure-services
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+
+## benchmarks: every script in benchmarks/; each exits non-zero when it misses its target
+benchmarks: $(VENV)/.installed-dev
+	@set -e; for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script; done

@@ -1,0 +1,31 @@
+"""The three roles of the console, each a Django group."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+
+class Role(StrEnum):
+    """Who does what: reviewers decide cases, policy admins edit rules, support leads audit."""
+
+    REVIEWER = "reviewer"
+    POLICY_ADMIN = "policy admin"
+    SUPPORT_LEAD = "support lead"
+
+    @property
+    def label(self) -> str:
+        return self.value.capitalize()
+
+
+def roles_of(user: AbstractBaseUser | AnonymousUser) -> set[Role]:
+    """The roles a user holds; none for anonymous or inactive users."""
+    if not user.is_authenticated or not user.is_active:
+        return set()
+    names = set(user.groups.values_list("name", flat=True))
+    return {role for role in Role if role.value in names}
+
+
+def has_role(user: AbstractBaseUser | AnonymousUser, role: Role) -> bool:
+    return role in roles_of(user)

@@ -1,0 +1,18 @@
+"""Sign-in, sign-out and the console's home page."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from reviewconsole.accounts.roles import roles_of
+
+
+@require_GET
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    """Where a signed-in user lands: their roles and the parts of the console open to them."""
+    roles = sorted(roles_of(request.user), key=lambda role: role.value)
+    return render(request, "accounts/home.html", {"roles": roles})

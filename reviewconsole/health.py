@@ -1,0 +1,47 @@
+"""/healthz: is the database reachable, is the broker reachable."""
+
+from __future__ import annotations
+
+import redis
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+
+def _database_status() -> dict[str, object]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except DatabaseError as error:
+        return {"ok": False, "vendor": connection.vendor, "error": _first_line(error)}
+    return {"ok": True, "vendor": connection.vendor}
+
+
+def _broker_status() -> dict[str, object]:
+    if settings.REDIS_URL is None:
+        return {"ok": True, "kind": "in-process"}
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        return {"ok": False, "kind": "redis", "error": _first_line(error)}
+    finally:
+        client.close()
+    return {"ok": True, "kind": "redis"}
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when every part answers, 503 naming the part that does not."""
+    parts = {"database": _database_status(), "broker": _broker_status()}
+    healthy = all(part["ok"] for part in parts.values())
+    return JsonResponse({"status": "ok" if healthy else "down", **parts}, status=200 if healthy else 503)

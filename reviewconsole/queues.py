@@ -1,0 +1,28 @@
+"""The Celery queues, by name, and enqueueing that waits for the transaction to commit."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from django.db import transaction
+
+
+class TaskQueue(StrEnum):
+    """Work is split by kind so a flood of one kind cannot starve another."""
+
+    DEFAULT = "default"
+    VERIFY = "verify"
+    """Engine runs: claim verification, repair, re-verification of reviewer edits."""
+    WEBHOOKS = "webhooks"
+    """Outbound deliveries to client applications."""
+    MAINTENANCE = "maintenance"
+    """Periodic sweeps, calibration runs, audit-chain checks."""
+
+
+def enqueue_on_commit(task: Any, *args: Any, **kwargs: Any) -> None:
+    """Send `task` once the current transaction commits, so a worker never sees uncommitted rows.
+
+    Without a broker (the embedded default) the task then runs right here, in-process.
+    """
+    transaction.on_commit(lambda: task.apply_async(args=args, kwargs=kwargs))

@@ -1,0 +1,200 @@
+"""Settings for the review console, read from the environment (see README, "Configuration").
+
+With nothing set the console runs embedded: SQLite under var/ and tasks run in-process after
+the transaction commits. DATABASE_URL and REDIS_URL switch to PostgreSQL and Celery workers.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
+from reviewconsole.queues import TaskQueue
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+# Demo mode: the one-command local console. Relaxes what a real deployment must configure.
+DEMO = env_bool("DEMO", False)
+_LOCAL = DEBUG or DEMO
+
+
+def _local_secret_key() -> str:
+    # A local console keeps one random key in var/ so sessions survive restarts.
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = env_str("SECRET_KEY", required=not _LOCAL) or _local_secret_key()
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if _LOCAL else [])
+if not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set (comma-separated host names)")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "reviewconsole.accounts",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "reviewconsole.urls"
+WSGI_APPLICATION = "reviewconsole.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "reviewconsole.accounts.context_processors.roles",
+            ],
+        },
+    },
+]
+
+# --- Database -----------------------------------------------------------------------------------
+
+_database_url = env_url("DATABASE_URL", schemes=("postgres", "postgresql", "sqlite"))
+if _database_url:
+    DATABASES = {
+        "default": dj_database_url.parse(
+            _database_url,
+            conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
+            conn_health_checks=True,
+        )
+    }
+else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "reviewconsole.sqlite3",
+            # Waits for a writer instead of failing at once: in-process tasks write while pages read.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Tasks (Celery) -----------------------------------------------------------------------------
+
+REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Without a broker, tasks run in the web process, after the transaction that enqueued them commits.
+CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_DEFAULT_QUEUE = TaskQueue.DEFAULT.value
+CELERY_TASK_CREATE_MISSING_QUEUES = False
+# A task is acknowledged only after it finished, and requeued if its worker dies mid-run.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300, minimum=2)
+CELERY_TASK_MAX_RETRIES = env_int("CELERY_TASK_MAX_RETRIES", 5, minimum=0, maximum=50)
+CELERY_TASK_RETRY_BACKOFF_MAX = env_int("CELERY_TASK_RETRY_BACKOFF_MAX", 600, minimum=1)
+if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT")
+# Redis redelivers an unacknowledged task after the visibility timeout; it must exceed the longest
+# task and the longest retry countdown, or a slow task would run twice.
+CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
+    "CELERY_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=CELERY_TASK_TIME_LIMIT + CELERY_TASK_RETRY_BACKOFF_MAX + 1
+)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT}
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+
+# --- Model endpoint (optional) ------------------------------------------------------------------
+
+LLM_BASE_URL = env_url("LLM_BASE_URL", schemes=("http", "https"))
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_MODEL = env_str("LLM_MODEL", required=LLM_BASE_URL is not None)
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0, minimum=1.0, maximum=600.0)
+
+# --- Auth ---------------------------------------------------------------------------------------
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Security -----------------------------------------------------------------------------------
+
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not _LOCAL)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not _LOCAL)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not _LOCAL)
+# Load balancers probe over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    # Only behind a proxy that sets X-Forwarded-Proto itself and strips it from clients.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+X_FRAME_OPTIONS = "DENY"
+
+# --- Static files, time, logging ----------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+# Locally, serve straight from the app folders; a deployment runs collectstatic (docker-compose does).
+WHITENOISE_USE_FINDERS = _LOCAL
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = False
+USE_TZ = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {
+        "handlers": ["console"],
+        "level": env_choice("LOG_LEVEL", "INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR")),
+    },
+}
+
+# Callables (dotted paths) that `manage.py demo` runs to load demo cases through the engine.
+DEMO_CASE_LOADERS: list[str] = []

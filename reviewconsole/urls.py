@@ -1,0 +1,14 @@
+"""URL routes of the console; each app adds its own under a prefix."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+
+from reviewconsole.health import healthz
+
+urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("", include("reviewconsole.accounts.urls")),
+]

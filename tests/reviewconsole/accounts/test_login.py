@@ -1,0 +1,57 @@
+"""Signing in and out, and what each persona sees on the home page."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(client, db):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"] == "/login/?next=/"
+
+
+def test_login_page_has_a_labelled_form(client, db):
+    response = client.get("/login/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<label for="id_username">Username</label>' in html
+    assert '<label for="id_password">Password</label>' in html
+    assert "/static/css/console.css" in html
+    assert "/static/django_htmx/htmx-2.min.js" in html
+
+
+def test_wrong_password_shows_an_error_and_signs_nobody_in(client, reviewer):
+    response = client.post("/login/", {"username": "rita", "password": "wrong"})
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_reviewer_signs_in_and_sees_their_role(client, reviewer):
+    response = client.post("/login/", {"username": "rita", "password": "rita-password"}, follow=True)
+    assert response.redirect_chain == [("/", 302)]
+    html = response.content.decode()
+    assert "Welcome, rita" in html
+    assert "<strong>Reviewer</strong>" in html
+
+
+def test_user_without_a_role_is_told_to_ask_for_one(client, outsider):
+    client.force_login(outsider)
+    assert "Your account has no role yet" in client.get("/").content.decode()
+
+
+def test_usernames_are_escaped(client, db):
+    user = User.objects.create_user(username="<b>x</b>", password="pw-123456789")
+    client.force_login(user)
+    html = client.get("/").content.decode()
+    assert "<b>x</b>" not in html
+    assert "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+def test_sign_out_needs_post_and_ends_the_session(client, reviewer):
+    client.force_login(reviewer)
+    assert client.get("/logout/").status_code == 405
+    response = client.post("/logout/")
+    assert response.status_code == 302
+    assert client.get("/").status_code == 302

@@ -1,0 +1,74 @@
+"""Settings from the environment: bad values are refused with a message naming the variable."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from reviewconsole import env
+from tests.reviewconsole.subprocesses import run_manage
+
+
+@pytest.mark.parametrize(
+    ("reader", "value", "message"),
+    [
+        (lambda: env.env_bool("X_FLAG"), "maybe", "X_FLAG must be a boolean"),
+        (lambda: env.env_int("X_COUNT", 1), "ten", "X_COUNT must be a whole number"),
+        (lambda: env.env_int("X_COUNT", 1, minimum=2), "1", "X_COUNT must be at least 2"),
+        (lambda: env.env_float("X_RATE", 1.0, maximum=2.0), "3.5", "X_RATE must be at most 2.0"),
+        (lambda: env.env_url("X_URL", schemes=("redis",)), "http://h/0", "X_URL must be a URL starting with redis"),
+        (lambda: env.env_choice("X_LEVEL", "INFO", choices=("INFO",)), "loud", "X_LEVEL must be one of"),
+        (lambda: env.env_str("X_NAME", required=True), "", "X_NAME must be set"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_variable(monkeypatch, reader, value, message):
+    monkeypatch.setenv(_name_in(message), value)
+    with pytest.raises(ImproperlyConfigured, match=message):
+        reader()
+
+
+def _name_in(message: str) -> str:
+    return message.split()[0]
+
+
+def test_good_values_are_parsed(monkeypatch):
+    monkeypatch.setenv("X_FLAG", "Yes")
+    monkeypatch.setenv("X_COUNT", " 12 ")
+    monkeypatch.setenv("X_HOSTS", "a.example, b.example,,")
+    monkeypatch.setenv("X_LEVEL", "debug")
+    assert env.env_bool("X_FLAG") is True
+    assert env.env_int("X_COUNT", 1, minimum=1) == 12
+    assert env.env_list("X_HOSTS", []) == ["a.example", "b.example"]
+    assert env.env_choice("X_LEVEL", "INFO", choices=("INFO", "DEBUG")) == "DEBUG"
+    assert env.env_bool("X_UNSET_FLAG", True) is True
+    assert "X_FLAG" in env.READ_VARIABLES
+
+
+@pytest.mark.parametrize(
+    ("environment", "message"),
+    [
+        ({}, "configuration error: SECRET_KEY must be set"),
+        ({"SECRET_KEY": "k" * 50}, "configuration error: ALLOWED_HOSTS must be set"),
+        ({"DEMO": "1", "DATABASE_URL": "mysql://db/x"}, "DATABASE_URL must be a URL starting with postgres://"),
+        ({"DEMO": "1", "REDIS_URL": "redis://"}, "REDIS_URL must name a host"),
+        ({"DEMO": "1", "LLM_BASE_URL": "http://127.0.0.1:9/v1"}, "LLM_MODEL must be set"),
+        ({"DEMO": "1", "DEBUG": "sometimes"}, "DEBUG must be a boolean"),
+        (
+            {"DEMO": "1", "CELERY_TASK_SOFT_TIME_LIMIT": "400", "CELERY_TASK_TIME_LIMIT": "300"},
+            "CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT",
+        ),
+    ],
+)
+def test_manage_py_refuses_a_bad_environment_without_a_traceback(environment, message, tmp_path):
+    result = run_manage(["check"], environment, tmp_path)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_demo_mode_needs_no_configuration_and_debug_stays_off(tmp_path):
+    show = "from django.conf import settings; print(settings.DEBUG, settings.DEMO)"
+    result = run_manage(["shell", "-c", show], {"DEMO": "1"}, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "False True"
+    assert (tmp_path / "secret_key").exists()

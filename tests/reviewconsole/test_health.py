@@ -1,0 +1,57 @@
+"""/healthz tells a load balancer whether the database and the broker answer."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import OperationalError, connection
+
+
+def test_healthy_with_the_embedded_broker(client, db):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["database"] == {"ok": True, "vendor": connection.vendor}
+    assert body["broker"] == {"ok": True, "kind": "in-process"}
+
+
+def test_healthy_with_the_real_redis_broker(client, db, settings, redis_url):
+    settings.REDIS_URL = redis_url
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["broker"] == {"ok": True, "kind": "redis"}
+
+
+def test_503_naming_the_broker_when_redis_does_not_answer(client, db, settings):
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "down"
+    assert body["database"]["ok"] is True
+    assert body["broker"]["ok"] is False
+    assert "ConnectionError" in body["broker"]["error"]
+
+
+def test_503_naming_the_database_when_it_does_not_answer(client, db, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(connection, "cursor", refuse)
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["database"] == {
+        "ok": False, "vendor": connection.vendor, "error": "OperationalError: connection refused"
+    }
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete"])
+def test_only_get_is_allowed(client, db, method):
+    assert getattr(client, method)("/healthz").status_code == 405
+
+
+def test_plain_http_probe_is_not_redirected_to_https(client, db, settings):
+    settings.SECURE_SSL_REDIRECT = True
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/login/").status_code == 301

@@ -1,0 +1,383 @@
+"""The case contract: what a client submits and the run record the engine returns.
+
+Field names here are the public contract shared by the HTTP API, the CLI, fixtures and tests
+(see DESIGN.md, "The case contract"). Fields may be added; existing names are never renamed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class State(StrEnum):
+    """What verification concluded about one claim."""
+
+    SUPPORTED = "SUPPORTED"
+    REFUTED = "REFUTED"
+    INSUFFICIENT_EVIDENCE = "INSUFFICIENT_EVIDENCE"
+    CONFLICTING = "CONFLICTING"
+    UNRESOLVED = "UNRESOLVED"
+    NOT_VERIFIABLE = "NOT_VERIFIABLE"
+
+
+class Severity(StrEnum):
+    """How much harm a wrong claim can do."""
+
+    CRITICAL = "CRITICAL"
+    MODERATE = "MODERATE"
+    MINOR = "MINOR"
+
+
+class Terminal(StrEnum):
+    """Where a run ended."""
+
+    PERMIT = "PERMIT"
+    REVIEW = "REVIEW"
+    ABSTAIN = "ABSTAIN"
+    REJECT = "REJECT"
+
+
+class Reason(StrEnum):
+    """Why a run ended where it did."""
+
+    ALL_SUPPORTED = "ALL_SUPPORTED"
+    REPAIRED = "REPAIRED"
+    NO_CHECKABLE_CLAIMS = "NO_CHECKABLE_CLAIMS"
+    CYCLE_DETECTED = "CYCLE_DETECTED"
+    REPAIR_BUDGET_EXHAUSTED = "REPAIR_BUDGET_EXHAUSTED"
+    VERIFIER_BUDGET_EXHAUSTED = "VERIFIER_BUDGET_EXHAUSTED"
+    MODEL_BUDGET_EXHAUSTED = "MODEL_BUDGET_EXHAUSTED"
+    CONFLICTING_EVIDENCE = "CONFLICTING_EVIDENCE"
+    CRITICAL_CLAIM = "CRITICAL_CLAIM"
+    UNSUPPORTED_CLAIM = "UNSUPPORTED_CLAIM"
+    UNRESOLVED_CLAIM = "UNRESOLVED_CLAIM"
+    RULE_FAILED = "RULE_FAILED"
+    BLOCKING_RULE_FAILED = "BLOCKING_RULE_FAILED"
+    NOTHING_SUPPORTED = "NOTHING_SUPPORTED"
+    MODEL_OUTPUT_INVALID = "MODEL_OUTPUT_INVALID"
+
+
+class Origin(StrEnum):
+    """Who produced a candidate."""
+
+    CLIENT = "CLIENT"
+    GENERATOR = "GENERATOR"
+    REPAIR = "REPAIR"
+    REVIEWER = "REVIEWER"
+
+
+def sha256_text(text: str) -> str:
+    """Hex sha256 of a text's UTF-8 bytes: the identity of candidates, sources and prompts."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# Input
+
+
+class Source(_Frozen):
+    """One piece of admissible evidence submitted with the case."""
+
+    id: str = Field(min_length=1, max_length=200)
+    """The client's identifier for this source, unique within the case."""
+    text: str = Field(min_length=1)
+    """The full text; evidence offsets point into it."""
+    title: str | None = None
+    """Optional human-readable title."""
+    uri: str | None = None
+    """Optional link to where the source lives."""
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+class Case(_Frozen):
+    """An answer to check, with the sources it was built from."""
+
+    external_id: str | None = Field(default=None, max_length=200)
+    """The client's idempotency key: a second submission with the same key returns the first run."""
+    question: str = Field(min_length=1)
+    """What the end user asked."""
+    answer: str | None = None
+    """The draft to check; optional only where a model is configured to draft one."""
+    sources: list[Source] = Field(min_length=1)
+    """The only admissible evidence."""
+    constitution: str | None = None
+    """Name of the constitution to judge against; the version in force is pinned into the run."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Opaque client data, echoed back in the run record."""
+
+    @field_validator("question")
+    @classmethod
+    def _question_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @model_validator(mode="after")
+    def _unique_source_ids(self) -> Case:
+        seen: set[str] = set()
+        for source in self.sources:
+            if source.id in seen:
+                raise ValueError(f"sources: duplicate id {source.id!r}")
+            seen.add(source.id)
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+
+
+CommitmentKind = Literal[
+    "number", "money", "percentage", "date", "time", "duration", "entity", "relation", "negation"
+]
+
+
+class Commitment(_Frozen):
+    """One checkable thing a claim commits to, such as "$230M" or "not"."""
+
+    kind: CommitmentKind
+    """What sort of value this is."""
+    text: str
+    """The words in the claim that carry it."""
+    start: int
+    """Offset of `text` in the claim's text."""
+    end: int
+    """End offset (exclusive) of `text` in the claim's text."""
+    value: float | None = None
+    """Normalised numeric value (money in base units, percentages as numbers, years for dates)."""
+    unit: str | None = None
+    """Normalised unit: a currency code, "%", "day", "mg", ..."""
+
+
+class EvidenceSpan(_Frozen):
+    """An exact span of a source that bears on a claim."""
+
+    source_id: str
+    """Which source the span is in."""
+    start: int
+    """Character offset of the span in the source's text."""
+    end: int
+    """End offset (exclusive); `source.text[start:end] == quote`."""
+    quote: str
+    """The quoted text."""
+
+
+class ModelCallRecord(_Frozen):
+    """Provenance of one model-backed judgement, kept so drift can be audited later."""
+
+    role: str
+    """Which model role answered: verifier, question_writer, critic, reviser, generator."""
+    model: str
+    """The model id the server reported (or was asked for)."""
+    prompt_sha256: str
+    """sha256 of the prompt template that produced the request."""
+    attempts: int
+    """How many calls it took; 1 when the first output validated."""
+    failures: list[ModelFailure] = Field(default_factory=list)
+    """Each attempt whose output failed validation: the raw output and the error."""
+
+
+class ModelFailure(_Frozen):
+    """One model output that failed validation."""
+
+    raw_output: str
+    """What the model returned, verbatim."""
+    error: str
+    """Why it was refused."""
+
+
+class Claim(_Frozen):
+    """One atomic, self-contained assertion of a candidate, with its verdict."""
+
+    id: str
+    """Stable across versions: an unchanged claim keeps its id, a replaced one keeps it with new text."""
+    text: str
+    """The claim as it reads in the candidate."""
+    start: int
+    """Character offset of the claim in its candidate's text."""
+    end: int
+    """End offset (exclusive) in its candidate's text."""
+    state: State
+    """The verification state."""
+    severity: Severity
+    """How much harm the claim can do if wrong."""
+    question: str | None = None
+    """The self-contained verification question asked about this claim."""
+    evidence: list[EvidenceSpan] = Field(default_factory=list)
+    """Spans of the sources that bear on it, best first."""
+    method: str
+    """Which procedure decided the state, such as "offline:typed-match" or "model:gpt-4o"."""
+    confidence: float = Field(ge=0.0, le=1.0)
+    """How sure the method is of the state."""
+    commitments: list[Commitment] = Field(default_factory=list)
+    """What the claim commits to: numbers, money, dates, entities, negation."""
+    rationale: str = ""
+    """One line a reviewer can read: why this state."""
+    model_record: ModelCallRecord | None = None
+    """Present when a model decided the state."""
+
+
+class RuleVerdict(_Frozen):
+    """How a candidate fared against one rule of the constitution."""
+
+    rule: str
+    """The rule's name."""
+    passed: bool | None
+    """True or False; None when the rule needs judgment and no model is configured."""
+    critique: str = ""
+    """Why it failed, or what was checked."""
+    checked_by: str
+    """"code", "model:<id>" or "not_checked"."""
+
+
+FindingProblem = Literal["unsupported", "wrong_version", "off_question", "tone", "omission"]
+
+
+class Finding(_Frozen):
+    """One problem the critic found in a candidate."""
+
+    claim: str
+    """The claim id, or the quoted text the finding is about."""
+    problem: FindingProblem
+    """What kind of problem."""
+    evidence: str = ""
+    """What in the sources shows it."""
+
+
+class Candidate(_Frozen):
+    """One version of the answer in the chain."""
+
+    id: str
+    """Identifier within the run, such as "c0", "c1"."""
+    parent: str | None
+    """The candidate this one was made from; None for the first."""
+    origin: Origin
+    """Who produced it."""
+    text: str
+    """The full answer text."""
+    sha256: str
+    """sha256 of `text`."""
+    claims: list[Claim] = Field(default_factory=list)
+    """Its claims, in text order."""
+    rule_verdicts: list[RuleVerdict] = Field(default_factory=list)
+    """One verdict per rule of the pinned constitution."""
+    findings: list[Finding] = Field(default_factory=list)
+    """The critic's findings, at most 8."""
+    operation: str | None = None
+    """For a repair candidate, the operation that made it."""
+
+    @model_validator(mode="after")
+    def _hash_matches(self) -> Candidate:
+        if self.sha256 != sha256_text(self.text):
+            raise ValueError("sha256 does not match text")
+        return self
+
+
+class Repair(_Frozen):
+    """One bounded repair attempt, kept whether it succeeded or not."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str = Field(alias="from")
+    """The candidate repaired."""
+    to: str | None
+    """The candidate it produced; None when nothing usable was produced."""
+    operation: str
+    """OMIT_CLAIM, REPLACE_WITH_EVIDENCE, NARROW_TO_SUPPORTED_SCOPE or MODEL_REVISION."""
+    target_claim_ids: list[str]
+    """Claims the repair was allowed to change."""
+    protected_claim_ids: list[str]
+    """Claims it had to leave unchanged and supported."""
+    outcome: Literal["ACCEPTED", "REJECTED"]
+    """Whether the new candidate was kept."""
+    supported_removed: int = 0
+    """How many previously supported claims the repair removed or broke."""
+    failure: str = ""
+    """Why it was rejected: which invariant broke."""
+
+
+class Metrics(_Frozen):
+    """Counts and timings for one run."""
+
+    claims: int
+    """Claims in the first candidate."""
+    unsupported_before: int
+    """Claims of the first candidate not SUPPORTED (NOT_VERIFIABLE excluded)."""
+    unsupported_after: int
+    """Claims of the final candidate not SUPPORTED (NOT_VERIFIABLE excluded)."""
+    supported_removed: int
+    """Supported claims lost over the whole run."""
+    model_calls: int
+    """Calls made to a model, retries included."""
+    verifier_calls: int
+    """Claim verifications run (cache hits excluded)."""
+    elapsed_ms: int
+    """Wall time of the run."""
+
+
+class ReviewPackage(_Frozen):
+    """What a person needs to decide a case the engine could not."""
+
+    original_candidate: str
+    """Id of the client's candidate."""
+    current_candidate: str
+    """Id of the candidate on offer."""
+    target_failures: list[str]
+    """Claim ids that are not supported in the current candidate."""
+    states: dict[str, State]
+    """State of every claim of the current candidate, by id."""
+    evidence_used: list[EvidenceSpan]
+    """Every span any verdict relied on."""
+    attempts: list[Repair]
+    """Repairs tried, failed ones included."""
+    new_failures: list[str]
+    """Claim ids that failed only after a repair."""
+    budget_reason: str | None = None
+    """Which budget ran out, if one did."""
+    policy_reason: str | None = None
+    """Which policy sent the case to a person."""
+
+
+class RunRecord(_Frozen):
+    """Everything the engine did with one case."""
+
+    external_id: str | None = None
+    """Echo of the case's idempotency key."""
+    terminal: Terminal
+    """Where the run ended."""
+    reason: Reason
+    """Why it ended there."""
+    final_answer: str
+    """Text of the last candidate; released only on PERMIT or a person's approval."""
+    candidates: list[Candidate]
+    """The chain, oldest first."""
+    repairs: list[Repair] = Field(default_factory=list)
+    """Every repair attempt."""
+    metrics: Metrics
+    """Counts and timings."""
+    review_package: ReviewPackage | None = None
+    """Present when a person must look."""
+    notes: list[str] = Field(default_factory=list)
+    """Plain remarks, such as "the answer has no checkable claim"."""
+    verifier: str
+    """Name and version of the verifier, such as "offline/1"."""
+    constitution: str | None = None
+    """The constitution (name@version) the run was judged against."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Echo of the case's metadata."""
+
+
+ModelCallRecord.model_rebuild()
