@@ -5,7 +5,53 @@ Plain Python and pydantic; it never imports Django, Celery or the console.
 
 from __future__ import annotations
 
+from verification.cache import VerificationCache
+from verification.cohesion import CohesionResult, restore_cohesion, strip_connective
+from verification.constitution import (
+    Constitution,
+    ForbiddenPhrases,
+    JudgedRule,
+    NoPromiseOutsideSources,
+    Policy,
+    RequiredDisclosure,
+    WordLimit,
+    builtin,
+    judge,
+)
+from verification.contract import (
+    Operation,
+    Operator,
+    Proposal,
+    RepairContext,
+    RepairContract,
+    contract_violations,
+)
+from verification.controller import Controller, Outcome
+from verification.cove import ModelVerifier, Revision, revise
+from verification.critic import Calibration, CalibrationFixture, CriticResult, calibrate, critique
+from verification.engine import MissingFieldError, UnknownConstitution, calibration_critic, check_case
 from verification.errors import PermanentError, TransientError, VerificationError
+from verification.model import (
+    ChatModel,
+    ModelReply,
+    OpenAIChatModel,
+    PromptTemplate,
+    RoleResult,
+    ScriptedModel,
+    run_role,
+)
+from verification.regeneration import FailureRecord, failure_record, regenerate
+from verification.repair import (
+    REPAIR_MODES,
+    NarrowToSupportedScope,
+    OmitClaim,
+    RepairPlan,
+    ReplaceWithEvidence,
+    RuleRevision,
+    UnknownRepairMode,
+    repair_plan,
+)
+from verification.reviser import ModelRevision
 from verification.types import (
     Candidate,
     Case,
@@ -30,27 +76,79 @@ from verification.types import (
 )
 
 __all__ = [
+    "Calibration",
+    "CalibrationFixture",
     "Candidate",
     "Case",
+    "ChatModel",
     "Claim",
+    "CohesionResult",
     "Commitment",
+    "Constitution",
+    "Controller",
+    "CriticResult",
     "EvidenceSpan",
+    "FailureRecord",
     "Finding",
+    "ForbiddenPhrases",
+    "JudgedRule",
     "Metrics",
+    "MissingFieldError",
     "ModelCallRecord",
     "ModelFailure",
+    "ModelReply",
+    "ModelRevision",
+    "ModelVerifier",
+    "NarrowToSupportedScope",
+    "NoPromiseOutsideSources",
+    "OmitClaim",
+    "OpenAIChatModel",
+    "Operation",
+    "Operator",
     "Origin",
+    "Outcome",
     "PermanentError",
+    "Policy",
+    "PromptTemplate",
+    "Proposal",
+    "REPAIR_MODES",
     "Reason",
     "Repair",
+    "RepairContext",
+    "RepairContract",
+    "RepairPlan",
+    "ReplaceWithEvidence",
+    "RequiredDisclosure",
     "ReviewPackage",
+    "Revision",
+    "RoleResult",
+    "RuleRevision",
     "RuleVerdict",
     "RunRecord",
+    "ScriptedModel",
     "Severity",
     "Source",
     "State",
     "Terminal",
     "TransientError",
+    "UnknownConstitution",
+    "UnknownRepairMode",
+    "VerificationCache",
     "VerificationError",
+    "WordLimit",
+    "builtin",
+    "calibrate",
+    "calibration_critic",
+    "check_case",
+    "contract_violations",
+    "critique",
+    "failure_record",
+    "judge",
+    "regenerate",
+    "repair_plan",
+    "restore_cohesion",
+    "revise",
+    "run_role",
     "sha256_text",
+    "strip_connective",
 ]

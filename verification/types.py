@@ -55,11 +55,13 @@ class Reason(StrEnum):
     REPAIR_BUDGET_EXHAUSTED = "REPAIR_BUDGET_EXHAUSTED"
     VERIFIER_BUDGET_EXHAUSTED = "VERIFIER_BUDGET_EXHAUSTED"
     MODEL_BUDGET_EXHAUSTED = "MODEL_BUDGET_EXHAUSTED"
+    TIME_BUDGET_EXHAUSTED = "TIME_BUDGET_EXHAUSTED"
     CONFLICTING_EVIDENCE = "CONFLICTING_EVIDENCE"
     CRITICAL_CLAIM = "CRITICAL_CLAIM"
     UNSUPPORTED_CLAIM = "UNSUPPORTED_CLAIM"
     UNRESOLVED_CLAIM = "UNRESOLVED_CLAIM"
     RULE_FAILED = "RULE_FAILED"
+    RULE_NOT_CONVERGING = "RULE_NOT_CONVERGING"
     BLOCKING_RULE_FAILED = "BLOCKING_RULE_FAILED"
     NOTHING_SUPPORTED = "NOTHING_SUPPORTED"
     MODEL_OUTPUT_INVALID = "MODEL_OUTPUT_INVALID"
@@ -126,14 +128,15 @@ class Case(_Frozen):
             raise ValueError("must not be blank")
         return value
 
-    @model_validator(mode="after")
-    def _unique_source_ids(self) -> Case:
+    @field_validator("sources")
+    @classmethod
+    def _unique_source_ids(cls, sources: list[Source]) -> list[Source]:
         seen: set[str] = set()
-        for source in self.sources:
+        for source in sources:
             if source.id in seen:
-                raise ValueError(f"sources: duplicate id {source.id!r}")
+                raise ValueError(f"duplicate id {source.id!r}")
             seen.add(source.id)
-        return self
+        return sources
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,6 +231,9 @@ class Claim(_Frozen):
     """One line a reviewer can read: why this state."""
     model_record: ModelCallRecord | None = None
     """Present when a model decided the state."""
+    question_source: str | None = None
+    """Where `question` came from: "question_writer", "template", or "template:doubtless(...)" when the
+    question writer's question left what the claim commits to unasked and the template replaced it."""
 
 
 class RuleVerdict(_Frozen):
@@ -241,6 +247,8 @@ class RuleVerdict(_Frozen):
     """Why it failed, or what was checked."""
     checked_by: str
     """"code", "model:<id>" or "not_checked"."""
+    blocking: bool = False
+    """Whether the constitution rejects the answer outright when this rule fails."""
 
 
 FindingProblem = Literal["unsupported", "wrong_version", "off_question", "tone", "omission"]
@@ -278,6 +286,10 @@ class Candidate(_Frozen):
     """The critic's findings, at most 8."""
     operation: str | None = None
     """For a repair candidate, the operation that made it."""
+    model_record: ModelCallRecord | None = None
+    """Provenance when a model wrote this text (generator or reviser)."""
+    judge_records: list[ModelCallRecord] = Field(default_factory=list)
+    """Provenance of the model calls that judged this candidate: rule judges, then the critic."""
 
     @model_validator(mode="after")
     def _hash_matches(self) -> Candidate:
@@ -307,6 +319,18 @@ class Repair(_Frozen):
     """How many previously supported claims the repair removed or broke."""
     failure: str = ""
     """Why it was rejected: which invariant broke."""
+    changed_claim_ids: list[str] = Field(default_factory=list)
+    """Claims of the repaired candidate that the repair removed or rewrote."""
+    regression_severity: float = 0.0
+    """Share of the checks that passed before the repair (supported claims, passing rules) failing after it."""
+    surface_blast_radius: float = 0.0
+    """Share of the repaired candidate's claims that the repair changed or removed."""
+    new_failures: list[str] = Field(default_factory=list)
+    """Claim ids or rule names that failed only after this repair."""
+    proposed_text: str | None = None
+    """The text a rejected repair proposed, kept so a reviewer can see what was refused."""
+    model_record: ModelCallRecord | None = None
+    """Provenance when a model proposed the repair."""
 
 
 class Metrics(_Frozen):
@@ -326,6 +350,20 @@ class Metrics(_Frozen):
     """Claim verifications run (cache hits excluded)."""
     elapsed_ms: int
     """Wall time of the run."""
+    claims_by_state: dict[str, int] = Field(default_factory=dict)
+    """Claims of the final candidate per verification state."""
+    support_ratio: float | None = None
+    """SUPPORTED claims of the final candidate over its judged ones (NOT_VERIFIABLE excluded); None if none."""
+    repairs_attempted: int = 0
+    """Repair attempts, rejected ones included."""
+    repairs_accepted: int = 0
+    """Repairs whose candidate was kept."""
+    regressions: int = 0
+    """Repairs rejected because they removed or broke a supported claim or a passing rule."""
+    rule_iterations: int = 0
+    """Critique-revise rounds spent on failing rules."""
+    cache_hits: int = 0
+    """Claim verifications answered from the cache instead of the verifier."""
 
 
 class ReviewPackage(_Frozen):
@@ -349,6 +387,10 @@ class ReviewPackage(_Frozen):
     """Which budget ran out, if one did."""
     policy_reason: str | None = None
     """Which policy sent the case to a person."""
+    parent_chain: list[str] = Field(default_factory=list)
+    """Ids of the candidates before the current one, oldest first."""
+    rule_failures: list[str] = Field(default_factory=list)
+    """Rules the current candidate fails, with their critique."""
 
 
 class RunRecord(_Frozen):
@@ -376,6 +418,8 @@ class RunRecord(_Frozen):
     """Name and version of the verifier, such as "offline/1"."""
     constitution: str | None = None
     """The constitution (name@version) the run was judged against."""
+    non_converging_rules: list[str] = Field(default_factory=list)
+    """Rules that still failed after the bounded critique-revise loop."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Echo of the case's metadata."""
 

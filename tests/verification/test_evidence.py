@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verification.evidence import SourceIndex, retrieve
+from verification.sentences import split_sentences
+from verification.types import Source
+
+POLICY = Source(
+    id="policy",
+    text=(
+        "Refund policy.\nAnnual plans can be refunded in full within 30 days of purchase. "
+        "Approved refunds reach the original card within 5 to 10 business days. "
+        "Dr. Lee wrote this policy in Jan. 2024, e.g. for U.S. customers."
+    ),
+)
+RETENTION = Source(id="retention", text="Data of a cancelled account is kept for 30 days, then deleted.")
+
+
+def test_sentences_keep_exact_offsets_and_respect_abbreviations():
+    spans = split_sentences(POLICY.text)
+    sentences = [POLICY.text[start:end] for start, end in spans]
+    assert sentences == [
+        "Refund policy.",
+        "Annual plans can be refunded in full within 30 days of purchase.",
+        "Approved refunds reach the original card within 5 to 10 business days.",
+        "Dr. Lee wrote this policy in Jan. 2024, e.g. for U.S. customers.",
+    ]
+
+
+def test_search_returns_the_supporting_sentence_first_from_the_right_source():
+    index = SourceIndex([POLICY, RETENTION])
+    (best, *_) = index.search("How long is data kept after cancelling?", k=3)
+    assert best.source_id == "retention"
+    assert best.quote == RETENTION.text
+
+
+def test_every_span_is_an_exact_slice_of_its_source():
+    sources = {s.id: s for s in (POLICY, RETENTION)}
+    for span in retrieve("refund within 30 days to the original card", list(sources.values()), k=3):
+        assert sources[span.source_id].text[span.start : span.end] == span.quote
+
+
+def test_a_query_sharing_no_word_with_the_sources_finds_nothing():
+    assert SourceIndex([POLICY]).search("quantum chromodynamics lattice", k=3) == []
+
+
+def test_coverage_prefers_sentences_that_add_missing_parts_of_the_claim():
+    source = Source(
+        id="s",
+        text="The X200 costs $99. The X200 costs $99 in stores. It ships with a 2-year warranty.",
+    )
+    quotes = [span.quote for span in SourceIndex([source]).search("The X200 costs $99 with a 2-year warranty", k=2)]
+    assert "It ships with a 2-year warranty." in quotes
+
+
+_SENTENCE = st.text(
+    alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), min_size=1, max_size=60
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_SENTENCE, st.sampled_from([" ", "\n", "  ", ". ", "? ", ".\n"])), min_size=1, max_size=12),
+       st.text(min_size=1, max_size=40))
+def test_spans_always_equal_the_source_slice(pieces, query):
+    text = "".join(sentence + joint for sentence, joint in pieces)
+    if not text.strip():
+        return
+    source = Source(id="doc", text=text)
+    for start, end in split_sentences(text):
+        assert text[start:end] == text[start:end].strip() and start < end
+    for span in SourceIndex([source]).search(query, k=3):
+        assert source.text[span.start : span.end] == span.quote

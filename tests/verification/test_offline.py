@@ -1,0 +1,188 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verification.claims import extract_claims
+from verification.offline import OfflineVerifier
+from verification.types import Case, Source, State
+
+REFUNDS = Source(
+    id="refund-policy",
+    text=(
+        "Annual plans can be refunded in full within 30 days of purchase. "
+        "Approved refunds are returned to the original payment method within 5 to 10 business days."
+    ),
+)
+PRICING = Source(id="pricing", text="The Team plan costs $20 per user per month and includes up to 10 seats.")
+HISTORY = Source(
+    id="history",
+    text=(
+        "Northwind was founded in 1987 by Maria Alvarez in Porto. "
+        "Northwind was acquired by Contoso in 2015 in a deal worth $212.4 million."
+    ),
+)
+LEAFLET = Source(
+    id="leaflet",
+    text="Adults: take 200 mg to 400 mg every 6 hours. Do not take more than 1,200 mg in 24 hours.",
+)
+CHANGELOG = Source(
+    id="changelog", text="Version 4.2 does not support Python 3.12. Version 4.2 removed support for Windows 7."
+)
+
+
+def _verdict(text: str, *sources: Source):
+    claims = extract_claims(text)
+    assert len(claims) == 1, claims
+    (verdict,) = OfflineVerifier().verify(claims, list(sources))
+    return verdict
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Annual plans can be refunded in full within 30 days of purchase.", REFUNDS),
+        ("Refunds are returned to the original payment method within 5 to 10 business days.", REFUNDS),
+        ("The Team plan costs $20 per user per month.", PRICING),
+        ("Northwind was founded in 1987 by Maria Alvarez.", HISTORY),
+        ("Contoso acquired Northwind in 2015.", HISTORY),
+        ("Version 4.2 removed support for Windows 7.", CHANGELOG),
+    ],
+)
+def test_supported(claim, source):
+    verdict = _verdict(claim, source)
+    assert verdict.state is State.SUPPORTED
+    assert verdict.evidence and verdict.evidence[0].source_id == source.id
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "method", "quoted"),
+    [
+        ("Annual plans can be refunded within 60 days of purchase.", REFUNDS, "offline:typed-mismatch", "30 days"),
+        ("Northwind was acquired for $230M.", HISTORY, "offline:typed-mismatch", "$212.4 million"),
+        ("Northwind was founded in 1992 by Maria Alvarez.", HISTORY, "offline:typed-mismatch", "1987"),
+        ("Adults can take 200 mg every 4 hours.", LEAFLET, "offline:typed-mismatch", "6 hours"),
+        ("Northwind acquired Contoso in 2015.", HISTORY, "offline:relation-mismatch", "acquired by Contoso"),
+        ("Version 4.2 supports Python 3.12.", CHANGELOG, "offline:negation-mismatch", "does not support"),
+    ],
+)
+def test_refuted_when_the_evidence_speaks_to_the_same_thing_and_disagrees(claim, source, method, quoted):
+    verdict = _verdict(claim, source)
+    assert verdict.state is State.REFUTED
+    assert verdict.method == method
+    assert quoted in verdict.evidence[0].quote
+    assert source.text[verdict.evidence[0].start : verdict.evidence[0].end] == verdict.evidence[0].quote
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Refunds can also be paid out in cash at any of our Berlin offices.",
+        "The Team plan comes with a dedicated account manager.",
+        "Northwind opened a factory in Vietnam.",
+    ],
+)
+def test_insufficient_evidence_when_the_sources_do_not_say(claim):
+    verdict = _verdict(claim, REFUNDS, PRICING, HISTORY)
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+    assert verdict.rationale
+
+
+def test_conflicting_when_two_sources_disagree_about_the_claims_value():
+    faq = Source(id="faq", text="Annual plans can be refunded within 60 days of purchase.")
+    verdict = _verdict("Annual plans can be refunded within 30 days of purchase.", REFUNDS, faq)
+    assert verdict.state is State.CONFLICTING
+    assert {span.source_id for span in verdict.evidence[:2]} == {"refund-policy", "faq"}
+    assert "30 days" in verdict.rationale and "60 days" in verdict.rationale
+
+
+def test_opinion_is_not_verifiable():
+    verdict = _verdict("I think the annual plan is the best value.", REFUNDS)
+    assert verdict.state is State.NOT_VERIFIABLE
+
+
+def test_verdicts_are_deterministic_and_in_claim_order():
+    answer = (
+        "Annual plans can be refunded within 60 days of purchase. The Team plan costs $20 per user per month. "
+        "Northwind opened a factory in Vietnam. I think it is a great plan."
+    )
+    claims = extract_claims(answer)
+    sources = [REFUNDS, PRICING, HISTORY]
+    first = OfflineVerifier().verify(claims, sources)
+    second = OfflineVerifier().verify(claims, list(reversed(sources)))
+    assert [v.state for v in first] == [
+        State.REFUTED, State.SUPPORTED, State.INSUFFICIENT_EVIDENCE, State.NOT_VERIFIABLE,
+    ]
+    assert [(v.state, v.confidence, v.method) for v in first] == [(v.state, v.confidence, v.method) for v in second]
+    assert OfflineVerifier().config_fingerprint() == OfflineVerifier().config_fingerprint()
+
+
+def test_demo_cases_are_valid_cases_and_cover_every_offline_state():
+    path = Path(__file__).resolve().parents[2] / "verification" / "demo_cases.json"
+    states = set()
+    for raw in json.loads(path.read_text(encoding="utf-8")):
+        case = Case.model_validate(raw)
+        claims = extract_claims(case.answer or "")
+        states |= {v.state for v in OfflineVerifier().verify(claims, case.sources)}
+    assert states == {
+        State.SUPPORTED, State.REFUTED, State.INSUFFICIENT_EVIDENCE, State.CONFLICTING, State.NOT_VERIFIABLE,
+    }
+
+
+MINUTES = Source(id="minutes", text="The board approved the merger with Contoso on Monday. The vote was unanimous.")
+ANNOUNCEMENT = Source(id="news", text="Shares of Contoso rose after Maria Alvarez announced the deal.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "method", "quoted"),
+    [
+        ("The board rejected the merger with Contoso on Monday.", MINUTES, "offline:opposite-word", "approved"),
+        ("Shares of Contoso rose after John Smith announced the deal.", ANNOUNCEMENT, "offline:name-swap",
+         "Maria Alvarez"),
+    ],
+)
+def test_refuted_when_one_word_or_name_of_the_source_is_swapped(claim, source, method, quoted):
+    verdict = _verdict(claim, source)
+    assert verdict.state is State.REFUTED
+    assert verdict.method == method
+    assert quoted in verdict.evidence[0].quote
+    assert quoted.split()[0] in verdict.rationale
+    assert source.text[verdict.evidence[0].start : verdict.evidence[0].end] == verdict.evidence[0].quote
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("The board approved the merger with Contoso on Monday.", MINUTES),
+        ("Shares of Contoso rose after Maria Alvarez announced the deal.", ANNOUNCEMENT),
+    ],
+)
+def test_the_unswapped_sentence_stays_supported(claim, source):
+    assert _verdict(claim, source).state is State.SUPPORTED
+
+
+def test_a_negation_elsewhere_in_the_source_sentence_does_not_refute():
+    # "never" applies to "had active mining", which the claim does not assert.
+    source = Source(
+        id="history",
+        text="Barton was the site of a large fire in the early 1900s, after which it never had active mining again.",
+    )
+    verdict = _verdict("Barton was the site of a large fire in the early 1900s.", source)
+    assert verdict.state is State.SUPPORTED
+
+
+def test_a_bare_number_in_the_source_confirms_the_claims_count():
+    source = Source(id="match", text="Attendance reached 63,000 at the ground on Saturday.")
+    verdict = _verdict("A crowd of 63,000 fans was at the ground on Saturday.", source)
+    assert verdict.state is State.SUPPORTED
+    assert verdict.extra["features"]["value_unconfirmed"] == 0.0
+
+
+def test_the_fingerprint_changes_with_the_token_model(monkeypatch):
+    from verification import offline
+
+    before = OfflineVerifier().config_fingerprint()
+    monkeypatch.setitem(offline.TOKEN_WEIGHTS, "rarity", offline.TOKEN_WEIGHTS["rarity"] + 1.0)
+    assert OfflineVerifier().config_fingerprint() != before

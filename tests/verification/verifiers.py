@@ -1,0 +1,44 @@
+"""Verifier doubles for the recovery loop: states decided by the claim's words, not by its position."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from verification.claims import ExtractedClaim
+from verification.types import EvidenceSpan, Source, State
+from verification.verifier import Verdict
+
+
+@dataclass
+class KeywordVerifier:
+    """SUPPORTED unless the claim contains one of `states`' keys; remembers every claim it was asked.
+
+    The evidence is the first source sentence sharing the keyword, or the first source's opening words, so
+    repairs that read evidence have something real to read.
+    """
+
+    states: Mapping[str, State]
+    name: str = "keyword/1"
+    seen: list[str] = field(default_factory=list)
+
+    def config_fingerprint(self) -> str:
+        return ",".join(f"{key}={state.value}" for key, state in sorted(self.states.items()))
+
+    def verify(self, claims: Sequence[ExtractedClaim], sources: Sequence[Source]) -> list[Verdict]:
+        verdicts = []
+        for claim in claims:
+            self.seen.append(claim.text)
+            state = next((s for key, s in self.states.items() if key.casefold() in claim.text.casefold()), None)
+            source = sources[0]
+            span = EvidenceSpan(source_id=source.id, start=0, end=min(5, len(source.text)), quote=source.text[:5])
+            verdicts.append(
+                Verdict(
+                    state=state or State.SUPPORTED,
+                    evidence=(span,),
+                    confidence=0.9,
+                    method="keyword",
+                    rationale=f"told {state or State.SUPPORTED}",
+                )
+            )
+        return verdicts

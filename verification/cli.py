@@ -1,0 +1,266 @@
+"""`python -m verification`: check cases, print the contract's JSON Schema, run an evaluation.
+
+Input errors (bad JSON, a missing or invalid field, an unreadable file) exit with status 2 and one
+line naming the field; engine errors (a model server down or misconfigured) exit with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import BaseModel, ValidationError
+
+from verification.engine import MissingFieldError, check_case
+from verification.errors import VerificationError
+from verification.model import ChatModel, OpenAIChatModel, describe_error
+from verification.repair import REPAIR_MODES
+from verification.types import Candidate, Case, Repair, RunRecord
+
+EXIT_ENGINE_ERROR = 1
+EXIT_INPUT_ERROR = 2
+
+_SCHEMAS: dict[str, type[BaseModel]] = {"case": Case, "run": RunRecord}
+_DATASETS = ("wice", "summedits", "halueval")
+
+
+class InputError(Exception):
+    """Input the CLI refuses; the message is the one line printed after "error: "."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except InputError as exc:
+        return _fail(str(exc), EXIT_INPUT_ERROR)
+    except MissingFieldError as exc:
+        # A case missing what this configuration needs (no answer, no model) is still bad input.
+        return _fail(str(exc), EXIT_INPUT_ERROR)
+    except VerificationError as exc:
+        return _fail(str(exc), EXIT_ENGINE_ERROR)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m verification", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check a case (or a JSONL file of cases) and print the run record")
+    check.add_argument("case", nargs="?", help="a case JSON file, or - for standard input")
+    check.add_argument("--jsonl", metavar="FILE", help="check one case per line; writes one run record per line")
+    check.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+    check.add_argument("--format", choices=("json", "table"), default="json", help="output format (one case)")
+    check.add_argument("--offline", action="store_true", help="use the offline verifier even if LLM_BASE_URL is set")
+    check.add_argument("--no-progress", action="store_true", help="no progress bar for --jsonl")
+    check.set_defaults(run=_check)
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of a case or a run record")
+    schema.add_argument("which", nargs="?", choices=tuple(_SCHEMAS), default="case")
+    schema.set_defaults(run=_schema)
+
+    evaluate = commands.add_parser("eval", help="measure the verifier on a labelled dataset")
+    evaluate.add_argument("--dataset", required=True, choices=_DATASETS)
+    evaluate.add_argument("--split", required=True, choices=("tune", "report"))
+    evaluate.add_argument("--limit", type=_positive_int, metavar="N", help="check at most N examples")
+    evaluate.add_argument("--output", metavar="FILE", help="write per-example results to FILE")
+    evaluate.add_argument(
+        "--repair", choices=REPAIR_MODES, metavar="MODE",
+        help="run the whole engine with this repair mode (none = the no-repair baseline, auto) and report "
+        "unsupported claims before and after, supported claims removed and the regression rate",
+    )
+    evaluate.set_defaults(run=_evaluate)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# check
+
+
+def _check(args: argparse.Namespace) -> int:
+    if (args.case is None) == (args.jsonl is None):
+        raise InputError("check: give one CASE file (or -) or --jsonl FILE")
+    if args.jsonl is not None and args.format != "json":
+        raise InputError("--format: table prints one case; --jsonl writes JSON lines")
+    checker = _checker(offline=args.offline)
+    if args.jsonl is not None:
+        cases = _read_jsonl(args.jsonl)
+        with _opened(args.output) as out:
+            for case in _progress(cases, enabled=not args.no_progress):
+                out.write(_record_json(checker(case)) + "\n")
+                out.flush()
+        return 0
+    case = _parse_case(_read(args.case), where="")
+    record = checker(case)
+    with _opened(args.output) as out:
+        out.write((format_table(record) if args.format == "table" else _record_json(record, indent=2)) + "\n")
+    return 0
+
+
+def _checker(*, offline: bool) -> Callable[[Case], RunRecord]:
+    model: ChatModel | None = None if offline else OpenAIChatModel.from_env()
+    return lambda case: check_case(case, model=model)
+
+
+def _record_json(record: RunRecord, indent: int | None = None) -> str:
+    # by_alias: a repair's "from" is a Python keyword and lives in the model as `from_`.
+    return record.model_dump_json(by_alias=True, indent=indent)
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"cannot read {path}: {reason}") from None
+
+
+def _parse_case(text: str, *, where: str) -> Case:
+    """`where` prefixes messages, such as "line 3: "."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        # A JSONL line is one line: its number is in `where` already.
+        position = f"column {exc.colno}" if where else f"line {exc.lineno} column {exc.colno}"
+        raise InputError(f"{where}invalid JSON: {exc.msg} at {position}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{where}a case must be a JSON object, got {type(data).__name__}")
+    try:
+        return Case.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{where}{describe_error(exc)}") from None
+
+
+def _read_jsonl(path: str) -> list[Case]:
+    # Every line is validated before the first case is checked: a typo on line 900 should not cost
+    # 899 cases' worth of model calls before it is reported.
+    cases = []
+    for number, line in enumerate(_read(path).splitlines(), start=1):
+        if line.strip():
+            cases.append(_parse_case(line, where=f"line {number}: "))
+    return cases
+
+
+def _progress(cases: list[Case], *, enabled: bool) -> Iterator[Case]:
+    from tqdm import tqdm
+
+    yield from tqdm(cases, desc="cases", unit="case", file=sys.stderr, disable=not enabled)
+
+
+@contextmanager
+def _opened(path: str | None) -> Iterator[TextIO]:
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed below; stdout must not be)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    with handle:
+        yield handle
+
+
+def format_table(record: RunRecord) -> str:
+    """The whole chain, readable: each candidate with its claims (state, severity, best evidence quote)
+    and rules, each repair attempt with its outcome, then the terminal state and why."""
+    lines = [f"{record.terminal.value} ({record.reason.value})  verifier {record.verifier}  "
+             f"constitution {record.constitution or '-'}"]
+    for candidate in record.candidates:
+        lines.append("")
+        lines.extend(_candidate_lines(candidate))
+        for repair in (r for r in record.repairs if r.from_ == candidate.id):
+            lines.append(_repair_line(repair))
+    lines.append("")
+    package = record.review_package
+    why = [text for text in (package.policy_reason, package.budget_reason) if text] if package else []
+    lines.append(f"terminal: {record.terminal.value} {record.reason.value}" + (f": {'; '.join(why)}" if why else ""))
+    if record.non_converging_rules:
+        lines.append(f"non-converging rules: {', '.join(record.non_converging_rules)}")
+    metrics = record.metrics
+    lines.append(
+        f"metrics: claims {metrics.claims}, unsupported {metrics.unsupported_before} -> {metrics.unsupported_after}, "
+        f"supported removed {metrics.supported_removed}, "
+        f"repairs {metrics.repairs_accepted}/{metrics.repairs_attempted}, "
+        f"verifier calls {metrics.verifier_calls} (+{metrics.cache_hits} cached), model calls {metrics.model_calls}"
+    )
+    lines.extend(f"note: {note}" for note in record.notes)
+    return "\n".join(lines)
+
+
+def _candidate_lines(candidate: Candidate) -> list[str]:
+    made = f"  from {candidate.parent} by {candidate.operation}" if candidate.parent else ""
+    lines = [f"candidate {candidate.id}  {candidate.origin.value}{made}  sha256 {candidate.sha256[:12]}",
+             f"  text: {_cut(candidate.text, 110)}"]
+    rows = [("id", "state", "severity", "claim", "best evidence")]
+    for claim in candidate.claims:
+        quote = f"[{claim.evidence[0].source_id}] {claim.evidence[0].quote}" if claim.evidence else "-"
+        rows.append((claim.id, claim.state.value, claim.severity.value, _cut(claim.text, 48), _cut(quote, 48)))
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    for verdict in candidate.rule_verdicts:
+        mark = {True: "pass", False: "FAIL", None: "not checked"}[verdict.passed]
+        lines.append(f"  rule {verdict.rule}: {mark} ({verdict.checked_by}) {_cut(verdict.critique, 70)}".rstrip())
+    lines.extend(f"  finding {f.claim} {f.problem}: {_cut(f.evidence, 80)}" for f in candidate.findings)
+    return lines
+
+
+def _repair_line(repair: Repair) -> str:
+    targets = ",".join(repair.target_claim_ids) or "rules"
+    line = f"repair {repair.from_} -> {repair.to or '-'}  {repair.operation} on {targets}: {repair.outcome}"
+    if repair.outcome == "ACCEPTED":
+        return line + f" (changed {','.join(repair.changed_claim_ids) or '-'}, blast {repair.surface_blast_radius:.2f})"
+    return line + f" because {repair.failure}"
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# schema and eval
+
+
+def _schema(args: argparse.Namespace) -> int:
+    mode: Any = "serialization" if args.which == "run" else "validation"
+    print(json.dumps(_SCHEMAS[args.which].model_json_schema(mode=mode), indent=2))
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    if args.repair is not None:
+        from verification import repair_evaluation
+
+        repair_evaluation.run(
+            args.dataset, args.split, repair=args.repair, limit=args.limit, output=args.output, progress=True
+        )
+        return 0
+    from verification import evaluation
+
+    evaluation.run(args.dataset, args.split, limit=args.limit, output=args.output, progress=True)
+    return 0
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return status

@@ -1,0 +1,407 @@
+"""Constitutions: named rules as data, one verdict per rule, and the policy knobs of a run.
+
+Countable rules (word limit, forbidden phrases, required disclosure, no promise outside the sources)
+are checked here in code and never by a model: a model judge can always find fault with a fuzzy rule
+(the moving bar), while a count is stable. Rules that need judgment go to the model when one is
+configured and are reported as not checked otherwise. A constitution is a frozen pydantic model that
+round-trips through JSON, so the console can store versions of it as data; its version is a prefix of
+the sha256 of its content.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from verification.model import ChatModel, PromptTemplate, run_role
+from verification.types import (
+    Claim,
+    FindingProblem,
+    ModelCallRecord,
+    RuleVerdict,
+    Severity,
+    State,
+    Terminal,
+    sha256_text,
+)
+
+_FAILED = frozenset({State.REFUTED, State.INSUFFICIENT_EVIDENCE, State.CONFLICTING, State.UNRESOLVED})
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def _contains_any(text: str, phrases: Sequence[str]) -> bool:
+    folded = text.casefold()
+    return any(phrase.casefold() in folded for phrase in phrases)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class _Rule(_Frozen):
+    name: str = Field(min_length=1, max_length=100)
+    """The rule's name, unique within its constitution; verdicts carry it."""
+    description: str = ""
+    """What the rule asks, in a sentence a policy admin reads."""
+    blocking: bool = False
+    """When true, an answer that still fails the rule is rejected instead of sent to a person."""
+
+
+class WordLimit(_Rule):
+    """The answer has at most `max_words` words (checked in code)."""
+
+    kind: Literal["word_limit"] = "word_limit"
+    """Discriminator."""
+    max_words: int = Field(ge=1, le=100_000)
+    """The most words the answer may have."""
+
+
+class ForbiddenPhrases(_Rule):
+    """The answer uses none of the phrases, matched as whole words whatever the case (checked in code)."""
+
+    kind: Literal["forbidden_phrases"] = "forbidden_phrases"
+    """Discriminator."""
+    phrases: list[str] = Field(min_length=1)
+    """Phrases that must not appear."""
+
+    @field_validator("phrases")
+    @classmethod
+    def _phrases_not_blank(cls, phrases: list[str]) -> list[str]:
+        if any(not phrase.strip() for phrase in phrases):
+            raise ValueError("a phrase must not be blank")
+        return phrases
+
+
+class RequiredDisclosure(_Rule):
+    """When a claim had no evidence, the answer says the fact was not found (checked in code)."""
+
+    kind: Literal["required_disclosure"] = "required_disclosure"
+    """Discriminator."""
+    phrases: list[str] = Field(min_length=1)
+    """Wordings that count as the disclosure, matched whatever the case."""
+    disclosure: str = Field(min_length=1)
+    """The sentence the engine adds when the answer lacks one; it asserts nothing about the world."""
+
+    @model_validator(mode="after")
+    def _disclosure_counts(self) -> RequiredDisclosure:
+        if not _contains_any(self.disclosure, self.phrases):
+            raise ValueError("disclosure: must contain one of the phrases, or adding it would not satisfy the rule")
+        return self
+
+
+class NoPromiseOutsideSources(_Rule):
+    """Every promise (a CRITICAL claim: money, dosage, legal, safety, policy) is supported by a source."""
+
+    kind: Literal["no_promise_outside_sources"] = "no_promise_outside_sources"
+    """Discriminator."""
+
+
+class JudgedRule(_Rule):
+    """A rule that needs judgment: judged by the model backend, reported not checked without one."""
+
+    kind: Literal["judged"] = "judged"
+    """Discriminator."""
+    instruction: str = Field(min_length=1)
+    """What the judge checks, as an instruction."""
+
+
+Rule = Annotated[
+    WordLimit | ForbiddenPhrases | RequiredDisclosure | NoPromiseOutsideSources | JudgedRule,
+    Field(discriminator="kind"),
+]
+
+
+class Policy(_Frozen):
+    """The knobs that decide where a run stops and who looks at it."""
+
+    needs_person: list[Terminal] = Field(default_factory=lambda: [Terminal.REVIEW, Terminal.ABSTAIN])
+    """Terminal states that go to the review queue and carry a review package."""
+    review_critical_claims: bool = True
+    """Send to a person any run whose original answer had a CRITICAL claim that was not supported,
+    even when a repair fixed it: a wrong refund or dosage deserves a human look."""
+    max_repairs: int = Field(default=6, ge=0, le=100)
+    """Repair attempts per run, rejected ones included."""
+    max_verifier_calls: int = Field(default=200, ge=1)
+    """Claim verifications per run (cache hits are free)."""
+    max_model_calls: int = Field(default=60, ge=0)
+    """Model calls per run, retries included."""
+    max_wall_ms: int = Field(default=120_000, ge=1)
+    """Wall time per run, in milliseconds."""
+    max_rule_iterations: int = Field(default=2, ge=0, le=10)
+    """Critique-revise rounds for failing rules before a rule is recorded as non-converging."""
+    max_blast_radius: float = Field(default=0.5, gt=0.0, le=1.0)
+    """Largest share of a candidate's claims one repair may change or remove."""
+
+
+class Constitution(_Frozen):
+    """A named, versioned set of rules and the policy a run follows."""
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    """Lower-case name a case refers to, such as "customer-support"."""
+    description: str = ""
+    """What the constitution is for."""
+    rules: list[Rule] = Field(default_factory=list)
+    """The rules, each judged on its own."""
+    policy: Policy = Field(default_factory=Policy)
+    """Stops, budgets and routing."""
+
+    @model_validator(mode="after")
+    def _unique_rule_names(self) -> Constitution:
+        seen: set[str] = set()
+        for rule in self.rules:
+            if rule.name in seen:
+                raise ValueError(f"rules: duplicate rule name {rule.name!r}")
+            seen.add(rule.name)
+        return self
+
+    @property
+    def version(self) -> str:
+        """The first 12 hex digits of the sha256 of the content: equal content, equal version."""
+        return sha256_text(json.dumps(self.model_dump(mode="json"), sort_keys=True))[:12]
+
+    @property
+    def pinned(self) -> str:
+        """"name@version", as a run record pins it."""
+        return f"{self.name}@{self.version}"
+
+    def rule_problems(self) -> dict[str, FindingProblem]:
+        """The critic's finding kind for each rule's failure: a missing disclosure is an omission, a promise
+        outside the sources is unsupported, the rest is tone."""
+        kinds: dict[str, FindingProblem] = {
+            "required_disclosure": "omission",
+            "no_promise_outside_sources": "unsupported",
+        }
+        return {rule.name: kinds.get(rule.kind, "tone") for rule in self.rules}
+
+    def disclosures(self) -> frozenset[str]:
+        """The sentences this constitution's disclosure rules add: statements about the evidence, not claims."""
+        return frozenset(rule.disclosure for rule in self.rules if isinstance(rule, RequiredDisclosure))
+
+
+# ---------------------------------------------------------------------------------------------
+# Built-in constitutions
+
+_NOT_FOUND = ("could not find", "couldn't find", "not found", "no information", "do not have information",
+              "don't have information", "not in our documentation", "not stated in")
+
+DEFAULT = Constitution(
+    name="default",
+    description="Used when a case names no constitution: promises must come from the sources.",
+    rules=[
+        NoPromiseOutsideSources(
+            name="no-promise-outside-sources",
+            description="Refunds, prices, dosages, legal and safety statements must be backed by a source.",
+        ),
+        WordLimit(name="word-limit", description="Long answers hide what matters.", max_words=400),
+    ],
+)
+
+CUSTOMER_SUPPORT = Constitution(
+    name="customer-support",
+    description="Replies to customers about plans, billing, refunds and accounts.",
+    rules=[
+        WordLimit(name="word-limit", description="A reply a customer reads in one go.", max_words=150),
+        ForbiddenPhrases(
+            name="no-guarantees",
+            description="Support never guarantees outcomes policy does not.",
+            phrases=["guaranteed", "guarantee", "100%", "always refund", "no questions asked"],
+            blocking=True,
+        ),
+        RequiredDisclosure(
+            name="say-when-not-found",
+            description="When a fact the customer asked about is not in the sources, say so.",
+            phrases=list(_NOT_FOUND),
+            disclosure="I could not find anything more on this in our documentation.",
+        ),
+        NoPromiseOutsideSources(
+            name="no-promise-outside-sources",
+            description="Refunds, prices and account promises must be backed by a source.",
+        ),
+        JudgedRule(
+            name="answers-the-question",
+            description="The reply addresses what the customer asked, not a nearby question.",
+            instruction="Does the answer address the question the customer asked, rather than a nearby one?",
+        ),
+    ],
+)
+
+MEDICAL_INFORMATION = Constitution(
+    name="medical-information",
+    description="Patient-facing answers drawn from leaflets: no advice beyond them.",
+    rules=[
+        WordLimit(name="word-limit", description="Short enough to read before taking a dose.", max_words=120),
+        ForbiddenPhrases(
+            name="no-diagnosis",
+            description="The assistant never diagnoses or promises safety.",
+            phrases=["you have", "completely safe", "no side effects", "diagnosis"],
+            blocking=True,
+        ),
+        RequiredDisclosure(
+            name="say-when-not-found",
+            description="When the leaflet does not say, tell the patient to ask a pharmacist.",
+            phrases=["not in the leaflet", "ask a pharmacist", "could not find"],
+            disclosure="The leaflet does not say more on this; please ask a pharmacist.",
+        ),
+        NoPromiseOutsideSources(
+            name="no-promise-outside-sources", description="Every dosage and safety statement is in the leaflet."
+        ),
+    ],
+)
+
+_BUILTIN = {constitution.name: constitution for constitution in (DEFAULT, CUSTOMER_SUPPORT, MEDICAL_INFORMATION)}
+
+
+def builtin(name: str) -> Constitution | None:
+    """The built-in constitution called `name`, or None when there is none."""
+    return _BUILTIN.get(name)
+
+
+def builtin_names() -> list[str]:
+    """Names of the built-in constitutions, sorted."""
+    return sorted(_BUILTIN)
+
+
+# ---------------------------------------------------------------------------------------------
+# Judging a candidate
+
+
+class RuleJudgement(_Frozen):
+    """The model's verdict on one rule that needs judgment."""
+
+    passed: bool
+    """Whether the answer follows the rule."""
+    critique: str
+    """What exactly breaks the rule, or an empty string when it passes."""
+
+
+JUDGE_PROMPT = PromptTemplate(
+    role="rule_judge",
+    system=(
+        "You judge one answer against one rule. Read the question, the sources and the answer. Failing "
+        "the answer is allowed and expected when the rule is broken; do not pass it to be agreeable. "
+        "When it fails, quote the words that break the rule in the critique. "
+        'Reply with one JSON object: {"passed": true|false, "critique": "..."}.'
+    ),
+    user="Rule: $rule\n\nQuestion: $question\n\nSources:\n$sources\n\nAnswer:\n$answer",
+)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdicts on one candidate and what judging it cost."""
+
+    verdicts: tuple[RuleVerdict, ...]
+    """One verdict per rule, in the constitution's order."""
+    model_calls: int = 0
+    """Calls made to judge rules that need judgment."""
+    records: tuple[ModelCallRecord, ...] = ()
+    """Provenance of those calls, one record per judged rule."""
+
+    @property
+    def failing(self) -> tuple[RuleVerdict, ...]:
+        """Verdicts that failed (not-checked ones are not failures)."""
+        return tuple(verdict for verdict in self.verdicts if verdict.passed is False)
+
+
+def judge(
+    constitution: Constitution,
+    *,
+    text: str,
+    claims: Sequence[Claim],
+    earlier_claims: Sequence[Claim] = (),
+    question: str = "",
+    sources_text: str = "",
+    model: ChatModel | None = None,
+) -> Judgement:
+    """One verdict per rule for the candidate `text` with its verified `claims`.
+
+    `earlier_claims` are the claims of the candidates before this one: a fact found missing in the
+    original answer still needs its disclosure after the claim was omitted.
+    """
+    verdicts = []
+    records = []
+    for rule in constitution.rules:
+        if isinstance(rule, JudgedRule):
+            verdict, record = _judge_by_model(rule, text, question, sources_text, model)
+            if record is not None:
+                records.append(record)
+        else:
+            passed, critique = _check_in_code(rule, text, claims, earlier_claims)
+            verdict = RuleVerdict(rule=rule.name, passed=passed, critique=critique, checked_by="code")
+        verdicts.append(verdict.model_copy(update={"blocking": rule.blocking}))
+    return Judgement(tuple(verdicts), sum(record.attempts for record in records), tuple(records))
+
+
+def count_words(text: str) -> int:
+    """Words as a reader counts them: runs of letters, digits, apostrophes and hyphens."""
+    return len(_WORD.findall(text))
+
+
+def forbidden_in(text: str, phrases: Sequence[str]) -> list[str]:
+    """The phrases that occur in `text` as whole words, whatever the case."""
+    return [phrase for phrase in phrases if _phrase_pattern(phrase).search(text)]
+
+
+def _check_in_code(
+    rule: _Rule, text: str, claims: Sequence[Claim], earlier_claims: Sequence[Claim]
+) -> tuple[bool, str]:
+    if isinstance(rule, WordLimit):
+        words = count_words(text)
+        if words <= rule.max_words:
+            return True, f"{words} words, within the limit of {rule.max_words}"
+        return False, f"{words} words; the limit is {rule.max_words}"
+    if isinstance(rule, ForbiddenPhrases):
+        found = forbidden_in(text, rule.phrases)
+        if found:
+            return False, "uses " + ", ".join(repr(phrase) for phrase in found)
+        return True, "none of the forbidden phrases"
+    if isinstance(rule, RequiredDisclosure):
+        missing = [c.id for c in [*earlier_claims, *claims] if c.state is State.INSUFFICIENT_EVIDENCE]
+        if not missing:
+            return True, "every claim had evidence: nothing to disclose"
+        if _contains_any(text, rule.phrases):
+            return True, "says that a fact was not found"
+        ids = ", ".join(dict.fromkeys(missing))
+        return False, f"no evidence was found for {ids}, and the answer does not say so"
+    if isinstance(rule, NoPromiseOutsideSources):
+        outside = [c.id for c in claims if c.severity is Severity.CRITICAL and c.state in _FAILED]
+        if outside:
+            return False, f"promises not backed by the sources: {', '.join(outside)}"
+        return True, "every promise is backed by a source"
+    raise TypeError(f"rule {rule.name!r} of kind {type(rule).__name__} is not checked in code")
+
+
+def _judge_by_model(
+    rule: JudgedRule, text: str, question: str, sources_text: str, model: ChatModel | None
+) -> tuple[RuleVerdict, ModelCallRecord | None]:
+    if model is None:
+        return RuleVerdict(
+            rule=rule.name, passed=None, critique="needs judgment and no model is configured", checked_by="not_checked"
+        ), None
+    result = run_role(
+        model,
+        JUDGE_PROMPT,
+        RuleJudgement,
+        values={"rule": rule.instruction, "question": question, "sources": sources_text, "answer": text},
+    )
+    record = result.record
+    if result.output is None:
+        last = record.failures[-1].error if record.failures else "no output"
+        critique = f"the judge's output failed validation {record.attempts} times; last: {last}"
+        return RuleVerdict(rule=rule.name, passed=None, critique=critique, checked_by=f"model:{record.model}"), record
+    output = result.output
+    return RuleVerdict(
+        rule=rule.name, passed=output.passed, critique=output.critique.strip(), checked_by=f"model:{record.model}"
+    ), record
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    # Whole words where the phrase starts or ends with a word character; "100%" has no word edge after it.
+    start = r"\b" if phrase[:1].isalnum() else ""
+    end = r"\b" if phrase[-1:].isalnum() else ""
+    return re.compile(start + re.escape(phrase.strip()) + end, re.IGNORECASE)

@@ -1,0 +1,160 @@
+"""The contract a repair runs under, and the invariants checked in code once it has run.
+
+A repair operator only proposes text. What it was allowed to touch (targets), what it had to leave
+alone (protected claims), and what must hold afterwards (protected claims unchanged, no new number,
+date or entity that no source contains, surface blast radius under a bound) are checked here, on the
+new candidate, because an operator's own account of its change is not evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from verification.cohesion import claim_core
+from verification.commitments import VALUE_KINDS, agree, comparable, find_mentions
+from verification.constitution import Constitution
+from verification.model import ChatModel
+from verification.types import Candidate, ModelCallRecord, RuleVerdict, Source
+
+
+class Operation(StrEnum):
+    """What a repair did."""
+
+    OMIT_CLAIM = "OMIT_CLAIM"
+    REPLACE_WITH_EVIDENCE = "REPLACE_WITH_EVIDENCE"
+    NARROW_TO_SUPPORTED_SCOPE = "NARROW_TO_SUPPORTED_SCOPE"
+    MODEL_REVISION = "MODEL_REVISION"
+    RULE_REVISION = "RULE_REVISION"
+    FULL_REGENERATION = "FULL_REGENERATION"
+
+
+@dataclass(frozen=True)
+class RepairContract:
+    """What one repair may touch and what must hold afterwards."""
+
+    target_claim_ids: tuple[str, ...]
+    """Claims the repair is allowed to change or remove."""
+    protected_claim_ids: tuple[str, ...]
+    """Claims that must come out unchanged (and, if supported, still supported)."""
+    allowed_operations: tuple[str, ...]
+    """Operations the repair may use."""
+    max_blast_radius: float
+    """Largest share of the candidate's claims the repair may change or remove."""
+    failing_rules: tuple[RuleVerdict, ...] = ()
+    """Rules the repair should make pass, with their critiques."""
+
+
+@dataclass(frozen=True)
+class RepairContext:
+    """What an operator may read: the question and the sources, never an earlier candidate as evidence."""
+
+    question: str
+    """What the user asked."""
+    sources: Sequence[Source]
+    """The only admissible evidence."""
+    constitution: Constitution
+    """The rules in force."""
+    model: ChatModel | None = None
+    """The model backend, where one is configured."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A repaired text, not yet trusted: the controller verifies it and checks the contract."""
+
+    text: str
+    """The new answer."""
+    rewritten: Mapping[str, str] = field(default_factory=dict)
+    """Claim id -> the new text the operator wrote for it."""
+    removed: tuple[str, ...] = ()
+    """Claim ids the operator removed."""
+    notes: tuple[str, ...] = ()
+    """What the operator did beyond the claims (cohesion edits, warnings)."""
+    model_record: ModelCallRecord | None = None
+    """Provenance when a model proposed it."""
+    model_calls: int = 0
+    """Model calls spent, retries included."""
+    failure: str = ""
+    """Why no usable text came out (for a model whose output never validated); `text` is then empty."""
+
+
+class Operator(Protocol):
+    """One repair operation: proposes a new text for a candidate under a contract, or None if it cannot."""
+
+    name: str
+    """The operation's name, recorded with the attempt."""
+
+    def propose(self, candidate: Candidate, contract: RepairContract, context: RepairContext) -> Proposal | None:
+        """A new text, or None when this operation does not apply to the targets."""
+        ...
+
+
+def contract_violations(
+    parent: Candidate, child: Candidate, contract: RepairContract, sources: Sequence[Source]
+) -> list[str]:
+    """Every invariant the repaired `child` breaks; empty when the contract holds.
+
+    Checked: protected claims unchanged, no new number, date or entity that no source contains, and
+    the surface blast radius under its bound. Whether protected claims are still supported is a
+    regression, which the controller measures from the new verdicts.
+    """
+    violations = []
+    child_claims = {claim.id: claim for claim in child.claims}
+    parent_claims = {claim.id: claim for claim in parent.claims}
+    for claim_id in contract.protected_claim_ids:
+        before = parent_claims.get(claim_id)
+        after = child_claims.get(claim_id)
+        if before is None:
+            continue
+        if after is None:
+            violations.append(f"protected claim {claim_id} was removed")
+        elif claim_core(after.text) != claim_core(before.text):
+            violations.append(f"protected claim {claim_id} was changed: {after.text!r}")
+    new_values = new_unsourced_values(parent.text, child.text, sources)
+    if new_values:
+        violations.append(f"adds what no source contains: {', '.join(new_values)}")
+    radius = surface_blast_radius(parent, child)
+    if radius > contract.max_blast_radius + 1e-9:
+        violations.append(f"surface blast radius {radius:.2f} exceeds {contract.max_blast_radius:.2f}")
+    return violations
+
+
+def new_unsourced_values(before: str, after: str, sources: Sequence[Source]) -> list[str]:
+    """Numbers, amounts, dates and names in `after` that are neither in `before` nor in any source."""
+    known_text = " ".join([before, *(source.text for source in sources)]).casefold()
+    known_words = set(re.findall(r"\w+", known_text))
+    known_values = [m for text in (before, *(s.text for s in sources)) for m in find_mentions(text)]
+    found = []
+    for mention in find_mentions(after):
+        if mention.kind == "entity":
+            # Word by word: an omission can make a name run into the next sentence's first word.
+            if any(word not in known_words for word in re.findall(r"\w+", mention.text.casefold())):
+                found.append(mention.text)
+        elif (
+            mention.kind in VALUE_KINDS
+            and mention.text.casefold() not in known_text
+            and not any(comparable(mention, other) and agree(mention, other) for other in known_values)
+        ):
+            found.append(mention.text)
+    return list(dict.fromkeys(found))
+
+
+def changed_claims(parent: Candidate, child: Candidate) -> list[str]:
+    """Ids of the parent's claims that the child removed or rewrote."""
+    child_claims = {claim.id: claim for claim in child.claims}
+    return [
+        claim.id
+        for claim in parent.claims
+        if claim.id not in child_claims or claim_core(child_claims[claim.id].text) != claim_core(claim.text)
+    ]
+
+
+def surface_blast_radius(parent: Candidate, child: Candidate) -> float:
+    """Share of the parent's claims the child changed or removed."""
+    if not parent.claims:
+        return 0.0
+    return len(changed_claims(parent, child)) / len(parent.claims)

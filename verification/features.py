@@ -1,0 +1,292 @@
+"""What the offline verifier measures about one claim against the evidence retrieved for it.
+
+Each measure is a plain number so a small logistic model can weigh them (see `offline.py` and
+`benchmarks/fit_offline.py`); the typed comparisons are also kept whole, because a mismatching value
+is reported to the reviewer as the reason for a REFUTED or CONFLICTING verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from verification.antonyms import flipped_word
+from verification.commitments import VALUE_KINDS, Mention, agree, comparable, find_mentions
+from verification.evidence import Hit, Passage, SourceIndex
+from verification.novelty import unsupported_words
+from verification.substitution import swapped_name
+from verification.tokens import STOP_WORDS, content_stems, negated_stems, stem, words
+
+FEATURE_NAMES = (
+    "coverage",
+    "best_sentence_coverage",
+    "global_coverage",
+    "missing_words",
+    "bigram_coverage",
+    "values_confirmed",
+    "entities_missing",
+    "claim_length",
+    "window_missing",
+    "names_missing",
+    "source_length",
+    "best_score",
+    "weakest_token",
+    "weakest_two_tokens",
+    "names_absent",
+    "short_source",
+    "short_x_window_missing",
+    "short_x_coverage",
+    "novel_max",
+    "novel_top2",
+    "novel_expected",
+    "value_unconfirmed",
+    "name_absent",
+)
+"""The measures the logistic model weighs; typed disagreements decide by rule and are kept apart."""
+
+_CONTEXT_FOR_VALUES = 0.5
+"""Share of a claim's words a sentence must have before its values are compared with the claim's."""
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """How the sources speak to one value the claim commits to."""
+
+    claim_value: Mention
+    """The value in the claim."""
+    agreeing: tuple[tuple[Passage, Mention], ...]
+    """Sentences that state the same value, best first."""
+    disagreeing: tuple[tuple[Passage, Mention], ...]
+    """Sentences about the same thing that state a different value, best first."""
+
+
+@dataclass
+class Assessment:
+    """Everything measured about one claim; `vector` is what the logistic model reads."""
+
+    hits: list[Hit]
+    """The evidence selected for the claim, best first."""
+    values: list[ValueCheck] = field(default_factory=list)
+    """One check per typed value of the claim."""
+    negation_mismatch: Passage | None = None
+    """A closely matching sentence whose polarity is the opposite of the claim's."""
+    swapped: tuple[Passage, str, str] | None = None
+    """A closely matching sentence that has another name where the claim has its name."""
+    flipped: tuple[Passage, str, str] | None = None
+    """A closely matching sentence with the opposite of one of the claim's words (rise / fall)."""
+    relation_conflict: tuple[Passage, Mention] | None = None
+    """A sentence that swaps who did what to whom, or names someone else as the doer."""
+    vector: tuple[float, ...] = ()
+    """The measures, in FEATURE_NAMES order."""
+
+
+def assess(claim_text: str, index: SourceIndex) -> Assessment:
+    """Retrieve evidence for the claim and measure how well it is covered and where it disagrees."""
+    hits = index.select(claim_text, 3)
+    stems = content_stems(claim_text)
+    unique = list(dict.fromkeys(stems))
+    mentions = find_mentions(claim_text)
+    assessment = Assessment(hits=hits)
+    if not unique:
+        assessment.vector = (0.0,) * len(FEATURE_NAMES)
+        return assessment
+
+    window = set().union(*(hit.passage.stem_set for hit in hits)) if hits else set()
+    weights = {stem: index.idf(stem) for stem in unique}
+    total_weight = sum(weights.values()) or 1.0
+    coverage = sum(w for stem, w in weights.items() if stem in window) / total_weight
+    best = max((len(hit.passage.stem_set & set(unique)) / len(unique) for hit in hits), default=0.0)
+    missing = [stem for stem in unique if stem not in index.vocabulary]
+    global_coverage = 1 - len(missing) / len(unique)
+
+    candidates = _candidates(claim_text, index, hits)
+    word_stems = {stem for stem in unique if not stem[:1].isdigit()}
+    assessment.values = [
+        _check_value(value, candidates, word_stems) for value in mentions if value.kind in VALUE_KINDS
+    ]
+    confirmed = sum(1 for check in assessment.values if check.agreeing)
+    assessment.negation_mismatch = _negation_mismatch(claim_text, hits, set(unique))
+    assessment.relation_conflict = _relation_conflict(mentions, candidates)
+    assessment.flipped = _flipped(claim_text, hits, set(unique))
+    assessment.swapped = _swapped(claim_text, hits, set(unique))
+    entities = [m for m in mentions if m.kind == "entity" and m.start > 0]
+    entities_missing = sum(
+        1 for m in entities if not all(part in index.vocabulary for part in str(m.parts[0]).split())
+    )
+
+    short = 1.0 / (1.0 + len(index.passages) / 20)
+    assessment.vector = (
+        coverage,
+        best,
+        global_coverage,
+        math.log1p(len(missing)),
+        _bigram_coverage(stems, hits),
+        confirmed / len(assessment.values) if assessment.values else 1.0,
+        entities_missing / len(entities) if entities else 0.0,
+        math.log(len(unique)),
+        math.log1p(sum(1 for stem in unique if stem not in window)),
+        float(sum(1 for stem in _name_stems(claim_text) if stem not in window)),
+        math.log(len(index.passages) + 1),
+        (hits[0].score / len(unique)) if hits else 0.0,
+        *_token_support(unique, hits, index),
+        float(sum(1 for stem in _name_stems(claim_text) if stem not in index.vocabulary)),
+        short,
+        short * math.log1p(sum(1 for stem in unique if stem not in window)),
+        short * coverage,
+        *_novelty(claim_text, hits, index),
+        float(confirmed < len(assessment.values)),
+        float(any(stem not in index.vocabulary for stem in _name_stems(claim_text))),
+    )
+    return assessment
+
+
+def _token_support(unique: list[str], hits: list[Hit], index: SourceIndex) -> tuple[float, float]:
+    """How unsupported the claim's least supported words are, weighted by how rare they are.
+
+    The unsupported part of a claim is usually a few words; an average over all of its words hides
+    them, so the weakest one (and the mean of the weakest two) is measured instead.
+    """
+    window = set().union(*(hit.passage.stem_set for hit in hits)) if hits else set()
+    around: set[str] = set()
+    for hit in hits:
+        for passage in index.neighbours(hit.passage):
+            around |= passage.stem_set
+    top_idf = index.idf("") or 1.0
+    gaps = []
+    for word in unique:
+        support = 1.0 if word in window else 0.5 if word in around else 0.25 if word in index.vocabulary else 0.0
+        gaps.append((1.0 - support) * min(1.0, index.idf(word) / top_idf))
+    gaps.sort(reverse=True)
+    return gaps[0], sum(gaps[:2]) / 2
+
+
+def _novelty(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[float, float, float]:
+    """The token model's view: the likeliest unsupported word, the two likeliest, the expected count."""
+    probabilities = sorted(unsupported_words(claim_text, hits, index), reverse=True)
+    if not probabilities:
+        return 0.0, 0.0, 0.0
+    return probabilities[0], sum(probabilities[:2]) / 2, math.log1p(sum(probabilities))
+
+
+def _name_stems(claim_text: str) -> set[str]:
+    """Stems of the words that name something: capitalised (past the first word) or numeric."""
+    return {
+        stem(word) for word, start, _ in words(claim_text)
+        if word[:1].isdigit() or (start > 0 and claim_text[start].isupper() and word not in STOP_WORDS)
+    }
+
+
+def _candidates(claim_text: str, index: SourceIndex, hits: list[Hit]) -> list[Passage]:
+    """Sentences worth comparing values with: the selected evidence, its neighbours, other BM25 hits."""
+    seen: dict[int, Passage] = {}
+    for hit in hits:
+        seen.setdefault(hit.passage.position, hit.passage)
+    for hit in index.rank(claim_text):
+        seen.setdefault(hit.passage.position, hit.passage)
+    for hit in hits:
+        for passage in index.neighbours(hit.passage):
+            seen.setdefault(passage.position, passage)
+    return list(seen.values())
+
+
+def _check_value(value: Mention, candidates: list[Passage], word_stems: set[str]) -> ValueCheck:
+    agreeing, disagreeing = [], []
+    for passage in candidates:
+        same_kind = [m for m in passage.mentions if comparable(value, m)]
+        # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
+        # on value alone, but only numbers with the same unit can disagree.
+        loose = [m for m in passage.mentions if m.kind == value.kind == "number" and agree(value, m)]
+        if not same_kind and not loose:
+            continue
+        matching = [m for m in same_kind if agree(value, m)] or loose
+        if matching:
+            agreeing.append((passage, matching[0]))
+        elif _context(passage, word_stems) >= _CONTEXT_FOR_VALUES:
+            disagreeing.append((passage, same_kind[0]))
+    return ValueCheck(value, tuple(agreeing), tuple(disagreeing))
+
+
+def _context(passage: Passage, word_stems: set[str]) -> float:
+    return len(passage.stem_set & word_stems) / len(word_stems) if word_stems else 1.0
+
+
+_NEGATION_MIN_STEMS = 3
+"""A claim needs this many content words before its polarity is compared: a bare name has none."""
+
+
+def _negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) -> Passage | None:
+    """A closely matching sentence that negates a word the claim asserts, or the other way round."""
+    if len(claim_stems) < _NEGATION_MIN_STEMS:
+        return None
+    claim_negated = negated_stems(claim_text)
+    for hit in hits[:2]:
+        passage = hit.passage
+        overlap = len(passage.stem_set & claim_stems) / len(claim_stems)
+        if overlap < 0.8:
+            continue
+        # The negation must land on a word both sides share, with opposite polarity.
+        if (claim_negated - passage.negated_stems) & passage.stem_set or (
+            passage.negated_stems - claim_negated
+        ) & claim_stems:
+            return passage
+    return None
+
+
+_FLIP_OVERLAP = 0.6
+"""Share of the claim's words a sentence must have before an opposite word in it counts."""
+
+
+def _flipped(claim_text: str, hits: list[Hit], claim_stems: set[str]) -> tuple[Passage, str, str] | None:
+    if len(claim_stems) < _NEGATION_MIN_STEMS:
+        return None
+    for hit in hits[:2]:
+        passage = hit.passage
+        if len(passage.stem_set & claim_stems) / len(claim_stems) < _FLIP_OVERLAP:
+            continue
+        flip = flipped_word(claim_text, passage.text)
+        if flip is not None:
+            return passage, *flip
+    return None
+
+
+def _swapped(claim_text: str, hits: list[Hit], claim_stems: set[str]) -> tuple[Passage, str, str] | None:
+    for hit in hits[:2]:
+        passage = hit.passage
+        if len(passage.stem_set & claim_stems) / len(claim_stems) < _FLIP_OVERLAP:
+            continue
+        swap = swapped_name(claim_text, passage.text)
+        if swap is not None:
+            return passage, *swap
+    return None
+
+
+def _relation_conflict(mentions: list[Mention], candidates: list[Passage]) -> tuple[Passage, Mention] | None:
+    claimed = [m for m in mentions if m.kind == "relation"]
+    if not claimed:
+        return None
+    conflict = None
+    for passage in candidates:
+        for found in passage.mentions:
+            if found.kind != "relation":
+                continue
+            for relation in claimed:
+                if found.unit != relation.unit or found.parts[2] != relation.parts[2]:
+                    continue
+                if found.parts[:2] == relation.parts[:2]:
+                    return None  # some sentence states exactly the claimed relation
+                subject, obj = relation.parts[0], relation.parts[1]
+                swapped = found.parts[0] == obj and found.parts[1] == subject
+                other_doer = found.parts[1] == obj and found.parts[0] != subject
+                if (swapped or other_doer) and conflict is None:
+                    conflict = passage, found
+    return conflict
+
+
+def _bigram_coverage(stems: list[str], hits: list[Hit]) -> float:
+    pairs = set(zip(stems, stems[1:], strict=False))
+    if not pairs:
+        return 1.0
+    found: set[tuple[str, str]] = set()
+    for hit in hits:
+        found |= set(zip(hit.passage.stems, hit.passage.stems[1:], strict=False))
+    return len(pairs & found) / len(pairs)

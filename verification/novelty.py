@@ -1,0 +1,132 @@
+"""How likely each word of a claim is to be the part the evidence does not say.
+
+The unsupported part of a claim is usually a few words ("... and the only one dedicated to home
+entertainment"); an average over the claim's words hides it. Each content word gets a probability
+of being unsupported from a small logistic model over where (and how closely) the evidence has it,
+how rare it is, and whether its neighbours in the claim are found. The weights are fitted by
+`benchmarks/fit_offline.py` on WiCE's token-level labels of the unsupported part (train file only).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from verification.evidence import Hit, SourceIndex
+from verification.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+
+TOKEN_FEATURES = (
+    "in_best",
+    "in_window",
+    "near_window",
+    "in_source",
+    "prefix_in_window",
+    "rarity",
+    "is_name",
+    "is_number",
+    "pair_in_window",
+    "neighbours_missing",
+    "position",
+    "source_share",
+    "prefix_in_source",
+)
+"""What the token model reads about one word, in this order."""
+
+# Fitted by benchmarks/fit_offline.py on wice/non_supported_tokens_train.jsonl; rerun it after a change.
+TOKEN_WEIGHTS: dict[str, float] = {
+    "in_best": -1.0353,
+    "in_window": 0.0955,
+    "near_window": -0.2810,
+    "in_source": -0.4222,
+    "prefix_in_window": -0.0759,
+    "rarity": 1.5168,
+    "is_name": 0.6581,
+    "is_number": 1.7373,
+    "pair_in_window": -1.1356,
+    "neighbours_missing": 0.2294,
+    "position": 0.7876,
+    "source_share": 0.0,
+    "prefix_in_source": 0.0,
+}
+TOKEN_BIAS = -1.6882
+
+_PREFIX = 5
+"""Words sharing their first five letters count as a near match ("nominated" / "nomination")."""
+
+
+@dataclass(frozen=True)
+class ClaimWord:
+    """One content word of a claim, as the token model sees it."""
+
+    stem: str
+    """Its stem."""
+    is_name: bool
+    """Capitalised past the claim's first word."""
+    is_number: bool
+    """Starts with a digit."""
+
+
+def token_vectors(claim_words: list[ClaimWord], hits: list[Hit], index: SourceIndex) -> list[tuple[float, ...]]:
+    """The token model's input for each word of the claim, in order."""
+    window = set().union(*(hit.passage.stem_set for hit in hits)) if hits else set()
+    best = hits[0].passage.stem_set if hits else frozenset()
+    near: set[str] = set(window)
+    for hit in hits:
+        for passage in index.neighbours(hit.passage):
+            near |= passage.stem_set
+    prefixes = {stem[:_PREFIX] for stem in window if len(stem) >= _PREFIX}
+    pairs: set[tuple[str, str]] = set()
+    for hit in hits:
+        stems = hit.passage.stems
+        pairs |= set(zip(stems, stems[1:], strict=False))
+    top_idf = index.idf("") or 1.0
+    found = [word.stem in window for word in claim_words]
+    last = max(1, len(claim_words) - 1)
+    vectors = []
+    for i, word in enumerate(claim_words):
+        before = claim_words[i - 1].stem if i else None
+        after = claim_words[i + 1].stem if i + 1 < len(claim_words) else None
+        around = [found[j] for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(found)]
+        vectors.append((
+            float(word.stem in best),
+            float(word.stem in window),
+            float(word.stem in near),
+            float(word.stem in index.vocabulary),
+            float(len(word.stem) >= _PREFIX and word.stem[:_PREFIX] in prefixes),
+            min(1.0, index.idf(word.stem) / top_idf),
+            float(word.is_name),
+            float(word.is_number),
+            float((before, word.stem) in pairs or (word.stem, after) in pairs),
+            (sum(1 for f in around if not f) / len(around)) if around else 0.0,
+            i / last,
+            index.document_frequency.get(word.stem, 0) / len(index.passages) if index.passages else 0.0,
+            float(len(word.stem) >= _PREFIX and word.stem[:_PREFIX] in index.prefixes),
+        ))
+    return vectors
+
+
+def unsupported_probability(vector: tuple[float, ...]) -> float:
+    """The token model's probability that the evidence does not say this word."""
+    z = TOKEN_BIAS + sum(TOKEN_WEIGHTS[name] * value for name, value in zip(TOKEN_FEATURES, vector, strict=True))
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def claim_words(claim_text: str) -> list[tuple[ClaimWord, int]]:
+    """The content words of a claim, in order, each once, with where each starts."""
+    seen: set[str] = set()
+    out = []
+    for word, start, _ in words(claim_text):
+        if (word in STOP_WORDS or word in NEGATION_WORDS or len(word) < 2) and not word[:1].isdigit():
+            continue
+        key = stem(word)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((ClaimWord(key, start > 0 and claim_text[start].isupper(), word[:1].isdigit()), start))
+    return out
+
+
+def unsupported_words(claim_text: str, hits: list[Hit], index: SourceIndex) -> list[float]:
+    """Each content word's probability of being unsupported, in claim order."""
+    words_ = [word for word, _ in claim_words(claim_text)]
+    return [unsupported_probability(vector) for vector in token_vectors(words_, hits, index)]

@@ -1,0 +1,70 @@
+"""Sentence splitting that keeps exact character offsets.
+
+Evidence spans and claim spans are offsets into the original text, so the splitter never rewrites
+anything: it only decides where sentences start and end, with surrounding whitespace left out.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A period after one of these does not end a sentence ("Dr. Smith", "approx. 30", "U.S. law").
+_ABBREVIATIONS = frozenset(
+    """
+    mr mrs ms dr prof sr jr st mt ft vs etc inc ltd co corp dept est approx no nos vol fig figs al
+    jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun e.g i.e u.s u.k a.m
+    p.m gen col lt sgt capt rev gov sen rep ph.d b.a m.a
+    """.split()
+)
+
+# A candidate end: terminal punctuation, optional closing quotes or brackets, then whitespace.
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
+# A line break always ends a sentence: lists, headings and dialogue turns rarely end in a period.
+_HARD_BREAK = re.compile(r"\n")
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every sentence in `text`, in order; text[start:end] is stripped of whitespace."""
+    spans: list[tuple[int, int]] = []
+    block_start = 0
+    for brk in _HARD_BREAK.finditer(text):
+        spans.extend(_split_block(text, block_start, brk.start()))
+        block_start = brk.end()
+    spans.extend(_split_block(text, block_start, len(text)))
+    return spans
+
+
+def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    sentence_start = start
+    for match in _END.finditer(text, start, end):
+        if _is_boundary(text, match.start(), match.end(), end):
+            spans.append((sentence_start, match.end()))
+            sentence_start = match.end()
+    spans.append((sentence_start, end))
+    return [stripped for span in spans if (stripped := _strip(text, *span)) is not None]
+
+
+def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int) -> bool:
+    if text[punct_start] != ".":
+        return True
+    before = _WORD_BEFORE.search(text, max(0, punct_start - 12), punct_start)
+    if before:
+        word = before.group(1).lower().rstrip(".")
+        # Initials ("J. R. Smith") and known abbreviations do not end sentences.
+        if word in _ABBREVIATIONS or (len(word) == 1 and before.group(1).isupper()):
+            return False
+    nxt = punct_end
+    while nxt < limit and text[nxt].isspace():
+        nxt += 1
+    # "... costs approx. $5 per month" is caught above; a lower-case continuation is not a new sentence.
+    return nxt >= limit or not text[nxt].islower()
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int] | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None

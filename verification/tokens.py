@@ -1,0 +1,126 @@
+"""Words of a text as the offline verifier compares them: lower-cased, stemmed, stop words apart.
+
+A claim and a source rarely use the same inflection ("acquired" / "acquires", "policies" /
+"policy"), so matching is done on crude stems rather than surface forms. The stemmer is small on
+purpose: it only has to map both sides to the same key, not produce real lemmas.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[.,][0-9]+)*(?:['’][A-Za-z]+)?")
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just let me
+    more most my myself of off on once only or other our ours ourselves out over own same she should so
+    some such than that the their theirs them themselves then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves s t ll ve re d m o y ma also may might must shall us via per one's
+    said says say like well much many new
+    """.split()
+)
+
+# Negation is a commitment of its own; it must never count as ordinary content.
+NEGATION_WORDS = frozenset(
+    {"not", "no", "never", "cannot", "without", "none", "nobody", "nothing", "neither", "nor", "n't"}
+)
+
+_IRREGULAR = {
+    "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "being": "be",
+    "has": "have", "had": "have", "having": "have", "bought": "buy", "sold": "sell", "won": "win",
+    "lost": "lose", "led": "lead", "left": "leave", "became": "become", "began": "begin",
+    "begun": "begin", "wrote": "write", "written": "write", "held": "hold", "met": "meet",
+    "paid": "pay", "told": "tell", "made": "make", "took": "take", "taken": "take", "gave": "give",
+    "given": "give", "went": "go", "gone": "go", "got": "get", "knew": "know", "known": "know",
+    "grew": "grow", "grown": "grow", "ran": "run", "saw": "see", "seen": "see", "spent": "spend",
+    "built": "build", "sent": "send", "brought": "bring", "thought": "think", "felt": "feel",
+    "kept": "keep", "chose": "choose", "chosen": "choose", "rose": "rise", "risen": "rise",
+    "fell": "fall", "fallen": "fall", "children": "child", "men": "man", "women": "woman",
+    "people": "person", "did": "do", "done": "do", "does": "do", "says": "say", "said": "say",
+}
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude, deterministic stem of one lower-cased word."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word.endswith(("'s", "’s")):
+        word = word[:-2]
+    if word[:1].isdigit():
+        return word.replace(",", "")
+    for suffix, replacement, min_stem in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= min_stem:
+            word = word[: len(word) - len(suffix)] + replacement
+            break
+    # "stopped" -> "stopp" -> "stop": collapse a doubled final consonant left by the suffix rules.
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word.rstrip("e") if len(word) > 3 else word
+
+
+_SUFFIXES: tuple[tuple[str, str, int], ...] = (
+    ("ational", "ate", 3), ("ization", "ize", 3), ("fulness", "ful", 3), ("iveness", "ive", 3),
+    ("ements", "", 3), ("ement", "", 3), ("ments", "", 3), ("ment", "", 4), ("ities", "", 3),
+    ("ity", "", 3), ("ness", "", 3), ("ings", "", 3), ("ing", "", 3), ("ies", "y", 2),
+    ("ied", "y", 2), ("ion", "", 4), ("ions", "", 4), ("ers", "", 3), ("er", "", 4), ("edly", "", 3),
+    ("ed", "", 3), ("ly", "", 4), ("sses", "ss", 2), ("es", "", 4), ("s", "", 3),
+)
+
+
+def words(text: str) -> list[tuple[str, int, int]]:
+    """Every word of `text` with its offsets, lower-cased; "n't" is split off as its own word."""
+    out: list[tuple[str, int, int]] = []
+    for match in _WORD.finditer(text):
+        word = match.group().lower().replace("’", "'")
+        start, end = match.span()
+        if word.endswith("n't") and len(word) > 3:
+            base = word[:-3]
+            out.append(({"ca": "can", "wo": "will", "sha": "shall"}.get(base, base), start, end - 3))
+            out.append(("n't", end - 3, end))
+        else:
+            out.append((word, start, end))
+    return out
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the words that carry content, in order, duplicates kept."""
+    return [
+        stem(word)
+        for word, _, _ in words(text)
+        if word not in STOP_WORDS and word not in NEGATION_WORDS and len(word) > 1 or word[:1].isdigit()
+    ]
+
+
+def has_negation(text: str) -> bool:
+    """Whether any negating word appears in `text`."""
+    return any(word in NEGATION_WORDS for word, _, _ in words(text))
+
+
+_NEGATION_REACH = 3
+"""How many words after a negating word may pass before the word it negates."""
+
+
+@lru_cache(maxsize=8192)
+def negated_stems(text: str) -> frozenset[str]:
+    """Stems of the words a negation applies to: the first content word after each negating word.
+
+    "was not arrested" negates "arrest"; comparing these, rather than whether a sentence has a
+    negating word anywhere, keeps an unrelated "never" elsewhere in a long sentence from flipping
+    the polarity of what the claim says.
+    """
+    tokens = words(text)
+    negated = set()
+    for i, (word, _, _) in enumerate(tokens):
+        if word not in NEGATION_WORDS:
+            continue
+        for following, _, _ in tokens[i + 1 : i + 1 + _NEGATION_REACH]:
+            if following not in STOP_WORDS and following not in NEGATION_WORDS:
+                negated.add(stem(following))
+                break
+    return frozenset(negated)
