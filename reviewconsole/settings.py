@@ -51,6 +51,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "reviewconsole.accounts",
+    "reviewconsole.intake",
+    "reviewconsole.review",
+    "reviewconsole.webhooks",
 ]
 
 MIDDLEWARE = [
@@ -137,7 +140,50 @@ CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
     "CELERY_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=CELERY_TASK_TIME_LIMIT + CELERY_TASK_RETRY_BACKOFF_MAX + 1
 )
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT}
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+CELERY_TASK_ROUTES = {
+    "intake.*": {"queue": TaskQueue.VERIFY.value},
+    "review.*": {"queue": TaskQueue.VERIFY.value},
+    "webhooks.*": {"queue": TaskQueue.WEBHOOKS.value},
+    "maintenance.*": {"queue": TaskQueue.MAINTENANCE.value},
+}
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stuck-cases": {
+        "task": "intake.requeue_stuck_cases",
+        "schedule": 60.0,
+        # A sweep that waited longer than its period is superseded by the next one.
+        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 55},
+    },
+    "webhooks-dispatch-due": {
+        "task": "webhooks.dispatch_due_webhooks",
+        "schedule": 30.0,
+        "options": {"queue": TaskQueue.WEBHOOKS.value, "expires": 25},
+    },
+}
+
+# --- Intake and routing -------------------------------------------------------------------------
+
+# Documented limits of POST /api/v1/cases; a body over API_MAX_BODY_BYTES is refused before parsing.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2_000_000, minimum=10_000, maximum=50_000_000)
+API_MAX_SOURCES = env_int("API_MAX_SOURCES", 50, minimum=1, maximum=1000)
+API_MAX_SOURCE_CHARS = env_int("API_MAX_SOURCE_CHARS", 200_000, minimum=100)
+API_MAX_ANSWER_CHARS = env_int("API_MAX_ANSWER_CHARS", 20_000, minimum=100)
+API_MAX_QUESTION_CHARS = env_int("API_MAX_QUESTION_CHARS", 4_000, minimum=10)
+# Django refuses larger bodies while reading them (the API also checks Content-Length up front).
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
+# Share (0..1) of automatically released cases also queued for a person as spot checks.
+SPOT_CHECK_RATE = env_float("SPOT_CHECK_RATE", 0.05, minimum=0.0, maximum=1.0)
+# A case queued or running this long without finishing is re-enqueued by the sweeper.
+STUCK_CASE_SECONDS = env_int("STUCK_CASE_SECONDS", 600, minimum=30)
+# How long "Next case" holds a case for one reviewer; the open case page renews it.
+REVIEW_LEASE_SECONDS = env_int("REVIEW_LEASE_SECONDS", 300, minimum=30, maximum=86_400)
+
+# --- Webhooks -----------------------------------------------------------------------------------
+
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=1.0, maximum=120.0)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8, minimum=1, maximum=30)
+# Delay before retry n is WEBHOOK_BACKOFF_SECONDS * 2**(n-1), capped at WEBHOOK_BACKOFF_MAX_SECONDS.
+WEBHOOK_BACKOFF_SECONDS = env_int("WEBHOOK_BACKOFF_SECONDS", 30, minimum=1)
+WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minimum=1)
 
 # --- Model endpoint (optional) ------------------------------------------------------------------
 
@@ -197,4 +243,4 @@ LOGGING = {
 }
 
 # Callables (dotted paths) that `manage.py demo` runs to load demo cases through the engine.
-DEMO_CASE_LOADERS: list[str] = []
+DEMO_CASE_LOADERS: list[str] = ["reviewconsole.intake.demo.load_demo_cases"]

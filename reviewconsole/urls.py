@@ -10,5 +10,7 @@ from reviewconsole.health import healthz
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("reviewconsole.intake.urls")),
+    path("review/", include("reviewconsole.review.urls")),
     path("", include("reviewconsole.accounts.urls")),
 ]

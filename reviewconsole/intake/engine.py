@@ -1,0 +1,24 @@
+"""The engine as the console configures it: the offline verifier, or a model when one is set."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from verification import Case, RunRecord
+from verification.engine import check_case
+from verification.model import OpenAIChatModel
+
+
+def configured_model() -> OpenAIChatModel | None:
+    if not settings.LLM_BASE_URL:
+        return None
+    return OpenAIChatModel(
+        base_url=settings.LLM_BASE_URL,
+        api_key=settings.LLM_API_KEY,
+        model=settings.LLM_MODEL,
+        timeout=settings.LLM_TIMEOUT_SECONDS,
+    )
+
+
+def run_engine(case: Case) -> RunRecord:
+    return check_case(case, model=configured_model())

@@ -1,0 +1,204 @@
+"""What a client submitted and everything the engine made of it: the stored candidate chain."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Client(models.Model):
+    """An application allowed to submit cases, identified by its API token."""
+
+    name = models.CharField(max_length=100, unique=True)
+    # Only a sha256 of the token is kept; the token itself is shown once, when it is made.
+    token_hash = models.CharField(max_length=64, unique=True)
+    token_prefix = models.CharField(max_length=12, help_text="First characters of the token, to tell tokens apart")
+    webhook_url = models.URLField(max_length=500, blank=True)
+    # Standard Webhooks secret ("whsec_" + base64), used to sign deliveries.
+    webhook_secret = models.CharField(max_length=100, blank=True)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CaseStatus(models.TextChoices):
+    QUEUED = "QUEUED", "Queued"
+    RUNNING = "RUNNING", "Running"
+    RELEASED = "RELEASED", "Released"
+    ESCALATED = "ESCALATED", "In review"
+    REJECTED = "REJECTED", "Rejected"
+    FAILED = "FAILED", "Failed"
+
+
+class Case(models.Model):
+    """One submitted answer with its sources, and where its run ended."""
+
+    client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="cases")
+    external_id = models.CharField(max_length=200, null=True, blank=True)
+    question = models.TextField()
+    answer = models.TextField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    constitution_name = models.CharField(max_length=100, blank=True)
+    constitution_version = models.CharField(max_length=100, blank=True, help_text="Pinned when the case is submitted")
+
+    status = models.CharField(max_length=10, choices=CaseStatus.choices, default=CaseStatus.QUEUED)
+    terminal = models.CharField(max_length=10, blank=True)
+    reason = models.CharField(max_length=40, blank=True)
+    priority = models.PositiveIntegerField(default=0)
+    final_answer = models.TextField(blank=True)
+    verifier = models.CharField(max_length=100, blank=True)
+    run_record = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    # A run holds the case until run_deadline; after it, the run is known dead and another may take over.
+    run_token = models.UUIDField(null=True, blank=True)
+    run_deadline = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    submitted_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client", "external_id"],
+                condition=models.Q(external_id__isnull=False),
+                name="case_external_id_unique_per_client",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["status", "submitted_at"], name="case_status_submitted"),
+            models.Index(fields=["status", "run_deadline"], name="case_status_deadline"),
+        ]
+
+    def __str__(self) -> str:
+        return f"case {self.pk}"
+
+
+class Source(models.Model):
+    """One piece of admissible evidence, exactly as the client sent it."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveIntegerField()
+    source_id = models.CharField(max_length=200)
+    title = models.CharField(max_length=500, blank=True)
+    uri = models.CharField(max_length=2000, blank=True)
+    text = models.TextField()
+    sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["case", "position"]
+        constraints = [models.UniqueConstraint(fields=["case", "source_id"], name="source_id_unique_per_case")]
+
+
+class ImmutableQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError(f"{self.model.__name__} rows are immutable once written")
+
+
+class ImmutableModel(models.Model):
+    """A row that is written once: the chain a reviewer sees must be the chain the engine produced."""
+
+    objects = ImmutableQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError(f"{type(self).__name__} rows are immutable once written")
+        super().save(*args, **kwargs)
+
+
+class Candidate(ImmutableModel):
+    """One version of the answer in a case's chain."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="candidates")
+    position = models.PositiveIntegerField()
+    candidate_id = models.CharField(max_length=20, help_text="Id within the run, such as c0")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")
+    origin = models.CharField(max_length=10)
+    operation = models.CharField(max_length=40, blank=True)
+    text = models.TextField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["case", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "candidate_id"], name="candidate_id_unique_per_case"),
+            models.UniqueConstraint(fields=["case", "position"], name="candidate_position_unique_per_case"),
+        ]
+
+
+class Claim(ImmutableModel):
+    """One claim of a candidate, with its verdict and evidence."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="claims")
+    position = models.PositiveIntegerField()
+    claim_id = models.CharField(max_length=20)
+    text = models.TextField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    state = models.CharField(max_length=30, db_index=True)
+    severity = models.CharField(max_length=10, db_index=True)
+    question = models.TextField(blank=True)
+    evidence = models.JSONField(default=list)
+    method = models.CharField(max_length=100)
+    confidence = models.FloatField()
+    commitments = models.JSONField(default=list)
+    rationale = models.TextField(blank=True)
+    model_record = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["candidate", "position"]
+
+
+class RuleVerdict(ImmutableModel):
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="rule_verdicts")
+    position = models.PositiveIntegerField()
+    rule = models.CharField(max_length=100)
+    passed = models.BooleanField(null=True)
+    critique = models.TextField(blank=True)
+    checked_by = models.CharField(max_length=100)
+
+    class Meta:
+        ordering = ["candidate", "position"]
+
+
+class Finding(ImmutableModel):
+    """One problem the critic found in a candidate."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="findings")
+    position = models.PositiveIntegerField()
+    claim = models.TextField()
+    problem = models.CharField(max_length=20)
+    evidence = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["candidate", "position"]
+
+
+class RepairAttempt(ImmutableModel):
+    """One bounded repair the engine tried, kept whether it was accepted or not."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="repairs")
+    position = models.PositiveIntegerField()
+    from_candidate = models.CharField(max_length=20)
+    to_candidate = models.CharField(max_length=20, blank=True)
+    operation = models.CharField(max_length=40)
+    target_claim_ids = models.JSONField(default=list)
+    protected_claim_ids = models.JSONField(default=list)
+    outcome = models.CharField(max_length=10)
+    supported_removed = models.PositiveIntegerField(default=0)
+    failure = models.TextField(blank=True)
+    details = models.JSONField(default=dict, help_text="Everything else the engine recorded about the attempt")
+
+    class Meta:
+        ordering = ["case", "position"]

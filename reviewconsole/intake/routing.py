@@ -1,0 +1,88 @@
+"""Where a finished run goes: released to the client, queued for a person, or rejected."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+
+from reviewconsole.intake.models import Case, CaseStatus
+from reviewconsole.review.models import Escalation
+from reviewconsole.webhooks import services as webhooks
+from verification import RunRecord, Severity, State, Terminal
+
+# Priority = severity weight + reason weight: a critical money claim outranks a minor cycle.
+_SEVERITY_WEIGHT = {Severity.CRITICAL.value: 300, Severity.MODERATE.value: 200, Severity.MINOR.value: 100}
+_REASON_WEIGHT = {
+    "CRITICAL_CLAIM": 50,
+    "CONFLICTING_EVIDENCE": 40,
+    "UNRESOLVED_CLAIM": 30,
+    "MODEL_OUTPUT_INVALID": 30,
+    "RULE_FAILED": 25,
+    "RULE_NOT_CONVERGING": 25,
+    "CYCLE_DETECTED": 20,
+    "REPAIR_BUDGET_EXHAUSTED": 20,
+    "VERIFIER_BUDGET_EXHAUSTED": 20,
+    "MODEL_BUDGET_EXHAUSTED": 20,
+    "TIME_BUDGET_EXHAUSTED": 20,
+    "UNSUPPORTED_CLAIM": 15,
+    "NO_CHECKABLE_CLAIMS": 5,
+}
+_SEVERITY_ORDER = [Severity.MINOR.value, Severity.MODERATE.value, Severity.CRITICAL.value]
+
+
+def escalation_priority(*, severity: str, reason: str, spot_check: bool = False) -> int:
+    """Spot checks of released cases come after every real escalation."""
+    if spot_check:
+        return 0
+    return _SEVERITY_WEIGHT.get(severity, 100) + _REASON_WEIGHT.get(reason, 10)
+
+
+def escalation_severity(record: RunRecord) -> str:
+    """The highest severity among the final candidate's failing claims (or all claims if none fail)."""
+    claims = record.candidates[-1].claims if record.candidates else []
+    failing = [c for c in claims if c.state not in (State.SUPPORTED, State.NOT_VERIFIABLE)] or claims
+    if not failing:
+        return Severity.MINOR.value
+    return max((c.severity.value for c in failing), key=_SEVERITY_ORDER.index)
+
+
+def _spot_check_drawn() -> bool:
+    rate = settings.SPOT_CHECK_RATE
+    return rate > 0 and secrets.randbelow(1_000_000) < rate * 1_000_000
+
+
+def case_route(*, case: Case, record: RunRecord) -> None:
+    """Set the case's status from its terminal state, open an escalation if a person must look,
+    and record the client's webhook; the caller saves the case in the same transaction."""
+    terminal = record.terminal
+    severity = escalation_severity(record)
+    if terminal is Terminal.PERMIT:
+        case.status = CaseStatus.RELEASED
+        if _spot_check_drawn():
+            Escalation.objects.create(
+                case=case, reason=record.reason.value, severity=severity, is_spot_check=True, priority=0
+            )
+        event = webhooks.CASE_RELEASED
+    elif terminal is Terminal.REJECT:
+        case.status = CaseStatus.REJECTED
+        event = webhooks.CASE_REJECTED
+    else:  # REVIEW and ABSTAIN: a person decides.
+        case.status = CaseStatus.ESCALATED
+        case.priority = escalation_priority(severity=severity, reason=record.reason.value)
+        Escalation.objects.create(case=case, reason=record.reason.value, severity=severity, priority=case.priority)
+        event = webhooks.CASE_ESCALATED
+    webhooks.webhook_event_record(case=case, event_type=event, payload=case_outcome_payload(case))
+
+
+def case_outcome_payload(case: Case) -> dict[str, object]:
+    """What a client learns from a webhook: enough to act, and where to fetch the rest."""
+    released = case.status == CaseStatus.RELEASED
+    return {
+        "case_id": case.pk,
+        "external_id": case.external_id,
+        "status": case.status,
+        "terminal": case.terminal,
+        "reason": case.reason,
+        "answer": case.final_answer if released else None,
+    }

@@ -1,0 +1,294 @@
+"""Writes for intake: clients and their tokens, submitting a case, running it, storing its chain."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+
+from reviewconsole.intake.models import (
+    Candidate,
+    Case,
+    CaseStatus,
+    Claim,
+    Client,
+    Finding,
+    RepairAttempt,
+    RuleVerdict,
+    Source,
+)
+from reviewconsole.intake.routing import case_route
+from reviewconsole.queues import enqueue_on_commit
+from reviewconsole.webhooks.signing import new_webhook_secret
+from verification import RunRecord
+from verification import types as contract
+
+TOKEN_PREFIX = "rc_"
+RUN_DEADLINE_MARGIN_SECONDS = 5
+
+
+def token_hash(token: str) -> str:
+    """What is stored of an API token: its sha256, so a database leak does not leak tokens."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def client_create(*, name: str, webhook_url: str = "") -> tuple[Client, str]:
+    """A new client and its API token; the token is returned once and never stored."""
+    token = _new_token()
+    client = Client.objects.create(
+        name=name,
+        token_hash=token_hash(token),
+        token_prefix=token[:12],
+        webhook_url=webhook_url,
+        webhook_secret=new_webhook_secret(),
+    )
+    return client, token
+
+
+def client_token_rotate(*, client: Client) -> str:
+    """Replace a client's token; the old one stops working at once."""
+    token = _new_token()
+    client.token_hash = token_hash(token)
+    client.token_prefix = token[:12]
+    client.save(update_fields=["token_hash", "token_prefix"])
+    return token
+
+
+def client_for_token(token: str) -> Client | None:
+    if not token:
+        return None
+    return Client.objects.filter(token_hash=token_hash(token), is_active=True).first()
+
+
+# --- Submission ----------------------------------------------------------------------------------
+
+
+def case_submit(*, client: Client, submission: contract.Case, constitution_version: str = "") -> tuple[Case, bool]:
+    """Store a validated case and schedule its run; the same external id returns the first case.
+
+    Returns the case and whether it was created now. Two concurrent submissions of one external id
+    meet at the unique constraint: the loser finds the winner's case.
+    """
+    if submission.external_id is not None:
+        existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
+        if existing is not None:
+            return existing, False
+    try:
+        with transaction.atomic():
+            case = Case.objects.create(
+                client=client,
+                external_id=submission.external_id,
+                question=submission.question,
+                answer=submission.answer,
+                metadata=submission.metadata,
+                constitution_name=submission.constitution or "",
+                constitution_version=constitution_version,
+            )
+            Source.objects.bulk_create(
+                Source(
+                    case=case,
+                    position=position,
+                    source_id=source.id,
+                    title=source.title or "",
+                    uri=source.uri or "",
+                    text=source.text,
+                    sha256=contract.sha256_text(source.text),
+                )
+                for position, source in enumerate(submission.sources)
+            )
+    except IntegrityError:
+        existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
+        if existing is None:
+            raise
+        return existing, False
+
+    from reviewconsole.intake.tasks import verify_case
+
+    enqueue_on_commit(verify_case, case.pk)
+    return case, True
+
+
+def case_contract(case: Case) -> contract.Case:
+    """The stored case in the engine's contract shape."""
+    return contract.Case(
+        external_id=case.external_id,
+        question=case.question,
+        answer=case.answer,
+        sources=[
+            contract.Source(id=source.source_id, text=source.text, title=source.title or None, uri=source.uri or None)
+            for source in case.sources.all()
+        ],
+        constitution=case.constitution_name or None,
+        metadata=case.metadata,
+    )
+
+
+# --- Running -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunClaim:
+    """The right to run a case, held until `deadline`."""
+
+    case_id: int
+    token: uuid.UUID
+    deadline: datetime
+
+
+def case_run_claim(*, case_id: int, now: datetime) -> RunClaim | None:
+    """Take a queued case, or a running one whose run is past its deadline (so it died).
+
+    One conditional UPDATE decides: of two workers holding the same message only one gets a row.
+    """
+    token = uuid.uuid4()
+    # A run cannot outlive the task's hard time limit, so past this deadline it is certainly dead.
+    deadline = now + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + RUN_DEADLINE_MARGIN_SECONDS)
+    taken = Case.objects.filter(
+        Q(status=CaseStatus.QUEUED) | Q(status=CaseStatus.RUNNING, run_deadline__lt=now), pk=case_id
+    ).update(
+        status=CaseStatus.RUNNING,
+        run_token=token,
+        run_deadline=deadline,
+        attempts=F("attempts") + 1,
+        started_at=now,
+    )
+    return RunClaim(case_id, token, deadline) if taken else None
+
+
+def case_run_wait(*, case_id: int, now: datetime) -> int | None:
+    """Seconds until a running case's hold lapses; None when the case is not running."""
+    deadline = Case.objects.filter(pk=case_id, status=CaseStatus.RUNNING).values_list("run_deadline", flat=True).first()
+    if deadline is None:
+        return None
+    return max(1, int((deadline - now).total_seconds()) + 1)
+
+
+def case_run_finish(*, claim: RunClaim, record: RunRecord, now: datetime) -> Case | None:
+    """Store the whole chain and route the case, in one transaction, if the claim still holds.
+
+    Returns None when another run finished the case first: its chain stands and this one is dropped.
+    """
+    with transaction.atomic():
+        case = Case.objects.select_for_update().get(pk=claim.case_id)
+        if case.status != CaseStatus.RUNNING or case.run_token != claim.token:
+            return None
+        _store_chain(case, record)
+        case.terminal = record.terminal.value
+        case.reason = record.reason.value
+        case.final_answer = record.final_answer
+        case.verifier = record.verifier
+        case.run_record = record.model_dump(mode="json", by_alias=True)
+        case.finished_at = now
+        case.run_token = None
+        case.run_deadline = None
+        case_route(case=case, record=record)
+        case.save()
+        return case
+
+
+def case_run_fail(*, claim: RunClaim, error: str, now: datetime) -> None:
+    """Record a run that cannot succeed (bad configuration, invalid stored case)."""
+    Case.objects.filter(pk=claim.case_id, run_token=claim.token).update(
+        status=CaseStatus.FAILED, error=error[:5000], finished_at=now, run_token=None, run_deadline=None
+    )
+
+
+def case_run_release(*, claim: RunClaim) -> None:
+    """Give the case back to the queue after a transient failure, for the retry to claim."""
+    Case.objects.filter(pk=claim.case_id, run_token=claim.token).update(
+        status=CaseStatus.QUEUED, run_token=None, run_deadline=None
+    )
+
+
+def cases_requeue_stuck(*, now: datetime) -> list[int]:
+    """Cases queued too long (a lost message) or running past their deadline (a dead worker)."""
+    queued_before = now - timedelta(seconds=settings.STUCK_CASE_SECONDS)
+    stuck = Case.objects.filter(
+        Q(status=CaseStatus.QUEUED, submitted_at__lt=queued_before)
+        | Q(status=CaseStatus.QUEUED, started_at__lt=queued_before)
+        | Q(status=CaseStatus.RUNNING, run_deadline__lt=now)
+    ).values_list("pk", flat=True)[:500]
+    return list(stuck)
+
+
+def _store_chain(case: Case, record: RunRecord) -> None:
+    rows: dict[str, Candidate] = {}
+    for position, candidate in enumerate(record.candidates):
+        row = Candidate.objects.create(
+            case=case,
+            position=position,
+            candidate_id=candidate.id,
+            parent=rows.get(candidate.parent) if candidate.parent else None,
+            origin=candidate.origin.value,
+            operation=candidate.operation or "",
+            text=candidate.text,
+            sha256=candidate.sha256,
+        )
+        rows[candidate.id] = row
+        candidate_claims_store(candidate=row, claims=candidate.claims)
+        RuleVerdict.objects.bulk_create(
+            RuleVerdict(
+                candidate=row,
+                position=index,
+                rule=verdict.rule,
+                passed=verdict.passed,
+                critique=verdict.critique,
+                checked_by=verdict.checked_by,
+            )
+            for index, verdict in enumerate(candidate.rule_verdicts)
+        )
+        Finding.objects.bulk_create(
+            Finding(candidate=row, position=index, claim=f.claim, problem=f.problem, evidence=f.evidence)
+            for index, f in enumerate(candidate.findings)
+        )
+    RepairAttempt.objects.bulk_create(
+        RepairAttempt(
+            case=case,
+            position=index,
+            from_candidate=repair.from_,
+            to_candidate=repair.to or "",
+            operation=repair.operation,
+            target_claim_ids=repair.target_claim_ids,
+            protected_claim_ids=repair.protected_claim_ids,
+            outcome=repair.outcome,
+            supported_removed=repair.supported_removed,
+            failure=repair.failure,
+            details=repair.model_dump(mode="json", by_alias=True),
+        )
+        for index, repair in enumerate(record.repairs)
+    )
+
+
+def candidate_claims_store(*, candidate: Candidate, claims: list[contract.Claim]) -> list[Claim]:
+    """Write the verified claims of a stored candidate (once: claim rows are immutable)."""
+    return Claim.objects.bulk_create(_claim_row(candidate, index, claim) for index, claim in enumerate(claims))
+
+
+def _claim_row(candidate: Candidate, position: int, claim: contract.Claim) -> Claim:
+    return Claim(
+        candidate=candidate,
+        position=position,
+        claim_id=claim.id,
+        text=claim.text,
+        start=claim.start,
+        end=claim.end,
+        state=claim.state.value,
+        severity=claim.severity.value,
+        question=claim.question or "",
+        evidence=[span.model_dump(mode="json") for span in claim.evidence],
+        method=claim.method,
+        confidence=claim.confidence,
+        commitments=[commitment.model_dump(mode="json") for commitment in claim.commitments],
+        rationale=claim.rationale,
+        model_record=claim.model_record.model_dump(mode="json") if claim.model_record else None,
+    )

@@ -1,0 +1,53 @@
+"""The outbox of webhook deliveries to client applications."""
+
+from __future__ import annotations
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+
+from reviewconsole.intake.models import Case, Client
+
+
+class EventType(models.TextChoices):
+    CASE_RELEASED = "case.released", "Case released"
+    CASE_ESCALATED = "case.escalated", "Case escalated"
+    CASE_REJECTED = "case.rejected", "Case rejected"
+    CASE_DECIDED = "case.decided", "Case decided"
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "PENDING", "Pending"
+    DELIVERED = "DELIVERED", "Delivered"
+    FAILED = "FAILED", "Failed"
+
+
+class WebhookDelivery(models.Model):
+    """One event for one client, written in the same transaction as the change it reports."""
+
+    client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="deliveries")
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="deliveries")
+    event_type = models.CharField(max_length=40, choices=EventType.choices)
+    # The Standard Webhooks message id: stable across retries so the client can de-duplicate.
+    message_id = models.CharField(max_length=40, unique=True)
+    payload = models.JSONField(encoder=DjangoJSONEncoder, help_text="The event's data, as the caller gave it")
+    # jsonb keeps neither key order nor spacing, so the exact text is kept: every attempt sends the same bytes.
+    body = models.TextField(help_text="The JSON sent on every attempt: the envelope around the payload")
+    status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    # When PENDING: when the next attempt is due. While an attempt runs, the end of that attempt's claim.
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # Set by the claim of the attempt in flight; only that attempt may record a failure.
+    claim_token = models.UUIDField(null=True, blank=True, editable=False)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="delivery_due")]
+        verbose_name_plural = "webhook deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.event_type} for case {self.case_id} ({self.message_id})"

@@ -1,0 +1,74 @@
+"""A client application with a token, and realistic case bodies to submit."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from reviewconsole.intake.models import Client
+from reviewconsole.intake.services import client_create
+
+REFUND_CASE: dict[str, Any] = {
+    "external_id": "ticket-1001",
+    "question": "Can I get a refund on my annual plan? I bought it 40 days ago.",
+    "answer": (
+        "You can request a full refund within 60 days of purchase. "
+        "Approved refunds are returned to the original payment method within 5 to 10 business days."
+    ),
+    "sources": [
+        {
+            "id": "refund-policy",
+            "title": "Refund policy",
+            "text": (
+                "Annual plans can be refunded in full within 30 days of purchase. "
+                "Approved refunds are returned to the original payment method within 5 to 10 business days."
+            ),
+        }
+    ],
+    "metadata": {"ticket": 1001},
+}
+
+SUPPORTED_CASE: dict[str, Any] = {
+    "external_id": "ticket-2002",
+    "question": "How long do refunds take to arrive?",
+    "answer": "Approved refunds are returned to the original payment method within 5 to 10 business days.",
+    "sources": copy.deepcopy(REFUND_CASE["sources"]),
+}
+
+
+@dataclass
+class ApiClient:
+    client: Client
+    token: str
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"HTTP_AUTHORIZATION": f"Bearer {self.token}"}
+
+
+@pytest.fixture
+def api_client(db) -> ApiClient:
+    client, token = client_create(name="support-bot")
+    return ApiClient(client, token)
+
+
+@pytest.fixture
+def other_api_client(db) -> ApiClient:
+    client, token = client_create(name="sales-bot")
+    return ApiClient(client, token)
+
+
+def case_body(**changes: Any) -> dict[str, Any]:
+    body = copy.deepcopy(REFUND_CASE)
+    body.update(changes)
+    return body
+
+
+def post_case(http, api: ApiClient | None, body: Any, **extra: Any):
+    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+    headers = api.auth if api else {}
+    return http.post("/api/v1/cases", data=data, content_type="application/json", **headers, **extra)

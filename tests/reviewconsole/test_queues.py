@@ -1,0 +1,27 @@
+"""Each kind of task lands on its own queue, so a flood of one kind cannot starve another."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewconsole.celery import app
+
+
+@pytest.mark.parametrize(
+    ("task", "queue"),
+    [
+        ("intake.verify_case", "verify"),
+        ("intake.requeue_stuck_cases", "verify"),
+        ("webhooks.deliver_webhook", "webhooks"),
+        ("webhooks.dispatch_due_webhooks", "webhooks"),
+        ("something.else", "default"),
+    ],
+)
+def test_tasks_are_routed_to_their_queue(task, queue):
+    assert app.amqp.router.route({}, task)["queue"].name == queue
+
+
+def test_periodic_sweeps_are_scheduled():
+    schedule = {entry["task"]: entry for entry in app.conf.beat_schedule.values()}
+    assert schedule["intake.requeue_stuck_cases"]["schedule"] == 60.0
+    assert schedule["webhooks.dispatch_due_webhooks"]["schedule"] == 30.0
