@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from reviewconsole.accounts.roles import roles_of
+from reviewconsole.accounts.roles import Role, roles_of
 
 
 @require_GET
@@ -15,4 +15,7 @@ from reviewconsole.accounts.roles import roles_of
 def home(request: HttpRequest) -> HttpResponse:
     """Where a signed-in user lands: their roles and the parts of the console open to them."""
     roles = sorted(roles_of(request.user), key=lambda role: role.value)
+    if Role.REVIEWER in roles:
+        # A reviewer's day starts at the queue.
+        return redirect("review:queue")
     return render(request, "accounts/home.html", {"roles": roles})

@@ -28,12 +28,19 @@ def test_wrong_password_shows_an_error_and_signs_nobody_in(client, reviewer):
     assert "_auth_user_id" not in client.session
 
 
-def test_reviewer_signs_in_and_sees_their_role(client, reviewer):
+def test_reviewer_signs_in_and_lands_on_the_queue(client, reviewer):
     response = client.post("/login/", {"username": "rita", "password": "rita-password"}, follow=True)
-    assert response.redirect_chain == [("/", 302)]
+    assert response.redirect_chain == [("/", 302), ("/review/", 302)]
     html = response.content.decode()
-    assert "Welcome, rita" in html
-    assert "<strong>Reviewer</strong>" in html
+    assert "<h1>Review queue</h1>" in html
+    assert "rita · reviewer" in html
+
+
+def test_other_roles_see_their_role_on_the_home_page(client, support_lead):
+    client.force_login(support_lead)
+    html = client.get("/").content.decode()
+    assert "Welcome, sam" in html
+    assert "<strong>Support lead</strong>" in html
 
 
 def test_user_without_a_role_is_told_to_ask_for_one(client, outsider):

@@ -1,0 +1,246 @@
+"""The reviewer's pages under a large queue: 100,000 open escalations in PostgreSQL.
+
+Seeds a fresh database with 100,000 escalated cases (set-based INSERT ... SELECT generate_series, the
+fastest way to fill PostgreSQL short of COPY from a file, then VACUUM ANALYZE as autovacuum would) and
+one case with 5 candidates of 20 claims each, then times the queue page and that case page through
+Django's test client, in process. Prints the SQL queries per page and the median and p95 server time;
+exits non-zero when a page misses its target below.
+
+    .venv/bin/python benchmarks/console.py [--escalations 100000] [--requests 200]
+
+Needs PostgreSQL on 127.0.0.1 (as `make test` does); drops and recreates its own database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+ADMIN_URL = os.environ.get("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+DATABASE = "reviewconsole_console_bench"
+# name: (max queries, max p95 in milliseconds)
+TARGETS = {"queue": (10, 60.0), "case": (15, 100.0)}
+CANDIDATES, CLAIMS_PER_CANDIDATE = 5, 20
+STATES = ["SUPPORTED", "REFUTED", "INSUFFICIENT_EVIDENCE", "SUPPORTED", "CONFLICTING", "NOT_VERIFIABLE"]
+
+
+def _configure_environment() -> None:
+    base = ADMIN_URL.rsplit("/", 1)[0]
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="reviewconsole.settings",
+        DATABASE_URL=f"{base}/{DATABASE}",
+        SECRET_KEY="benchmark-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
+        ALLOWED_HOSTS="testserver",
+        SECURE_SSL_REDIRECT="0",
+        LOG_LEVEL="WARNING",
+        VAR_DIR="/tmp/reviewconsole-console-bench",
+        STATIC_ROOT="/tmp/reviewconsole-console-bench/static",
+    )
+    Path("/tmp/reviewconsole-console-bench/static").mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(REPO))
+
+
+def _reset_database() -> None:
+    subprocess.run(
+        ["psql", ADMIN_URL, "-q", "-c", f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)", "-c",
+         f"CREATE DATABASE {DATABASE}"],
+        check=True, capture_output=True,
+    )
+    subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=REPO, check=True, capture_output=True)
+
+
+def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
+    """`count` open escalations with varied reasons, severities, ages, constitutions and holders."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO intake_case (client_id, question, metadata, constitution_name, constitution_version,
+                status, terminal, reason, priority, final_answer, verifier, error, attempts,
+                submitted_at, finished_at, updated_at)
+            SELECT %s, 'Question number ' || n || ': can I get a refund on my annual plan?', '{}',
+                (ARRAY['', 'customer-support', 'medical-information'])[1 + n %% 3], '',
+                'ESCALATED', (ARRAY['REVIEW', 'ABSTAIN'])[1 + n %% 2],
+                (ARRAY['CRITICAL_CLAIM', 'CONFLICTING_EVIDENCE', 'UNSUPPORTED_CLAIM', 'CYCLE_DETECTED',
+                       'RULE_FAILED', 'REPAIR_BUDGET_EXHAUSTED'])[1 + n %% 6],
+                0, '', 'offline/1', '', 1,
+                now() - n * interval '7 seconds', now() - n * interval '7 seconds', now()
+            FROM generate_series(1, %s) AS n
+            """,
+            [client_id, count],
+        )
+        cursor.execute(
+            """
+            INSERT INTO review_escalation (case_id, status, priority, reason, severity, is_spot_check,
+                assignee_id, lease_expires_at, created_at)
+            SELECT c.id, 'OPEN', 100 + (c.id * 37) %% 300, c.reason,
+                (ARRAY['CRITICAL', 'MODERATE', 'MINOR'])[1 + (c.id / 6) %% 3], c.id %% 20 = 0,
+                CASE WHEN c.id %% 50 = 0 THEN (%s::bigint[])[1 + c.id %% %s] END,
+                CASE WHEN c.id %% 50 = 0 THEN now() + interval '5 minutes' END,
+                c.submitted_at
+            FROM intake_case c
+            """,
+            [reviewer_ids, len(reviewer_ids)],
+        )
+        # What autovacuum does to a table in steady state: statistics, and a visibility map so that
+        # counts per reason can be answered from the index alone.
+        cursor.execute("VACUUM ANALYZE")
+
+
+def _seed_big_case(client) -> int:
+    """One escalated case with 5 candidates of 20 claims, evidence, verdicts, findings and repairs."""
+    from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, Finding, RepairAttempt, RuleVerdict
+    from reviewconsole.intake.models import Source as SourceRow
+    from reviewconsole.review.models import CaseNote, Escalation
+    from verification import sha256_text
+
+    sentences = [f"Fact {n}: the annual plan includes benefit number {n} for 30 days. " for n in range(40)]
+    source_text = "".join(sentences)
+    case = Case.objects.create(
+        client=client, question="What does the annual plan include?", answer="", status=CaseStatus.ESCALATED,
+        terminal="REVIEW", reason="CONFLICTING_EVIDENCE", priority=999, verifier="offline/1",
+        run_record={
+            "metrics": {"repairs_attempted": 4, "verifier_calls": 100, "model_calls": 0, "elapsed_ms": 80},
+            "review_package": {
+                "original_candidate": "c0", "current_candidate": "c4", "target_failures": ["k3"],
+                "new_failures": [], "rule_failures": [], "budget_reason": None,
+                "policy_reason": "conflicting evidence", "attempts": [{}] * 4, "evidence_used": [{}] * 20,
+            },
+        },
+    )
+    SourceRow.objects.create(case=case, position=0, source_id="plan", title="Plan", text=source_text,
+                             sha256=sha256_text(source_text))
+    parent = None
+    for position in range(CANDIDATES):
+        claims_text = [f"The plan includes benefit {n + position} for 30 days." for n in range(CLAIMS_PER_CANDIDATE)]
+        text = " ".join(claims_text)
+        candidate = Candidate.objects.create(
+            case=case, position=position, candidate_id=f"c{position}", parent=parent,
+            origin="CLIENT" if position == 0 else "REPAIR", operation="" if position == 0 else "REPLACE_WITH_EVIDENCE",
+            text=text, sha256=sha256_text(text),
+        )
+        offset, rows = 0, []
+        for index, claim_text in enumerate(claims_text):
+            at = source_text.index(sentences[index + position])
+            rows.append(Claim(
+                candidate=candidate, position=index, claim_id=f"k{index + position}", text=claim_text,
+                start=offset, end=offset + len(claim_text), state=STATES[(index + position) % len(STATES)],
+                severity="CRITICAL" if index % 4 == 0 else "MINOR", method="offline", confidence=0.7,
+                evidence=[{"source_id": "plan", "start": at, "end": at + len(sentences[index + position]) - 1,
+                           "quote": sentences[index + position].strip()}],
+                rationale="The cited sentence states what the claim says.",
+            ))
+            offset += len(claim_text) + 1
+        Claim.objects.bulk_create(rows)
+        RuleVerdict.objects.bulk_create(
+            RuleVerdict(candidate=candidate, position=n, rule=rule, passed=n == 0, critique="", checked_by="code")
+            for n, rule in enumerate(["word-limit", "no-promise-outside-sources"])
+        )
+        Finding.objects.create(candidate=candidate, position=0, claim="benefit", problem="unsupported")
+        parent = candidate
+    RepairAttempt.objects.bulk_create(
+        RepairAttempt(case=case, position=n, from_candidate=f"c{n}", to_candidate=f"c{n + 1}" if n % 2 else "",
+                      operation="REPLACE_WITH_EVIDENCE", target_claim_ids=["k3"], outcome="ACCEPTED" if n % 2 else
+                      "REJECTED", failure="" if n % 2 else "a supported claim was removed")
+        for n in range(4)
+    )
+    Escalation.objects.create(case=case, reason=case.reason, severity="CRITICAL", priority=999)
+    author = _reviewer()
+    CaseNote.objects.bulk_create(CaseNote(case=case, author=author, text=f"note {n}") for n in range(3))
+    return case.pk
+
+
+def _reviewer():
+    from django.contrib.auth.models import Group, User
+
+    from reviewconsole.accounts.roles import Role
+
+    user, created = User.objects.get_or_create(username="bench-reviewer")
+    if created:
+        user.groups.add(Group.objects.get_or_create(name=Role.REVIEWER.value)[0])
+    return user
+
+
+def _measure(http, url: str, requests: int) -> tuple[int, float, float]:
+    from django.db import connection
+
+    for _ in range(5):  # warm caches and connections
+        assert http.get(url).status_code == 200, url
+    # Counted with an execute wrapper: Django clears its own query log when each request starts.
+    queries: list[str] = []
+
+    def count(execute, sql, params, many, context):
+        queries.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        http.get(url)
+    timings = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        response = http.get(url)
+        timings.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, url
+    timings.sort()
+    return len(queries), statistics.median(timings), timings[int(0.95 * (len(timings) - 1))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--escalations", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=200)
+    args = parser.parse_args()
+    _configure_environment()
+    _reset_database()
+
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import Group, User
+    from django.test import Client as HttpClient
+
+    from reviewconsole.accounts.roles import Role
+    from reviewconsole.intake.services import client_create
+
+    client, _ = client_create(name="bench-assistant")
+    reviewer = _reviewer()
+    others = [User.objects.create_user(username=f"reviewer-{n}") for n in range(5)]
+    for user in others:
+        user.groups.add(Group.objects.get(name=Role.REVIEWER.value))
+    started = time.perf_counter()
+    _seed_queue(args.escalations - 1, client.pk, [user.pk for user in others])
+    case_id = _seed_big_case(client)
+    print(f"seeded {args.escalations:,} open escalations in {time.perf_counter() - started:.1f} s")
+
+    http = HttpClient()
+    http.force_login(reviewer)
+    pages = {
+        "queue": "/review/",
+        "case": f"/review/cases/{case_id}/",
+    }
+    failed = False
+    print(f"{'page':<8}{'queries':>8}{'median ms':>11}{'p95 ms':>9}   target")
+    for name, url in pages.items():
+        queries, median, p95 = _measure(http, url, args.requests)
+        max_queries, max_p95 = TARGETS[name]
+        ok = queries <= max_queries and p95 < max_p95
+        failed |= not ok
+        print(f"{name:<8}{queries:>8}{median:>11.1f}{p95:>9.1f}   <= {max_queries} queries, p95 < {max_p95:.0f} ms"
+              f"  {'ok' if ok else 'MISSED'}")
+    # Filtered and deep views of the queue, reported for information.
+    for label, url in (("queue?severity=CRITICAL&reason=RULE_FAILED", "/review/?severity=CRITICAL&reason=RULE_FAILED"),
+                       ("queue?page=500", "/review/?page=500")):
+        queries, median, p95 = _measure(http, url, max(20, args.requests // 4))
+        print(f"  {label}: {queries} queries, median {median:.1f} ms, p95 {p95:.1f} ms")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Leases on escalations: "Next case" gives each reviewer a case no other reviewer holds.
+
+A lease is live while `lease_expires_at` is in the future. An expired lease needs no sweeper: every
+query treats it as free, so the case is back in the queue the moment its lease runs out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+from django.db.models import Q, QuerySet
+
+from reviewconsole.review.models import Escalation, EscalationStatus
+
+# Candidates one conditional UPDATE round tries before giving up (SQLite only; see _claim_by_update).
+_UPDATE_ATTEMPTS = 20
+
+
+def lease_free(now: datetime) -> Q:
+    """Escalations nobody holds: never assigned, or the holder's lease ran out."""
+    return Q(assignee__isnull=True) | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
+
+
+def lease_held_by(reviewer: AbstractBaseUser, now: datetime) -> Q:
+    return Q(assignee=reviewer, lease_expires_at__gt=now)
+
+
+def lease_until(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.REVIEW_LEASE_SECONDS)
+
+
+def _claimable(now: datetime) -> QuerySet[Escalation]:
+    return Escalation.objects.filter(lease_free(now), status=EscalationStatus.OPEN).order_by("-priority", "created_at")
+
+
+def escalation_claim_next(*, reviewer: AbstractBaseUser, now: datetime) -> Escalation | None:
+    """The case this reviewer should work on: the one they already hold, else the top free one.
+
+    Holding at most one case keeps a reviewer who presses `n` twice from hoarding the queue.
+    """
+    held = Escalation.objects.filter(lease_held_by(reviewer, now), status=EscalationStatus.OPEN).first()
+    if held is not None:
+        escalation_lease_renew(escalation=held, reviewer=reviewer, now=now)
+        return held
+    if connection.features.has_select_for_update_skip_locked:
+        return _claim_skip_locked(reviewer, now)
+    return _claim_by_update(reviewer, now)
+
+
+def _claim_skip_locked(reviewer: AbstractBaseUser, now: datetime) -> Escalation | None:
+    # Rows another reviewer is claiming right now are skipped, not waited for: no queueing behind locks.
+    with transaction.atomic():
+        escalation = _claimable(now).select_for_update(skip_locked=True, of=("self",)).first()
+        if escalation is None:
+            return None
+        escalation.assignee = reviewer
+        escalation.lease_expires_at = lease_until(now)
+        escalation.save(update_fields=["assignee", "lease_expires_at"])
+        return escalation
+
+
+def _claim_by_update(reviewer: AbstractBaseUser, now: datetime) -> Escalation | None:
+    # SQLite has no SKIP LOCKED; a conditional UPDATE that changed one row is the claim instead.
+    for _ in range(_UPDATE_ATTEMPTS):
+        top = _claimable(now).values_list("pk", flat=True).first()
+        if top is None:
+            return None
+        taken = Escalation.objects.filter(lease_free(now), pk=top, status=EscalationStatus.OPEN).update(
+            assignee=reviewer, lease_expires_at=lease_until(now)
+        )
+        if taken:
+            return Escalation.objects.get(pk=top)
+    return None
+
+
+def escalation_lease_renew(*, escalation: Escalation, reviewer: AbstractBaseUser, now: datetime) -> bool:
+    """Extend the reviewer's live lease; False when they no longer hold it (it expired and was taken)."""
+    until = lease_until(now)
+    renewed = Escalation.objects.filter(
+        lease_held_by(reviewer, now), pk=escalation.pk, status=EscalationStatus.OPEN
+    ).update(lease_expires_at=until)
+    if renewed:
+        escalation.assignee, escalation.lease_expires_at = reviewer, until
+    return bool(renewed)
+
+
+def escalation_lease_take(*, escalation: Escalation, reviewer: AbstractBaseUser, now: datetime) -> bool:
+    """Claim this particular case (opened from the queue) if nobody else holds it."""
+    taken = Escalation.objects.filter(
+        lease_free(now) | lease_held_by(reviewer, now), pk=escalation.pk, status=EscalationStatus.OPEN
+    ).update(assignee=reviewer, lease_expires_at=lease_until(now))
+    if taken:
+        escalation.assignee, escalation.lease_expires_at = reviewer, lease_until(now)
+    return bool(taken)
+
+
+def escalation_lease_release(*, escalation: Escalation, reviewer: AbstractBaseUser) -> bool:
+    """Give the case back to the queue (a reviewer skips it)."""
+    released = Escalation.objects.filter(pk=escalation.pk, assignee=reviewer).update(
+        assignee=None, lease_expires_at=None
+    )
+    return bool(released)
+
+
+def _lease_live(escalation: Escalation, now: datetime) -> bool:
+    return bool(escalation.assignee_id and escalation.lease_expires_at and escalation.lease_expires_at > now)
+
+
+def lease_holder(escalation: Escalation, now: datetime) -> AbstractBaseUser | None:
+    """Who holds the case now, if anyone."""
+    return escalation.assignee if _lease_live(escalation, now) else None
+
+
+def lease_held_by_other(escalation: Escalation, reviewer: AbstractBaseUser, now: datetime) -> bool:
+    return _lease_live(escalation, now) and escalation.assignee_id != reviewer.pk

@@ -1,0 +1,246 @@
+"""Writes for review: decisions (approve, edit, reject), notes, and the re-verification of edits."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from reviewconsole.intake.models import Candidate, CaseStatus
+from reviewconsole.intake.routing import case_outcome_payload
+from reviewconsole.intake.services import candidate_claims_store
+from reviewconsole.queues import enqueue_on_commit
+from reviewconsole.review.leases import escalation_lease_renew, lease_held_by_other
+from reviewconsole.review.models import (
+    CaseNote,
+    Decision,
+    DecisionKind,
+    EditVerification,
+    EditVerificationStatus,
+    Escalation,
+    EscalationStatus,
+)
+from reviewconsole.review.states import FAILING_STATES
+from reviewconsole.webhooks import services as webhooks
+from verification import Origin, RunRecord, sha256_text
+
+
+class DecisionRefused(Exception):
+    """A decision that cannot be taken as asked; `field` names the form field at fault, if any."""
+
+    status_code = 409
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+class CaseChanged(DecisionRefused):
+    """The case is no longer as the reviewer saw it: a newer candidate, or someone else decided."""
+
+
+class OverrideRequired(DecisionRefused):
+    status_code = 400
+
+
+class InvalidEdit(DecisionRefused):
+    status_code = 400
+
+
+def _lock_for_decision(
+    *, escalation_id: int, reviewer: AbstractBaseUser, candidate_id: str, sha256: str, now: datetime
+) -> tuple[Escalation, Candidate]:
+    """Lock the escalation and check the reviewer may decide on exactly the candidate they saw.
+
+    Runs inside the caller's transaction; the row lock serializes decisions on one case.
+    """
+    # Lock only the escalation row: locking the joined client too would serialize every reviewer's
+    # decisions on that client's cases.
+    escalation = Escalation.objects.select_for_update(of=("self",)).select_related("case__client").get(pk=escalation_id)
+    if escalation.status != EscalationStatus.OPEN:
+        raise CaseChanged("This case was already decided.")
+    if lease_held_by_other(escalation, reviewer, now):
+        raise DecisionRefused("Another reviewer holds this case.")
+    current = Candidate.objects.filter(case_id=escalation.case_id).order_by("-position").first()
+    if current is None or current.candidate_id != candidate_id or current.sha256 != sha256:
+        raise CaseChanged("The case changed since you opened it: a newer version is on screen now.")
+    return escalation, current
+
+
+def _pending_verification(candidate: Candidate) -> EditVerification | None:
+    return EditVerification.objects.filter(candidate=candidate).first()
+
+
+def decision_approve(
+    *,
+    escalation_id: int,
+    reviewer: AbstractBaseUser,
+    candidate_id: str,
+    sha256: str,
+    now: datetime,
+    note: str = "",
+    override_reason: str = "",
+) -> Decision:
+    """Release exactly the candidate the reviewer saw. Failing claims need a written override reason."""
+    with transaction.atomic():
+        escalation, candidate = _lock_for_decision(
+            escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
+        )
+        verification = _pending_verification(candidate)
+        if verification is not None and not verification.is_finished:
+            raise DecisionRefused("Your edit is still being verified; approve it once the result is in.")
+        unverified = verification is not None and verification.status == EditVerificationStatus.FAILED
+        failing = candidate.claims.filter(state__in=FAILING_STATES).count()
+        if (failing or unverified) and not override_reason.strip():
+            why = f"{failing} claim(s) still fail" if failing else "the edit could not be verified"
+            raise OverrideRequired(f"Approving needs an override reason: {why}.", field="override_reason")
+        decision = Decision.objects.create(
+            case=escalation.case, reviewer=reviewer, kind=DecisionKind.APPROVE, candidate=candidate,
+            note=note, override_reason=override_reason.strip(),
+        )
+        case = escalation.case
+        case.status = CaseStatus.RELEASED
+        case.final_answer = candidate.text
+        case.save(update_fields=["status", "final_answer", "updated_at"])
+        _close(escalation, decision, now)
+        return decision
+
+
+def decision_reject(
+    *,
+    escalation_id: int,
+    reviewer: AbstractBaseUser,
+    candidate_id: str,
+    sha256: str,
+    reason_code: str,
+    now: datetime,
+    note: str = "",
+) -> Decision:
+    """Refuse the case: nothing is released to the client."""
+    with transaction.atomic():
+        escalation, candidate = _lock_for_decision(
+            escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
+        )
+        decision = Decision.objects.create(
+            case=escalation.case, reviewer=reviewer, kind=DecisionKind.REJECT, candidate=candidate,
+            reason_code=reason_code, note=note,
+        )
+        case = escalation.case
+        case.status = CaseStatus.REJECTED
+        case.save(update_fields=["status", "updated_at"])
+        _close(escalation, decision, now)
+        return decision
+
+
+def _close(escalation: Escalation, decision: Decision, now: datetime) -> None:
+    """Take the case out of the queue, release the lease and tell the client, in the caller's transaction."""
+    escalation.status = EscalationStatus.DECIDED
+    escalation.decided_at = now
+    escalation.lease_expires_at = None
+    escalation.save(update_fields=["status", "decided_at", "lease_expires_at"])
+    payload = {
+        **case_outcome_payload(escalation.case),
+        "decision": {
+            "kind": decision.kind,
+            "candidate": decision.candidate.candidate_id,
+            "reason_code": decision.reason_code or None,
+            "override": bool(decision.override_reason),
+        },
+    }
+    if decision.kind == DecisionKind.APPROVE:
+        payload["answer"] = decision.candidate.text
+    webhooks.webhook_event_record(case=escalation.case, event_type=webhooks.CASE_DECIDED, payload=payload)
+
+
+def candidate_edit(
+    *,
+    escalation_id: int,
+    reviewer: AbstractBaseUser,
+    candidate_id: str,
+    sha256: str,
+    text: str,
+    now: datetime,
+    note: str = "",
+) -> Candidate:
+    """Make the reviewer's text the newest candidate and have a worker verify it again.
+
+    The edit is recorded as an EDIT decision but does not close the case: the reviewer approves (or
+    rejects) the verified edit afterwards, so the lease stays with them.
+    """
+    text = text.strip()
+    with transaction.atomic():
+        escalation, parent = _lock_for_decision(
+            escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
+        )
+        if not text:
+            raise InvalidEdit("The edited answer is empty.", field="text")
+        if text == parent.text:
+            raise InvalidEdit("The edited answer is the same as the current one.", field="text")
+        position = parent.position + 1
+        candidate = Candidate.objects.create(
+            case_id=escalation.case_id, position=position, candidate_id=f"c{position}", parent=parent,
+            origin=Origin.REVIEWER.value, operation="reviewer_edit", text=text, sha256=sha256_text(text),
+        )
+        EditVerification.objects.create(candidate=candidate, requested_by=reviewer)
+        Decision.objects.create(
+            case_id=escalation.case_id, reviewer=reviewer, kind=DecisionKind.EDIT, candidate=candidate, note=note
+        )
+        escalation_lease_renew(escalation=escalation, reviewer=reviewer, now=now)
+        from reviewconsole.review.tasks import verify_edit
+
+        enqueue_on_commit(verify_edit, candidate.pk)
+        return candidate
+
+
+def case_note_add(*, escalation: Escalation, author: AbstractBaseUser, text: str) -> CaseNote:
+    text = text.strip()
+    if not text:
+        raise InvalidEdit("A note needs some text.", field="text")
+    return CaseNote.objects.create(case_id=escalation.case_id, author=author, text=text)
+
+
+# --- Re-verification of an edit (the worker's side) -----------------------------------------------
+
+
+def edit_verification_start(*, candidate_pk: int) -> bool:
+    """Take a pending verification; of two workers holding the same message only one gets it."""
+    taken = EditVerification.objects.filter(status=EditVerificationStatus.PENDING, candidate_id=candidate_pk).update(
+        status=EditVerificationStatus.RUNNING
+    )
+    return bool(taken)
+
+
+def edit_verification_release(*, candidate_pk: int) -> None:
+    """Hand a verification back after a transient failure, for the retry to take."""
+    EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING).update(
+        status=EditVerificationStatus.PENDING
+    )
+
+
+def edit_verification_finish(*, candidate: Candidate, record: RunRecord, now: datetime) -> EditVerification:
+    """Store the verified claims of the edit and mark it done.
+
+    The engine's first candidate is the reviewer's text as written; later ones would be the engine's
+    own repairs, which a reviewer's edit does not get.
+    """
+    checked = record.candidates[0]
+    if checked.sha256 != candidate.sha256:
+        raise ValueError(f"the engine checked a different text than candidate {candidate.candidate_id}")
+    with transaction.atomic():
+        verification = EditVerification.objects.select_for_update().get(candidate=candidate)
+        if verification.status != EditVerificationStatus.RUNNING:
+            return verification
+        candidate_claims_store(candidate=candidate, claims=checked.claims)
+        verification.status = EditVerificationStatus.DONE
+        verification.terminal = record.terminal.value
+        verification.reason = record.reason.value
+        verification.finished_at = now
+        verification.save()
+        return verification
+
+
+def edit_verification_fail(*, candidate_pk: int, error: str, now: datetime) -> None:
+    EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING).update(
+        status=EditVerificationStatus.FAILED, error=error[:5000], finished_at=now
+    )

@@ -1,0 +1,204 @@
+"""The reviewer's pages: the queue, a case, decisions, and "my decisions". Thin: validate, call, render."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRefresh
+
+from reviewconsole.intake.models import Client
+from reviewconsole.review import leases, selectors, services
+from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
+from reviewconsole.review.forms import ApproveForm, EditForm, NoteForm, QueueFilterForm, RejectForm
+from reviewconsole.review.htmx import HtmxHttpRequest
+
+
+@require_GET
+@reviewer_required
+@vary_on_headers("HX-Request")
+def queue(request: HtmxHttpRequest) -> HttpResponse:
+    form = QueueFilterForm(request.GET, clients=Client.objects.only("pk", "name"))
+    filters = form.filters()
+    page = selectors.queue_page(
+        filters=filters, reviewer=request.user, now=timezone.now(), page=form.cleaned_data.get("page") or 1
+    )
+    template = "review/queue.html#results" if request.htmx else "review/queue.html"
+    return render(request, template, {"form": form, "filters": filters, "page": page, "now": timezone.now()})
+
+
+@require_POST
+@reviewer_required
+def next_case(request: HtmxHttpRequest) -> HttpResponse:
+    return _to_next_case(request)
+
+
+def _to_next_case(request: HtmxHttpRequest) -> HttpResponse:
+    escalation = leases.escalation_claim_next(reviewer=request.user, now=timezone.now())
+    if escalation is None:
+        messages.info(request, "No case is waiting: the queue is empty or every case is held by a reviewer.")
+        return redirect("review:queue")
+    return redirect("review:case", case_id=escalation.case_id)
+
+
+@require_GET
+@reviewer_required
+@vary_on_headers("HX-Request")
+def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    escalation = escalation_for_reviewer(case_id)
+    if request.htmx and "older" in request.GET:
+        review = selectors.case_review(escalation)
+        return render(request, "review/case.html#diff", _diff_context(request, review))
+    return _render_case(request, escalation)
+
+
+def _diff_context(request: HtmxHttpRequest, review: selectors.CaseReview) -> dict[str, object]:
+    first = review.candidates[0].candidate_id if review.candidates else ""
+    older, newer, changes = selectors.candidate_diff(
+        review, request.GET.get("older", first), request.GET.get("newer", "")
+    )
+    return {"review": review, "older": older, "newer": newer, "changes": changes}
+
+
+def _render_case(request: HtmxHttpRequest, escalation, *, forms=None, error: str = "", status: int = 200):
+    review = selectors.case_review(escalation, version=request.GET.get("version", ""))
+    context = _diff_context(request, review)
+    current = review.current
+    on_candidate = {"candidate_id": current.candidate_id, "sha256": current.sha256} if current else {}
+    context.update(
+        _lease_context(request, escalation),
+        approve_form=ApproveForm(initial=on_candidate),
+        edit_form=EditForm(initial={**on_candidate, "text": current.text if current else ""}),
+        reject_form=RejectForm(initial=on_candidate),
+        note_form=NoteForm(),
+        error=error,
+    )
+    context.update(forms or {})
+    return render(request, "review/case.html", context, status=status)
+
+
+@require_POST
+@reviewer_required
+def case_lease(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    """Renew the lease while the page is open (htmx poll), or take a free case ("Claim")."""
+    escalation = escalation_for_reviewer(case_id)
+    now = timezone.now()
+    if request.POST.get("take"):
+        held = leases.escalation_lease_take(escalation=escalation, reviewer=request.user, now=now)
+    else:
+        held = leases.escalation_lease_renew(escalation=escalation, reviewer=request.user, now=now)
+    if not request.htmx:
+        if not held:
+            messages.error(request, "Another reviewer holds this case.")
+        return redirect("review:case", case_id=case_id)
+    escalation.refresh_from_db(fields=["assignee", "lease_expires_at"])
+    return render(request, "review/case.html#lease", _lease_context(request, escalation), status=200 if held else 409)
+
+
+def _lease_context(request: HtmxHttpRequest, escalation) -> dict[str, object]:
+    holder = leases.lease_holder(escalation, timezone.now())
+    return {
+        "escalation": escalation,
+        "holder": holder,
+        "holding": holder is not None and holder.pk == request.user.pk,
+        # Renew well before the lease runs out, so one slow or lost request does not lose the case.
+        "lease_poll_seconds": max(10, settings.REVIEW_LEASE_SECONDS // 3),
+    }
+
+
+@require_POST
+@reviewer_required
+def case_release(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    escalation = escalation_for_reviewer(case_id)
+    leases.escalation_lease_release(escalation=escalation, reviewer=request.user)
+    messages.info(request, f"Case {case_id} is back in the queue.")
+    return redirect("review:queue")
+
+
+def _decide(request: HtmxHttpRequest, case_id: int, form_class, form_name: str, decide) -> HttpResponse:
+    """Validate the form, call the service, then go on: a refusal re-renders the case with why."""
+    escalation = escalation_for_reviewer(case_id)
+    form = form_class(request.POST)
+    if not form.is_valid():
+        return _render_case(request, escalation, forms={form_name: form}, error="Check the form below.", status=400)
+    try:
+        outcome = decide(escalation, form.cleaned_data)
+    except services.DecisionRefused as refused:
+        if refused.field:
+            form.add_error(refused.field, str(refused))
+        return _render_case(request, escalation, forms={form_name: form}, error=str(refused),
+                            status=refused.status_code)
+    return outcome
+
+
+def _close_case(request: HtmxHttpRequest, case_id: int, form_class, form_name: str, service, done: str):
+    """Approve or reject, then straight on to the reviewer's next case."""
+
+    def close(escalation, data):
+        service(escalation_id=escalation.pk, reviewer=request.user, now=timezone.now(), **data)
+        messages.success(request, f"{done} case {case_id}.")
+        return _to_next_case(request)
+
+    return _decide(request, case_id, form_class, form_name, close)
+
+
+@require_POST
+@reviewer_required
+def case_approve(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    return _close_case(request, case_id, ApproveForm, "approve_form", services.decision_approve, "Approved")
+
+
+@require_POST
+@reviewer_required
+def case_reject(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    return _close_case(request, case_id, RejectForm, "reject_form", services.decision_reject, "Rejected")
+
+
+@require_POST
+@reviewer_required
+def case_edit(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    def edit(escalation, data):
+        candidate = services.candidate_edit(
+            escalation_id=escalation.pk, reviewer=request.user, now=timezone.now(), **data
+        )
+        messages.info(request, f"Your edit is version {candidate.candidate_id}; it is being verified again.")
+        return redirect(reverse("review:case", args=[case_id]) + "#current")
+
+    return _decide(request, case_id, EditForm, "edit_form", edit)
+
+
+@require_POST
+@reviewer_required
+def case_note(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    escalation = escalation_for_reviewer(case_id)
+    form = NoteForm(request.POST)
+    if not form.is_valid():
+        return _render_case(request, escalation, forms={"note_form": form}, status=400)
+    services.case_note_add(escalation=escalation, author=request.user, text=form.cleaned_data["text"])
+    return redirect(reverse("review:case", args=[case_id]) + "#notes")
+
+
+@require_GET
+@reviewer_required
+@vary_on_headers("HX-Request")
+def edit_status(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    """Polled by the case page while an edit is verified; once the result is in, the page reloads."""
+    escalation = escalation_for_reviewer(case_id)
+    review = selectors.case_review(escalation)
+    if not request.htmx:
+        return redirect("review:case", case_id=case_id)
+    if not review.verification_pending:
+        return HttpResponseClientRefresh()
+    return render(request, "review/case.html#edit-status", {"review": review})
+
+
+@require_GET
+@reviewer_required
+def my_decisions(request: HtmxHttpRequest) -> HttpResponse:
+    decisions = selectors.decisions_of(request.user)[:200]
+    return render(request, "review/decisions.html", {"decisions": decisions})

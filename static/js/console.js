@@ -1,0 +1,75 @@
+// Keyboard first: the reviewer's hands stay on the keys. Served from static/, no CDN.
+(() => {
+  "use strict";
+
+  const isTyping = (element) =>
+    element instanceof HTMLElement &&
+    (element.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(element.tagName));
+
+  const queueRows = () => Array.from(document.querySelectorAll("[data-queue-row]"));
+
+  function moveInQueue(step) {
+    const rows = queueRows();
+    if (rows.length === 0) return;
+    const selected = rows.findIndex((row) => row.classList.contains("is-selected"));
+    const next = selected < 0 ? 0 : Math.max(0, Math.min(rows.length - 1, selected + step));
+    rows.forEach((row) => row.classList.remove("is-selected"));
+    rows[next].classList.add("is-selected");
+    // Focusing the row's link makes Enter open it natively and shows the focus ring.
+    rows[next].querySelector("a.open-case")?.focus();
+  }
+
+  function openSelected() {
+    const link = document.querySelector("[data-queue-row].is-selected a.open-case");
+    if (link) window.location.assign(link.href);
+  }
+
+  function openDecision(name) {
+    const panel = document.getElementById(`decide-${name}`);
+    if (!panel) return;
+    panel.open = true;
+    panel.scrollIntoView({ block: "nearest" });
+    panel.querySelector("textarea, select, input:not([type=hidden])")?.focus();
+  }
+
+  function toggleHelp() {
+    const dialog = document.getElementById("keys-help");
+    if (!dialog) return;
+    if (dialog.open) dialog.close();
+    else dialog.showModal();
+  }
+
+  const keys = {
+    j: () => moveInQueue(1),
+    k: () => moveInQueue(-1),
+    Enter: openSelected,
+    n: () => document.getElementById("next-case-form")?.requestSubmit(),
+    a: () => openDecision("approve"),
+    e: () => openDecision("edit"),
+    r: () => openDecision("reject"),
+    "?": toggleHelp,
+  };
+
+  document.addEventListener("keydown", (event) => {
+    // Ctrl/Cmd+Enter sends the decision form being typed in.
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && isTyping(event.target)) {
+      const form = event.target.closest("details[id^=decide-] form");
+      if (form) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+    // Enter on a focused link or button keeps its native meaning.
+    if (event.key === "Enter" && event.target instanceof HTMLElement && event.target.closest("a, button, summary")) return;
+    const action = keys[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  });
+
+  document.addEventListener("click", (event) => {
+    if (event.target instanceof Element && event.target.closest("[data-keys-help]")) toggleHelp();
+  });
+})();

@@ -1,0 +1,162 @@
+"""The reviewer's console in a real headless Chromium: keyboard, evidence, edit, approve, leases, escaping."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from reviewconsole.accounts.roles import Role
+from reviewconsole.intake.services import client_create
+from reviewconsole.review import services as review_services
+from reviewconsole.review.models import Escalation
+from reviewconsole.review.tasks import verify_edit
+from tests.reviewconsole.review.conftest import EARNINGS_CASE, escalate_case, refund_case
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "console.png"
+FIXED_ANSWER = (
+    "Annual plans can be refunded in full within 30 days of purchase. "
+    "Approved refunds are returned to the original payment method within 5 to 10 business days."
+)
+
+
+@pytest.fixture
+def api_client(db):
+    # No webhook URL: the browser tests must not try to reach a client over the network.
+    return client_create(name="support-bot")[0]
+
+
+def sign_in(page, username: str) -> None:
+    page.goto("/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(f"{username}-password")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Review queue").wait_for()
+    page.wait_for_load_state("load")  # console.js (deferred) listens for keys from here on
+
+
+def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(page, reviewer, api_client, monkeypatch):
+    # Hold the re-verification back, as a busy worker would, to see the page pick up its result.
+    held_back: list[int] = []
+    monkeypatch.setattr(review_services, "enqueue_on_commit", lambda task, pk: held_back.append(pk))
+    refund = escalate_case(api_client, refund_case())
+    earnings = escalate_case(api_client, EARNINGS_CASE)
+    Escalation.objects.filter(case=refund).update(priority=999)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_in(page, "rita")
+
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/review/cases/{refund.pk}/")
+    page.get_by_role("heading", name="Can I get a refund on my annual plan?").wait_for()
+    assert "You hold this case" in page.locator("#lease").inner_text()
+
+    # The client's version: the refuted claim, in colour and in words, linked to its evidence span.
+    page.get_by_role("link", name="c0", exact=True).click()
+    refuted_row = page.locator("tr.state-refuted")
+    assert "Refuted" in refuted_row.locator(".state").inner_text()
+    refuted_row.locator("a.evidence-link").first.click()
+    evidence = page.locator("mark:target")
+    assert evidence.inner_text() == "Annual plans can be refunded in full within 30 days of purchase."
+    assert "state-refuted" in evidence.get_attribute("class")
+    assert evidence.evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+
+    # Edit: `e` opens the form with the answer in a labelled field; the worker verifies the edit again.
+    page.keyboard.press("e")
+    answer = page.get_by_label("Edited answer")
+    assert answer.evaluate("e => e === document.activeElement")
+    answer.fill(FIXED_ANSWER)
+    page.get_by_role("button", name="Save and verify again").click()
+    page.get_by_text("Waiting for a worker").wait_for()
+    assert page.locator("#decide-approve button[type=submit]").is_disabled()
+    verify_edit.apply(args=(held_back.pop(),))
+    page.get_by_text("Re-verification done").wait_for()  # the htmx poll saw it and reloaded the page
+    assert re.search(r"Re-verification done: PERMIT", page.locator("#edit-status").inner_text())
+    assert page.locator("tr.state-refuted").count() == 0
+    assert page.locator("#diff tr.change-changed").filter(has_text="Refuted").count() == 1
+    page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+    # Approve with `a`: the next case opens.
+    page.keyboard.press("a")
+    page.get_by_role("button", name="Approve c2").click()
+    page.wait_for_url(f"**/review/cases/{earnings.pk}/")
+    page.get_by_role("heading", name="How did Norrland Freight do in the third quarter?").wait_for()
+    assert f"Approved case {refund.pk}." in page.locator(".messages").inner_text()
+    refund.refresh_from_db()
+    assert refund.final_answer == FIXED_ANSWER
+
+
+def test_a_second_session_cannot_claim_the_held_case(browser, live_server, page, reviewer, api_client):
+    case = escalate_case(api_client, refund_case())
+    other = User.objects.create_user(username="ravi", password="ravi-password")
+    other.groups.add(Group.objects.get_or_create(name=Role.REVIEWER.value)[0])
+    sign_in(page, "rita")
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/review/cases/{case.pk}/")
+
+    second = browser.new_context(base_url=live_server.url).new_page()
+    try:
+        sign_in(second, "ravi")
+        second.keyboard.press("n")
+        second.get_by_text("No case is waiting").wait_for()
+        second.goto(f"/review/cases/{case.pk}/")
+        assert "Held by rita" in second.locator("#lease").inner_text()
+        second.keyboard.press("a")
+        second.get_by_role("button", name="Approve c1").click()
+        assert "Another reviewer holds this case." in second.get_by_role("alert").inner_text()
+    finally:
+        second.context.close()
+    assert Escalation.objects.get(case=case).assignee.username == "rita"
+
+
+def test_queue_keys_move_open_and_explain_themselves(page, reviewer, api_client):
+    first = escalate_case(api_client, refund_case())
+    second = escalate_case(api_client, EARNINGS_CASE)
+    Escalation.objects.filter(case=first).update(priority=999)
+    sign_in(page, "rita")
+
+    page.keyboard.press("?")
+    assert page.get_by_role("dialog").is_visible()
+    page.keyboard.press("Escape")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    page.keyboard.press("j")
+    selected = page.locator("tr.is-selected a.open-case")
+    assert selected.inner_text() == f"#{second.pk}"
+    # The focus ring is visible on the selected row's link.
+    assert selected.evaluate("e => getComputedStyle(e).outlineStyle") != "none"
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/review/cases/{second.pk}/")
+
+
+def test_filters_update_counts_without_a_reload(page, reviewer, api_client):
+    escalate_case(api_client, refund_case())
+    earnings = escalate_case(api_client, EARNINGS_CASE)
+    Escalation.objects.filter(case=earnings).update(severity="MODERATE")
+    sign_in(page, "rita")
+    page.evaluate("window.__same_page = true")
+
+    page.get_by_label("Severity").select_option("MODERATE")
+    page.wait_for_url("**/review/?*severity=MODERATE*")
+    page.locator("#queue-results").get_by_text("1 open case").wait_for()
+
+    assert page.evaluate("window.__same_page") is True  # swapped by htmx, not reloaded
+    assert page.locator("[data-queue-row]").count() == 1
+
+
+def test_script_in_a_claim_renders_as_text(page, reviewer, api_client):
+    body = refund_case(
+        answer="You can request a full refund within 60 days <script>window.__xss = 1</script> of purchase. "
+        "Approved refunds are returned to the original payment method within 5 to 10 business days."
+    )
+    case = escalate_case(api_client, body)
+    sign_in(page, "rita")
+
+    page.goto(f"/review/cases/{case.pk}/?version=c0")
+
+    assert page.evaluate("window.__xss") is None
+    assert "<script>window.__xss = 1</script>" in page.locator("tr.state-refuted td").first.inner_text()

@@ -1,0 +1,216 @@
+"""Approve, edit, reject and notes: stored, refused when the case changed, webhook sent, next case opened."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from reviewconsole.accounts.roles import Role
+from reviewconsole.intake.models import Candidate, Case, CaseStatus
+from reviewconsole.review.models import (
+    CaseNote,
+    Decision,
+    DecisionKind,
+    EditVerification,
+    EditVerificationStatus,
+    Escalation,
+    EscalationStatus,
+)
+from reviewconsole.review.tasks import verify_edit
+from reviewconsole.webhooks.models import EventType, WebhookDelivery
+from tests.reviewconsole.review.conftest import EARNINGS_CASE
+
+pytestmark = pytest.mark.django_db
+
+FIXED_ANSWER = (
+    "Annual plans can be refunded in full within 30 days of purchase. "
+    "Approved refunds are returned to the original payment method within 5 to 10 business days."
+)
+
+
+def _current(case: Case) -> Candidate:
+    return Candidate.objects.filter(case=case).order_by("-position").first()
+
+
+def _on(candidate: Candidate, **fields: str) -> dict[str, str]:
+    return {"candidate_id": candidate.candidate_id, "sha256": candidate.sha256, **fields}
+
+
+@pytest.fixture
+def claimed(client, reviewer, escalate) -> Case:
+    """The reviewer holds the refund case (the top one); the earnings case waits behind it."""
+    case = escalate()
+    escalate(EARNINGS_CASE)
+    Escalation.objects.filter(case=case).update(priority=999)
+    client.force_login(reviewer)
+    assert client.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
+    return case
+
+
+def test_approve_authorizes_the_candidate_shown_and_moves_on(client, reviewer, claimed):
+    candidate = _current(claimed)
+
+    response = client.post(f"/review/cases/{claimed.pk}/approve", _on(candidate, note="fine as repaired"))
+
+    next_case = Escalation.objects.exclude(case=claimed).get()
+    assert response.status_code == 302 and response["Location"] == f"/review/cases/{next_case.case_id}/"
+    decision = Decision.objects.get(case=claimed)
+    assert (decision.kind, decision.candidate, decision.reviewer, decision.note) == (
+        DecisionKind.APPROVE, candidate, reviewer, "fine as repaired"
+    )
+    escalation = Escalation.objects.get(case=claimed)
+    assert escalation.status == EscalationStatus.DECIDED and escalation.lease_expires_at is None
+    claimed.refresh_from_db()
+    assert claimed.status == CaseStatus.RELEASED and claimed.final_answer == candidate.text
+    webhook = WebhookDelivery.objects.get(case=claimed, event_type=EventType.CASE_DECIDED)
+    assert webhook.payload["decision"]["kind"] == "APPROVE" and webhook.payload["answer"] == candidate.text
+    # The next case is now the reviewer's.
+    assert next_case.assignee == reviewer
+
+
+def test_approve_is_refused_when_the_case_changed_since_the_page_loaded(client, claimed):
+    shown = Candidate.objects.get(case=claimed, candidate_id="c0")  # an older version than the current one
+
+    response = client.post(f"/review/cases/{claimed.pk}/approve", _on(shown))
+
+    assert response.status_code == 409
+    assert "The case changed since you opened it" in response.content.decode()
+    assert not Decision.objects.exists() and not WebhookDelivery.objects.filter(event_type="case.decided").exists()
+    assert Escalation.objects.get(case=claimed).status == EscalationStatus.OPEN
+
+
+def test_approving_failing_claims_needs_a_written_override(client, claimed):
+    # The client's own answer, with its refuted claim, as the newest version.
+    refuted = Candidate.objects.get(case=claimed, candidate_id="c0")
+    client.post(f"/review/cases/{claimed.pk}/edit", _on(_current(claimed), text=refuted.text))
+    edit = _current(claimed)
+    verify_edit.apply(args=(edit.pk,))
+
+    refused = client.post(f"/review/cases/{claimed.pk}/approve", _on(edit))
+    assert refused.status_code == 400
+    assert "Approving needs an override reason: 1 claim(s) still fail" in refused.content.decode()
+    assert not Decision.objects.filter(kind=DecisionKind.APPROVE).exists()
+
+    approved = client.post(
+        f"/review/cases/{claimed.pk}/approve", _on(edit, override_reason="Customer was promised 60 days by phone.")
+    )
+    assert approved.status_code == 302
+    decision = Decision.objects.get(kind=DecisionKind.APPROVE)
+    assert decision.candidate == edit and decision.override_reason == "Customer was promised 60 days by phone."
+
+
+def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
+    client, reviewer, claimed, django_capture_on_commit_callbacks
+):
+    parent = _current(claimed)
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post(f"/review/cases/{claimed.pk}/edit", _on(parent, text=FIXED_ANSWER, note="30 days"))
+
+    assert response.status_code == 302 and response["Location"] == f"/review/cases/{claimed.pk}/#current"
+    edit = _current(claimed)
+    assert (edit.origin, edit.parent, edit.text, edit.candidate_id) == ("REVIEWER", parent, FIXED_ANSWER, "c2")
+    assert EditVerification.objects.get(candidate=edit).status == EditVerificationStatus.PENDING
+    assert Decision.objects.get(kind=DecisionKind.EDIT).candidate == edit
+    assert len(callbacks) == 1  # the re-verification, sent once the edit is committed
+    assert Escalation.objects.get(case=claimed).assignee == reviewer  # an edit keeps the case
+
+    # While pending: approving is refused, and the page polls for the result.
+    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(edit)).status_code == 409
+    poll = client.get(f"/review/cases/{claimed.pk}/edit-status", headers={"HX-Request": "true"})
+    assert poll.status_code == 200 and 'hx-trigger="every 1s"' in poll.content.decode()
+    assert "<html" not in poll.content.decode()
+
+    verify_edit.apply(args=(edit.pk,))
+
+    verification = EditVerification.objects.get(candidate=edit)
+    assert (verification.status, verification.terminal) == (EditVerificationStatus.DONE, "PERMIT")
+    assert sorted(edit.claims.values_list("state", flat=True)) == ["SUPPORTED", "SUPPORTED"]
+    done = client.get(f"/review/cases/{claimed.pk}/edit-status", headers={"HX-Request": "true"})
+    assert done.status_code == 200 and done["HX-Refresh"] == "true"
+    assert client.get(f"/review/cases/{claimed.pk}/edit-status").status_code == 302  # no htmx: the page
+    page = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    assert "Re-verification done: <strong>PERMIT</strong>" in page
+
+    # Verified and all supported: approved without an override.
+    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(edit)).status_code == 302
+    claimed.refresh_from_db()
+    assert claimed.final_answer == FIXED_ANSWER and claimed.status == CaseStatus.RELEASED
+
+
+def test_edit_refuses_an_unchanged_or_empty_answer(client, claimed):
+    current = _current(claimed)
+    for text in (current.text, "   "):
+        response = client.post(f"/review/cases/{claimed.pk}/edit", _on(current, text=text))
+        assert response.status_code == 400
+    assert Candidate.objects.filter(case=claimed).count() == 2
+
+
+def test_reject_needs_a_reason_code_and_a_note(client, claimed):
+    candidate = _current(claimed)
+    assert client.post(f"/review/cases/{claimed.pk}/reject", _on(candidate, reason_code="NOPE")).status_code == 400
+
+    response = client.post(
+        f"/review/cases/{claimed.pk}/reject", _on(candidate, reason_code="WRONG_FACTS", note="Policy is 30 days.")
+    )
+
+    assert response.status_code == 302
+    decision = Decision.objects.get(case=claimed)
+    assert (decision.kind, decision.reason_code, decision.note) == ("REJECT", "WRONG_FACTS", "Policy is 30 days.")
+    claimed.refresh_from_db()
+    assert claimed.status == CaseStatus.REJECTED
+    webhook = WebhookDelivery.objects.get(case=claimed, event_type=EventType.CASE_DECIDED)
+    assert webhook.payload["decision"]["reason_code"] == "WRONG_FACTS" and webhook.payload["answer"] is None
+
+
+def test_a_case_held_by_another_reviewer_cannot_be_decided(client, claimed):
+    other = User.objects.create_user(username="ravi")
+    other.groups.add(Group.objects.get_or_create(name=Role.REVIEWER.value)[0])
+    client.force_login(other)
+
+    page = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    response = client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed)))
+
+    assert "Held by rita" in page
+    assert response.status_code == 409 and "Another reviewer holds this case" in response.content.decode()
+    assert not Decision.objects.exists()
+
+
+def test_a_decided_case_cannot_be_decided_again(client, claimed):
+    candidate = _current(claimed)
+    client.post(f"/review/cases/{claimed.pk}/approve", _on(candidate))
+    again = client.post(f"/review/cases/{claimed.pk}/reject", _on(candidate, reason_code="OTHER", note="x"))
+    assert again.status_code == 409 and Decision.objects.count() == 1
+
+
+def test_decisions_are_for_reviewers_only(client, support_lead, claimed):
+    client.force_login(support_lead)
+    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed))).status_code == 403
+    client.logout()
+    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed))).status_code == 302
+    assert not Decision.objects.exists()
+
+
+def test_notes_on_a_case(client, reviewer, claimed):
+    assert client.post(f"/review/cases/{claimed.pk}/notes", {"text": " "}).status_code == 400
+
+    response = client.post(f"/review/cases/{claimed.pk}/notes", {"text": "Check the <b>phone log</b>."})
+
+    assert response.status_code == 302 and response["Location"].endswith("#notes")
+    note = CaseNote.objects.get(case=claimed)
+    assert (note.author, note.text) == (reviewer, "Check the <b>phone log</b>.")
+    html = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    assert "Check the &lt;b&gt;phone log&lt;/b&gt;." in html
+
+
+def test_my_decisions_lists_only_my_own(client, reviewer, claimed):
+    client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed), note="mine"))
+    other = User.objects.create_user(username="ravi")
+    Decision.objects.create(case=claimed, reviewer=other, kind="REJECT", candidate=_current(claimed), note="theirs")
+
+    html = client.get("/review/decisions/").content.decode()
+
+    assert "mine" in html and "theirs" not in html and f"#{claimed.pk}" in html
+    assert client.post("/review/decisions/").status_code == 405
+    client.logout()
+    assert client.get("/review/decisions/").status_code == 302

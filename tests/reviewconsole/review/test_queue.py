@@ -1,0 +1,117 @@
+"""The queue page: who may open it, its order, filters, counts per reason, htmx fragment, pagination."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from reviewconsole.review.models import Escalation
+from reviewconsole.review.selectors import QUEUE_PAGE_SIZE
+from tests.reviewconsole.review.conftest import EARNINGS_CASE
+
+pytestmark = pytest.mark.django_db
+
+
+def test_anonymous_users_are_sent_to_sign_in(client):
+    response = client.get("/review/?severity=CRITICAL")
+    assert response.status_code == 302
+    assert response["Location"] == "/login/?next=/review/%3Fseverity%3DCRITICAL"
+
+
+@pytest.mark.parametrize("persona", ["outsider", "support_lead", "policy_admin"])
+def test_other_roles_get_403(client, persona, request):
+    client.force_login(request.getfixturevalue(persona))
+    assert client.get("/review/").status_code == 403
+    assert client.post("/review/next").status_code == 403
+
+
+def test_wrong_method_is_refused(client, reviewer):
+    client.force_login(reviewer)
+    assert client.post("/review/").status_code == 405
+    assert client.get("/review/next").status_code == 405
+
+
+def test_open_cases_by_priority_then_age(client, reviewer, escalate):
+    older, newer, earnings = escalate(), escalate(external_id="ticket-2"), escalate(EARNINGS_CASE)
+    Escalation.objects.filter(case=older).update(created_at=timezone.now() - timedelta(hours=2))
+    Escalation.objects.filter(case=earnings).update(priority=999)
+    client.force_login(reviewer)
+
+    html = client.get("/review/").content.decode()
+
+    positions = [html.index(f'href="/review/cases/{case.pk}/"') for case in (earnings, older, newer)]
+    assert positions == sorted(positions)
+
+
+def test_filters_and_counts_per_reason(client, reviewer, escalate):
+    refund, earnings = escalate(), escalate(EARNINGS_CASE)
+    Escalation.objects.filter(case=earnings).update(reason="CONFLICTING_EVIDENCE", severity="MODERATE")
+    client.force_login(reviewer)
+
+    html = client.get("/review/").content.decode()
+    assert 'data-reason="CRITICAL_CLAIM"' in html and 'data-reason="CONFLICTING_EVIDENCE"' in html
+    assert "2 open cases" in html
+
+    html = client.get("/review/?reason=CONFLICTING_EVIDENCE").content.decode()
+    assert f"/review/cases/{earnings.pk}/" in html and f"/review/cases/{refund.pk}/" not in html
+    # The counts stay the choices of the reason filter: both reasons still listed.
+    assert 'data-reason="CRITICAL_CLAIM"' in html
+
+    html = client.get("/review/?severity=MODERATE").content.decode()
+    assert f"/review/cases/{earnings.pk}/" in html and f"/review/cases/{refund.pk}/" not in html
+    assert 'data-reason="CRITICAL_CLAIM"' not in html
+
+    assert "No open case matches" in client.get("/review/?spot_check=only").content.decode()
+    assert "No open case matches" in client.get("/review/?assignee=me").content.decode()
+    other_client = client.get(f"/review/?client={refund.client_id + 999}").content.decode()
+    # An unknown client id is an invalid choice: ignored rather than emptying the queue.
+    assert "2 open cases" in other_client
+
+
+def test_assignee_filter_shows_who_holds_what(client, reviewer, escalate):
+    case = escalate()
+    escalate(EARNINGS_CASE)
+    client.force_login(reviewer)
+    client.post("/review/next")
+
+    mine = client.get("/review/?assignee=me").content.decode()
+    assert f"/review/cases/{case.pk}/" in mine and "1 open case" in mine
+    assert "1 open case" in client.get("/review/?assignee=none").content.decode()
+
+
+def test_htmx_request_gets_only_the_results_fragment(client, reviewer, escalate):
+    escalate()
+    client.force_login(reviewer)
+
+    fragment = client.get("/review/?severity=CRITICAL", headers={"HX-Request": "true"})
+    full = client.get("/review/?severity=CRITICAL")
+
+    assert fragment.status_code == full.status_code == 200
+    assert fragment.content.decode().lstrip().startswith('<div id="queue-results"')
+    assert "<html" not in fragment.content.decode()
+    assert "<html" in full.content.decode() and 'id="queue-results"' in full.content.decode()
+    assert "HX-Request" in fragment["Vary"]
+
+
+def test_pages_of_fifty(client, reviewer, escalate):
+    first = escalate()
+    template = Escalation.objects.get(case=first)
+    # Many queue rows pointing at distinct cases: cloned cheaply from the one real case's row.
+    from reviewconsole.intake.models import Case
+
+    cases = Case.objects.bulk_create(
+        Case(client_id=first.client_id, question=f"question {n}", status=first.status) for n in range(QUEUE_PAGE_SIZE)
+    )
+    Escalation.objects.bulk_create(
+        Escalation(case=case, reason=template.reason, severity="MINOR", priority=1) for case in cases
+    )
+    client.force_login(reviewer)
+
+    page1 = client.get("/review/").content.decode()
+    page2 = client.get("/review/?page=2").content.decode()
+
+    assert "Page 1 of 2" in page1 and 'rel="next"' in page1
+    assert "Page 2 of 2" in page2 and 'rel="prev"' in page2
+    assert page1.count("data-queue-row") == QUEUE_PAGE_SIZE and page2.count("data-queue-row") == 1
