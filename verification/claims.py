@@ -47,6 +47,8 @@ _NON_CLAIM = _phrases(
     anchored=True,
 )
 _BULLET = re.compile(r"(?:[-*•]|\d+[.)])\s+")  # used with match() at the sentence start
+# "Yes, both bands are American." answers and then asserts: the assertion after the comma is a claim.
+_ANSWER_WORD = re.compile(r"(?:yes|no|sure|certainly|of course|absolutely|indeed|okay|ok)\s*,\s+", re.IGNORECASE)
 
 # Opinion and advice: a person can disagree with them, but no source can confirm them.
 _OPINION = _phrases(
@@ -80,6 +82,9 @@ def extract_claims(text: str) -> list[ExtractedClaim]:
         bullet = _BULLET.match(text, start, sentence_end)
         if bullet:
             start = bullet.end()
+        answer_word = _ANSWER_WORD.match(text, start, sentence_end)
+        if answer_word:
+            start = answer_word.end()
         sentence = text[start:sentence_end]
         if _is_non_claim(sentence):
             continue

@@ -92,7 +92,6 @@ class SourceIndex:
         for passage in self.passages:
             self.document_frequency.update(passage.stem_set)
         self.vocabulary = frozenset(self.document_frequency)
-        self.prefixes = frozenset(stem[:5] for stem in self.vocabulary if len(stem) >= 5)
         self._retriever = bm25s.BM25()
         # bm25s cannot index a corpus without a single token (a source of only punctuation).
         if self.vocabulary:

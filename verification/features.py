@@ -8,6 +8,7 @@ is reported to the reviewer as the reason for a REFUTED or CONFLICTING verdict.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from verification.antonyms import flipped_word
@@ -30,15 +31,19 @@ FEATURE_NAMES = (
     "names_missing",
     "source_length",
     "best_score",
+    # The unsupported part of a claim is a few words; an average over all of them hides it.
     "weakest_token",
     "weakest_two_tokens",
     "names_absent",
+    # A short source (a summary's document) and a long web page call for different trust in coverage.
     "short_source",
     "short_x_window_missing",
     "short_x_coverage",
+    # The token model (novelty.py): the likeliest unsupported word, the two likeliest, the expected count.
     "novel_max",
     "novel_top2",
     "novel_expected",
+    # A number no source sentence states, and a name no source mentions, each nearly decide alone.
     "value_unconfirmed",
     "name_absent",
 )
@@ -71,7 +76,7 @@ class Assessment:
     negation_mismatch: Passage | None = None
     """A closely matching sentence whose polarity is the opposite of the claim's."""
     swapped: tuple[Passage, str, str] | None = None
-    """A closely matching sentence that has another name where the claim has its name."""
+    """A closely matching sentence with another name or number where the claim has its own."""
     flipped: tuple[Passage, str, str] | None = None
     """A closely matching sentence with the opposite of one of the claim's words (rise / fall)."""
     relation_conflict: tuple[Passage, Mention] | None = None
@@ -107,14 +112,15 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
     confirmed = sum(1 for check in assessment.values if check.agreeing)
     assessment.negation_mismatch = _negation_mismatch(claim_text, hits, set(unique))
     assessment.relation_conflict = _relation_conflict(mentions, candidates)
-    assessment.flipped = _flipped(claim_text, hits, set(unique))
-    assessment.swapped = _swapped(claim_text, hits, set(unique))
+    if len(unique) >= _NEGATION_MIN_STEMS:
+        assessment.flipped = _one_word_swapped(claim_text, hits, set(unique), flipped_word)
+    assessment.swapped = _one_word_swapped(claim_text, hits, set(unique), swapped_name)
     entities = [m for m in mentions if m.kind == "entity" and m.start > 0]
     entities_missing = sum(
         1 for m in entities if not all(part in index.vocabulary for part in str(m.parts[0]).split())
     )
 
-    short = 1.0 / (1.0 + len(index.passages) / 20)
+    short = 1.0 / (1.0 + len(index.passages) / 20)  # 1 for one sentence, 0.5 at 20, towards 0 beyond
     assessment.vector = (
         coverage,
         best,
@@ -232,29 +238,26 @@ def _negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) 
     return None
 
 
-_FLIP_OVERLAP = 0.6
-"""Share of the claim's words a sentence must have before an opposite word in it counts."""
+_SWAP_OVERLAP = 0.6
+"""Share of the claim's words a sentence must have before a swapped word or name in it counts."""
 
 
-def _flipped(claim_text: str, hits: list[Hit], claim_stems: set[str]) -> tuple[Passage, str, str] | None:
-    if len(claim_stems) < _NEGATION_MIN_STEMS:
-        return None
+def _one_word_swapped(
+    claim_text: str,
+    hits: list[Hit],
+    claim_stems: set[str],
+    compare: Callable[[str, str], tuple[str, str] | None],
+) -> tuple[Passage, str, str] | None:
+    """The first of the two best sentences where `compare` finds the claim's word replaced by another.
+
+    Only sentences that share most of the claim's words are compared: a swap is one word changed in
+    an otherwise matching sentence, not two sentences about different things.
+    """
     for hit in hits[:2]:
         passage = hit.passage
-        if len(passage.stem_set & claim_stems) / len(claim_stems) < _FLIP_OVERLAP:
+        if len(passage.stem_set & claim_stems) / len(claim_stems) < _SWAP_OVERLAP:
             continue
-        flip = flipped_word(claim_text, passage.text)
-        if flip is not None:
-            return passage, *flip
-    return None
-
-
-def _swapped(claim_text: str, hits: list[Hit], claim_stems: set[str]) -> tuple[Passage, str, str] | None:
-    for hit in hits[:2]:
-        passage = hit.passage
-        if len(passage.stem_set & claim_stems) / len(claim_stems) < _FLIP_OVERLAP:
-            continue
-        swap = swapped_name(claim_text, passage.text)
+        swap = compare(claim_text, passage.text)
         if swap is not None:
             return passage, *swap
     return None

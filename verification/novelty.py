@@ -27,8 +27,6 @@ TOKEN_FEATURES = (
     "pair_in_window",
     "neighbours_missing",
     "position",
-    "source_share",
-    "prefix_in_source",
 )
 """What the token model reads about one word, in this order."""
 
@@ -45,8 +43,6 @@ TOKEN_WEIGHTS: dict[str, float] = {
     "pair_in_window": -1.1356,
     "neighbours_missing": 0.2294,
     "position": 0.7876,
-    "source_share": 0.0,
-    "prefix_in_source": 0.0,
 }
 TOKEN_BIAS = -1.6882
 
@@ -99,8 +95,6 @@ def token_vectors(claim_words: list[ClaimWord], hits: list[Hit], index: SourceIn
             float((before, word.stem) in pairs or (word.stem, after) in pairs),
             (sum(1 for f in around if not f) / len(around)) if around else 0.0,
             i / last,
-            index.document_frequency.get(word.stem, 0) / len(index.passages) if index.passages else 0.0,
-            float(len(word.stem) >= _PREFIX and word.stem[:_PREFIX] in index.prefixes),
         ))
     return vectors
 

@@ -50,3 +50,10 @@ def test_bullet_markers_are_left_out_of_the_span():
 def test_empty_answer_has_no_claims():
     assert extract_claims("") == []
     assert extract_claims("Thanks!") == []
+
+
+def test_an_assertion_after_yes_or_no_is_a_claim_without_the_answer_word():
+    text = "Yes, both bands are American rock bands. Sure!"
+    claims = extract_claims(text)
+    assert [claim.text for claim in claims] == ["both bands are American rock bands."]
+    assert text[claims[0].start : claims[0].end] == claims[0].text
