@@ -3,7 +3,8 @@
 The sources are split into sentences once per case and ranked with BM25 (`bm25s`) for every claim.
 BM25 alone favours one sentence that repeats a rare word; a claim often needs two or three
 sentences between them, so the best-ranked candidates are re-ordered greedily by how much of the
-claim each new sentence covers. Every span returned is an exact slice of its source's text.
+claim each new sentence covers, with BM25 and nearness to the sentences already chosen as lesser
+credits. Every span returned is an exact slice of its source's text.
 """
 
 from __future__ import annotations
@@ -23,6 +24,19 @@ from verification.types import EvidenceSpan, Source
 
 _CANDIDATES = 12
 """How many BM25 hits are considered before re-ordering by coverage."""
+_RANK_WEIGHT = 2.0
+"""Weight of a candidate's BM25 score (relative to the best remaining hit's) against the claim words
+it adds.
+
+When two candidates add about as much of the claim, the one BM25 ranks higher is usually a sentence
+about the claim rather than a stray line sharing one rare word ("Quiet please."). Chosen, with
+_NEARBY_BONUS, on WiCE claim_dev by evidence recall@3 and checked on held-out halves of it; the
+verdict's cross-validated accuracy moves by no more than noise with it.
+"""
+_NEARBY_BONUS = 1.0
+"""Bonus for a candidate within two sentences of one already chosen: the sentences that support a
+claim between them are often told in a row ("the architect planned to construct the house after the
+death of his daughter" / "the architect went crazy and decided to decorate the house")."""
 
 
 @dataclass
@@ -114,29 +128,43 @@ class SourceIndex:
         return [Hit(self.passages[i], float(scores[i])) for i in ordered if scores[i] > 0]
 
     def select(self, query: str, k: int = 3) -> list[Hit]:
-        """Up to k passages that between them cover the most of the query, best first."""
+        """Up to k passages that between them cover the most of the query, best first.
+
+        Each next passage is the one adding the most of the query's words not yet covered (weighted
+        by rarity), with its BM25 score and nearness to a passage already chosen as lesser credits.
+        """
         hits = self.rank(query)
         needed = {stem: self.idf(stem) for stem in content_stems(query)}
         chosen: list[Hit] = []
         covered: set[str] = set()
+        nearby: set[int] = set()
+
+        def merit(hit: Hit) -> tuple[float, int]:
+            stems = hit.passage.stem_set
+            gain = sum(weight for stem, weight in needed.items() if stem in stems and stem not in covered)
+            credit = _RANK_WEIGHT * hit.score / top_score + _NEARBY_BONUS * (hit.passage.position in nearby)
+            return gain + credit, -hit.passage.position
+
         while hits and len(chosen) < k:
             top_score = hits[0].score or 1.0
-            best = max(
-                hits,
-                key=lambda hit: (
-                    sum(w for s, w in needed.items() if s in hit.passage.stem_set and s not in covered)
-                    + 0.1 * hit.score / top_score,
-                    -hit.passage.position,
-                ),
-            )
+            best = max(hits, key=merit)
             chosen.append(best)
             covered |= best.passage.stem_set
+            nearby |= self._around(best.passage, 2)
             hits = [hit for hit in hits if hit is not best]
         return chosen
 
     def search(self, query: str, k: int = 3) -> list[EvidenceSpan]:
         """Up to k exact source spans bearing on `query`, best first."""
         return [hit.passage.span() for hit in self.select(query, k)]
+
+    def _around(self, passage: Passage, distance: int) -> set[int]:
+        """Positions of the sentences within `distance` of `passage` in the same source."""
+        return {
+            position
+            for position in range(passage.position - distance, passage.position + distance + 1)
+            if 0 <= position < len(self.passages) and self.passages[position].source_id == passage.source_id
+        }
 
     def neighbours(self, passage: Passage) -> list[Passage]:
         """The sentences just before and after `passage` in the same source."""

@@ -26,31 +26,31 @@ from verification.verifier import Verdict
 # Fitted by benchmarks/fit_offline.py on the tune splits only (WiCE claim_dev, SummEdits
 # `evaluation`, HaluEval); rerun it and paste its output here after changing a feature.
 WEIGHTS: dict[str, float] = {
-    "coverage": 0.4227,
-    "best_sentence_coverage": 0.1538,
-    "global_coverage": 0.3098,
-    "missing_words": 0.0176,
-    "bigram_coverage": 0.1241,
-    "values_confirmed": 0.4868,
-    "entities_missing": -0.5216,
-    "claim_length": -0.0413,
-    "window_missing": -0.0579,
-    "names_missing": -0.1778,
-    "source_length": 0.0410,
-    "best_score": 0.5802,
-    "weakest_token": -0.1397,
-    "weakest_two_tokens": -0.0048,
-    "names_absent": -0.1597,
-    "short_source": -0.2784,
-    "short_x_window_missing": -0.1177,
-    "short_x_coverage": -0.0253,
-    "novel_max": -0.4944,
-    "novel_top2": -0.1177,
-    "novel_expected": -0.0022,
-    "value_unconfirmed": -0.3461,
-    "name_absent": -0.4441,
+    "coverage": 0.4308,
+    "best_sentence_coverage": 0.1554,
+    "global_coverage": 0.3162,
+    "missing_words": 0.0170,
+    "bigram_coverage": 0.1354,
+    "values_confirmed": 0.4681,
+    "entities_missing": -0.5129,
+    "claim_length": -0.0388,
+    "window_missing": -0.0617,
+    "names_missing": -0.1770,
+    "source_length": 0.0416,
+    "best_score": 0.5491,
+    "weakest_token": -0.1276,
+    "weakest_two_tokens": -0.0051,
+    "names_absent": -0.1600,
+    "short_source": -0.2796,
+    "short_x_window_missing": -0.1213,
+    "short_x_coverage": -0.0240,
+    "novel_max": -0.4869,
+    "novel_top2": -0.1159,
+    "novel_expected": -0.0020,
+    "value_unconfirmed": -0.3524,
+    "name_absent": -0.4492,
 }
-BIAS = -0.0946
+BIAS = -0.0979
 THRESHOLD = 0.45
 """Probability of support at or above which a claim is SUPPORTED."""
 
@@ -58,7 +58,7 @@ THRESHOLD = 0.45
 class OfflineVerifier:
     """Checks claims against the case's sources with retrieval, typed comparisons and coverage."""
 
-    name = "offline/2"
+    name = "offline/3"
 
     def config_fingerprint(self) -> str:
         """sha256 of everything that changes a verdict: the weights, bias and threshold of both models."""

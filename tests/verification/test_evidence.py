@@ -72,3 +72,43 @@ def test_spans_always_equal_the_source_slice(pieces, query):
         assert text[start:end] == text[start:end].strip() and start < end
     for span in SourceIndex([source]).search(query, k=3):
         assert source.text[span.start : span.end] == span.quote
+
+
+def _filler(first: int) -> str:
+    return " ".join(f"The band played show number {n} in a city hall that night." for n in range(first, first + 4))
+
+
+def test_of_two_sentences_adding_the_same_word_the_one_next_to_the_evidence_is_chosen():
+    # "Megadeth toured." is shorter, so BM25 alone ranks it above the sentence told right after the first.
+    page = Source(
+        id="page",
+        text=(
+            "Criss turned down the offer and stayed with Savatage. "
+            "Dave Mustaine had wanted him as the new guitarist of Megadeth. "
+            + _filler(0)
+            + " Megadeth toured."
+        ),
+    )
+    quotes = [span.quote for span in SourceIndex([page]).search(
+        "Criss turned down the offer to join Megadeth and stayed with Savatage.", k=2
+    )]
+    assert quotes == [
+        "Criss turned down the offer and stayed with Savatage.",
+        "Dave Mustaine had wanted him as the new guitarist of Megadeth.",
+    ]
+
+
+def test_a_sentence_about_the_claim_beats_a_stray_line_sharing_one_rarer_word():
+    page = Source(
+        id="page",
+        text=(
+            "Winslet married Rocknroll in New York in December 2012. " + _filler(0)
+            + " Winslet and Rocknroll married in a ceremony in New York, her spokesman said. " + _filler(10)
+            + " Quiet please. " + _filler(20) + " The ceremony hall was closed."
+        ),
+    )
+    quotes = [span.quote for span in SourceIndex([page]).search(
+        "Winslet married Rocknroll in a quiet ceremony in New York in December 2012.", k=2
+    )]
+    assert quotes[1] == "Winslet and Rocknroll married in a ceremony in New York, her spokesman said."
+    assert "Quiet please." not in quotes
