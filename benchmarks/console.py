@@ -14,45 +14,17 @@ Needs PostgreSQL on 127.0.0.1 (as `make test` does); drops and recreates its own
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-ADMIN_URL = os.environ.get("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+from benchstack import configure_django, reset_database
+
 DATABASE = "reviewconsole_console_bench"
 # name: (max queries, max p95 in milliseconds)
 TARGETS = {"queue": (10, 60.0), "case": (15, 100.0)}
 CANDIDATES, CLAIMS_PER_CANDIDATE = 5, 20
 STATES = ["SUPPORTED", "REFUTED", "INSUFFICIENT_EVIDENCE", "SUPPORTED", "CONFLICTING", "NOT_VERIFIABLE"]
-
-
-def _configure_environment() -> None:
-    base = ADMIN_URL.rsplit("/", 1)[0]
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="reviewconsole.settings",
-        DATABASE_URL=f"{base}/{DATABASE}",
-        SECRET_KEY="benchmark-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
-        ALLOWED_HOSTS="testserver",
-        SECURE_SSL_REDIRECT="0",
-        LOG_LEVEL="WARNING",
-        VAR_DIR="/tmp/reviewconsole-console-bench",
-        STATIC_ROOT="/tmp/reviewconsole-console-bench/static",
-    )
-    Path("/tmp/reviewconsole-console-bench/static").mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(REPO))
-
-
-def _reset_database() -> None:
-    subprocess.run(
-        ["psql", ADMIN_URL, "-q", "-c", f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)", "-c",
-         f"CREATE DATABASE {DATABASE}"],
-        check=True, capture_output=True,
-    )
-    subprocess.run([sys.executable, "manage.py", "migrate", "--no-input"], cwd=REPO, check=True, capture_output=True)
 
 
 def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
@@ -197,8 +169,8 @@ def main() -> int:
     parser.add_argument("--escalations", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=200)
     args = parser.parse_args()
-    _configure_environment()
-    _reset_database()
+    configure_django(DATABASE)
+    reset_database(DATABASE)
 
     import django
 

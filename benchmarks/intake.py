@@ -22,10 +22,9 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-ADMIN_URL = os.environ.get("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+from benchstack import REPO, bench_environment, reset_database
+
 DATABASE = "reviewconsole_bench"
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 PORT = 8765
@@ -35,19 +34,7 @@ MIN_CASES_PER_MINUTE = 300.0
 
 
 def _env() -> dict[str, str]:
-    base = ADMIN_URL.rsplit("/", 1)[0]
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "reviewconsole.settings",
-        "DATABASE_URL": f"{base}/{DATABASE}",
-        "REDIS_URL": REDIS_URL,
-        "SECRET_KEY": "benchmark-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "SPOT_CHECK_RATE": "0",
-        "LOG_LEVEL": "WARNING",
-        "VAR_DIR": "/tmp/reviewconsole-bench",
-    }
+    return bench_environment(DATABASE, REDIS_URL=REDIS_URL, SPOT_CHECK_RATE="0")
 
 
 def _manage(*args: str, capture: bool = False) -> str:
@@ -58,13 +45,8 @@ def _manage(*args: str, capture: bool = False) -> str:
 
 
 def _reset_database() -> None:
-    subprocess.run(
-        ["psql", ADMIN_URL, "-q", "-c", f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)", "-c",
-         f"CREATE DATABASE {DATABASE}"],
-        check=True, capture_output=True,
-    )
+    reset_database(DATABASE)
     subprocess.run(["redis-cli", "-u", REDIS_URL, "flushdb"], check=True, capture_output=True)
-    _manage("migrate", "--no-input")
 
 
 def _cases(count: int) -> list[bytes]:

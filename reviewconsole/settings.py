@@ -10,6 +10,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
@@ -54,6 +55,8 @@ INSTALLED_APPS = [
     "reviewconsole.intake",
     "reviewconsole.review",
     "reviewconsole.webhooks",
+    "reviewconsole.audit",
+    "reviewconsole.policy",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +85,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "reviewconsole.accounts.context_processors.roles",
+                "reviewconsole.policy.context_processors.canary",
             ],
         },
     },
@@ -145,8 +149,16 @@ CELERY_TASK_ROUTES = {
     "review.*": {"queue": TaskQueue.VERIFY.value},
     "webhooks.*": {"queue": TaskQueue.WEBHOOKS.value},
     "maintenance.*": {"queue": TaskQueue.MAINTENANCE.value},
+    "policy.*": {"queue": TaskQueue.MAINTENANCE.value},
+    "audit.*": {"queue": TaskQueue.MAINTENANCE.value},
 }
 CELERY_BEAT_SCHEDULE = {
+    "policy-nightly-canary": {
+        "task": "policy.canary",
+        # Nightly, at a quiet hour (in TIME_ZONE): calibrate every published critic rubric.
+        "schedule": crontab(hour=env_int("POLICY_CANARY_HOUR", 3, minimum=0, maximum=23), minute=0),
+        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 3600},
+    },
     "requeue-stuck-cases": {
         "task": "intake.requeue_stuck_cases",
         "schedule": 60.0,
@@ -184,6 +196,12 @@ WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8, minimum=1, maximum=30)
 # Delay before retry n is WEBHOOK_BACKOFF_SECONDS * 2**(n-1), capped at WEBHOOK_BACKOFF_MAX_SECONDS.
 WEBHOOK_BACKOFF_SECONDS = env_int("WEBHOOK_BACKOFF_SECONDS", 30, minimum=1)
 WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minimum=1)
+
+# --- Audit --------------------------------------------------------------------------------------
+
+# Exports up to this many rows stream straight to the browser; larger ones run as a task into a file.
+AUDIT_EXPORT_STREAM_MAX_ROWS = env_int("AUDIT_EXPORT_STREAM_MAX_ROWS", 100_000, minimum=0)
+AUDIT_EXPORT_DIR = Path(env_str("AUDIT_EXPORT_DIR", str(VAR_DIR / "exports")))
 
 # --- Model endpoint (optional) ------------------------------------------------------------------
 
@@ -244,3 +262,8 @@ LOGGING = {
 
 # Callables (dotted paths) that `manage.py demo` runs to load demo cases through the engine.
 DEMO_CASE_LOADERS: list[str] = ["reviewconsole.intake.demo.load_demo_cases"]
+
+# --- Policy -------------------------------------------------------------------------------------
+
+# A factory (dotted path) of the critic that calibration runs score: (rubric, constitution) -> Critic.
+POLICY_CALIBRATION_CRITIC = env_str("POLICY_CALIBRATION_CRITIC", "reviewconsole.policy.calibration.console_critic")

@@ -12,5 +12,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("reviewconsole.intake.urls")),
     path("review/", include("reviewconsole.review.urls")),
+    path("policy/", include("reviewconsole.policy.urls")),
+    path("audit/", include("reviewconsole.audit.urls")),
     path("", include("reviewconsole.accounts.urls")),
 ]

@@ -136,6 +136,9 @@ class Policy(_Frozen):
     """Critique-revise rounds for failing rules before a rule is recorded as non-converging."""
     max_blast_radius: float = Field(default=0.5, gt=0.0, le=1.0)
     """Largest share of a candidate's claims one repair may change or remove."""
+    spot_check_share: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Share (0..1) of PERMIT runs also queued for a person as spot checks; None leaves it to the
+    deployment's default. The engine does not read it: routing a released case is the console's job."""
 
 
 class Constitution(_Frozen):

@@ -71,6 +71,10 @@ def _read_json(request: HttpRequest) -> Any:
 def _validate_submission(data: Any) -> contract.Case:
     if not isinstance(data, dict):
         raise _field_error(400, "invalid", "body", "must be a JSON object")
+    nul_fields = list(_fields_with_nul(data, ""))
+    if nul_fields:
+        # PostgreSQL text cannot hold U+0000; refuse it here rather than fail at the insert.
+        raise ApiError(400, "invalid", [{"field": f, "message": "must not contain NUL (\\u0000)"} for f in nul_fields])
     try:
         submission = contract.Case.model_validate(data)
     except ValidationError as error:
@@ -93,6 +97,22 @@ def _validate_submission(data: Any) -> contract.Case:
     if submission.answer is not None and not submission.answer.strip():
         raise _field_error(400, "invalid", "answer", "must not be blank")
     return submission
+
+
+def _fields_with_nul(value: Any, path: str):
+    if isinstance(value, str):
+        if "\x00" in value:
+            yield path or "body"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{path}.{key}" if path else str(key)
+            if "\x00" in str(key):
+                yield child
+            else:
+                yield from _fields_with_nul(item, child)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _fields_with_nul(item, f"{path}.{index}" if path else str(index))
 
 
 def _pydantic_error(error: dict[str, Any]) -> dict[str, str]:
@@ -131,14 +151,12 @@ def cases(request: HttpRequest) -> JsonResponse:
     try:
         client = _authenticate(request)
         submission = _validate_submission(_read_json(request))
-        version = ""
-        if submission.constitution is not None:
-            version = constitution_version(submission.constitution)
-            if version is None:
-                raise _field_error(400, "invalid", "constitution", f"no constitution named {submission.constitution!r}")
+        if submission.constitution is not None and constitution_version(submission.constitution) is None:
+            raise _field_error(400, "invalid", "constitution", f"no constitution named {submission.constitution!r}")
     except ApiError as error:
         return error.response()
-    case, created = services.case_submit(client=client, submission=submission, constitution_version=version)
+    # The submission pins the version in force now: a version published later does not change this case.
+    case, created = services.case_submit(client=client, submission=submission)
     case.refresh_from_db()
     response = JsonResponse(case_payload(case), status=202 if created else 200)
     response["Location"] = reverse("api-case", args=[case.pk])

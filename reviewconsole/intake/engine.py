@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 
 from verification import Case, RunRecord
+from verification.constitution import Constitution
 from verification.engine import check_case
 from verification.model import OpenAIChatModel
+
+# bm25s (imported by the engine) sets its logger to DEBUG on import and logs every index it builds.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 def configured_model() -> OpenAIChatModel | None:
@@ -20,5 +26,6 @@ def configured_model() -> OpenAIChatModel | None:
     )
 
 
-def run_engine(case: Case) -> RunRecord:
-    return check_case(case, model=configured_model())
+def run_engine(case: Case, *, constitution: Constitution | None = None) -> RunRecord:
+    """Check `case` under `constitution`: the version the case pinned, or a draft an admin is trying."""
+    return check_case(case, model=configured_model(), constitution=constitution)

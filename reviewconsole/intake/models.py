@@ -44,6 +44,10 @@ class Case(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     constitution_name = models.CharField(max_length=100, blank=True)
     constitution_version = models.CharField(max_length=100, blank=True, help_text="Pinned when the case is submitted")
+    constitution_pin = models.ForeignKey(
+        "policy.ConstitutionVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="cases",
+        help_text="The exact constitution version pinned at submission; the case runs under it",
+    )
 
     status = models.CharField(max_length=10, choices=CaseStatus.choices, default=CaseStatus.QUEUED)
     terminal = models.CharField(max_length=10, blank=True)

@@ -6,6 +6,7 @@ import secrets
 
 from django.conf import settings
 
+from reviewconsole.audit import events as audit_events
 from reviewconsole.intake.models import Case, CaseStatus
 from reviewconsole.review.models import Escalation
 from reviewconsole.webhooks import services as webhooks
@@ -47,8 +48,15 @@ def escalation_severity(record: RunRecord) -> str:
     return max((c.severity.value for c in failing), key=_SEVERITY_ORDER.index)
 
 
-def _spot_check_drawn() -> bool:
-    rate = settings.SPOT_CHECK_RATE
+def spot_check_share(case: Case) -> float:
+    """The share of released cases sampled for a person: the pinned constitution's, else the deployment's."""
+    policy = (case.constitution_pin.content.get("policy") or {}) if case.constitution_pin else {}
+    share = policy.get("spot_check_share")
+    return settings.SPOT_CHECK_RATE if share is None else float(share)
+
+
+def _spot_check_drawn(case: Case) -> bool:
+    rate = spot_check_share(case)
     return rate > 0 and secrets.randbelow(1_000_000) < rate * 1_000_000
 
 
@@ -59,10 +67,11 @@ def case_route(*, case: Case, record: RunRecord) -> None:
     severity = escalation_severity(record)
     if terminal is Terminal.PERMIT:
         case.status = CaseStatus.RELEASED
-        if _spot_check_drawn():
-            Escalation.objects.create(
+        if _spot_check_drawn(case):
+            escalation = Escalation.objects.create(
                 case=case, reason=record.reason.value, severity=severity, is_spot_check=True, priority=0
             )
+            audit_events.escalation_opened(escalation=escalation)
         event = webhooks.CASE_RELEASED
     elif terminal is Terminal.REJECT:
         case.status = CaseStatus.REJECTED
@@ -70,7 +79,10 @@ def case_route(*, case: Case, record: RunRecord) -> None:
     else:  # REVIEW and ABSTAIN: a person decides.
         case.status = CaseStatus.ESCALATED
         case.priority = escalation_priority(severity=severity, reason=record.reason.value)
-        Escalation.objects.create(case=case, reason=record.reason.value, severity=severity, priority=case.priority)
+        escalation = Escalation.objects.create(
+            case=case, reason=record.reason.value, severity=severity, priority=case.priority
+        )
+        audit_events.escalation_opened(escalation=escalation)
         event = webhooks.CASE_ESCALATED
     webhooks.webhook_event_record(case=case, event_type=event, payload=case_outcome_payload(case))
 

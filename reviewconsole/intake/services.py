@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 
+from reviewconsole.audit import events as audit_events
+from reviewconsole.intake.constitutions import constitution_pin
 from reviewconsole.intake.models import (
     Candidate,
     Case,
@@ -28,6 +30,7 @@ from reviewconsole.queues import enqueue_on_commit
 from reviewconsole.webhooks.signing import new_webhook_secret
 from verification import RunRecord
 from verification import types as contract
+from verification.engine import UnknownConstitution
 
 TOKEN_PREFIX = "rc_"
 RUN_DEADLINE_MARGIN_SECONDS = 5
@@ -73,16 +76,20 @@ def client_for_token(token: str) -> Client | None:
 # --- Submission ----------------------------------------------------------------------------------
 
 
-def case_submit(*, client: Client, submission: contract.Case, constitution_version: str = "") -> tuple[Case, bool]:
+def case_submit(*, client: Client, submission: contract.Case) -> tuple[Case, bool]:
     """Store a validated case and schedule its run; the same external id returns the first case.
 
     Returns the case and whether it was created now. Two concurrent submissions of one external id
-    meet at the unique constraint: the loser finds the winner's case.
+    meet at the unique constraint: the loser finds the winner's case. The case pins the version in
+    force of the constitution it names ("default" when none); an unknown name is UnknownConstitution.
     """
     if submission.external_id is not None:
         existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
         if existing is not None:
             return existing, False
+    pin = constitution_pin(submission.constitution)
+    if pin is None:
+        raise UnknownConstitution("constitution", f"no constitution named {submission.constitution!r}")
     try:
         with transaction.atomic():
             case = Case.objects.create(
@@ -92,9 +99,10 @@ def case_submit(*, client: Client, submission: contract.Case, constitution_versi
                 answer=submission.answer,
                 metadata=submission.metadata,
                 constitution_name=submission.constitution or "",
-                constitution_version=constitution_version,
+                constitution_version=pin.short_sha,
+                constitution_pin=pin,
             )
-            Source.objects.bulk_create(
+            sources = Source.objects.bulk_create(
                 Source(
                     case=case,
                     position=position,
@@ -106,6 +114,7 @@ def case_submit(*, client: Client, submission: contract.Case, constitution_versi
                 )
                 for position, source in enumerate(submission.sources)
             )
+            audit_events.case_received(case=case, sources=sources)
     except IntegrityError:
         existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
         if existing is None:
@@ -183,6 +192,7 @@ def case_run_finish(*, claim: RunClaim, record: RunRecord, now: datetime) -> Cas
         if case.status != CaseStatus.RUNNING or case.run_token != claim.token:
             return None
         _store_chain(case, record)
+        audit_events.run_stored(case=case, record=record)
         case.terminal = record.terminal.value
         case.reason = record.reason.value
         case.final_answer = record.final_answer
@@ -198,9 +208,12 @@ def case_run_finish(*, claim: RunClaim, record: RunRecord, now: datetime) -> Cas
 
 def case_run_fail(*, claim: RunClaim, error: str, now: datetime) -> None:
     """Record a run that cannot succeed (bad configuration, invalid stored case)."""
-    Case.objects.filter(pk=claim.case_id, run_token=claim.token).update(
-        status=CaseStatus.FAILED, error=error[:5000], finished_at=now, run_token=None, run_deadline=None
-    )
+    with transaction.atomic():
+        failed = Case.objects.filter(pk=claim.case_id, run_token=claim.token).update(
+            status=CaseStatus.FAILED, error=error[:5000], finished_at=now, run_token=None, run_deadline=None
+        )
+        if failed:
+            audit_events.case_failed(case_id=claim.case_id, error=error)
 
 
 def case_run_release(*, claim: RunClaim) -> None:

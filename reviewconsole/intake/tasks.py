@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from reviewconsole.celery import app
 from reviewconsole.intake import services
+from reviewconsole.intake.constitutions import case_constitution
 from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import Case
 from verification import PermanentError, TransientError
@@ -27,9 +28,9 @@ def verify_case(self, case_id: int) -> None:
             raise self.retry(countdown=wait, max_retries=None)
         logger.info("case %s is running elsewhere or finished; nothing to do", case_id)
         return
-    case = Case.objects.prefetch_related("sources").get(pk=case_id)
+    case = Case.objects.select_related("constitution_pin").prefetch_related("sources").get(pk=case_id)
     try:
-        record = run_engine(services.case_contract(case))
+        record = run_engine(services.case_contract(case), constitution=case_constitution(case))
     except TransientError as error:
         if self.request.is_eager:
             # In-process there is no one to retry later: say so on the case instead of failing the request.

@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
+from reviewconsole.audit import events as audit_events
 from reviewconsole.review.models import Escalation, EscalationStatus
 
 # Candidates one conditional UPDATE round tries before giving up (SQLite only; see _claim_by_update).
@@ -59,6 +60,7 @@ def _claim_skip_locked(reviewer: AbstractBaseUser, now: datetime) -> Escalation 
         escalation.assignee = reviewer
         escalation.lease_expires_at = lease_until(now)
         escalation.save(update_fields=["assignee", "lease_expires_at"])
+        audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
         return escalation
 
 
@@ -68,11 +70,14 @@ def _claim_by_update(reviewer: AbstractBaseUser, now: datetime) -> Escalation | 
         top = _claimable(now).values_list("pk", flat=True).first()
         if top is None:
             return None
-        taken = Escalation.objects.filter(lease_free(now), pk=top, status=EscalationStatus.OPEN).update(
-            assignee=reviewer, lease_expires_at=lease_until(now)
-        )
-        if taken:
-            return Escalation.objects.get(pk=top)
+        with transaction.atomic():
+            taken = Escalation.objects.filter(lease_free(now), pk=top, status=EscalationStatus.OPEN).update(
+                assignee=reviewer, lease_expires_at=lease_until(now)
+            )
+            if taken:
+                escalation = Escalation.objects.get(pk=top)
+                audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
+                return escalation
     return None
 
 
@@ -89,20 +94,28 @@ def escalation_lease_renew(*, escalation: Escalation, reviewer: AbstractBaseUser
 
 def escalation_lease_take(*, escalation: Escalation, reviewer: AbstractBaseUser, now: datetime) -> bool:
     """Claim this particular case (opened from the queue) if nobody else holds it."""
-    taken = Escalation.objects.filter(
-        lease_free(now) | lease_held_by(reviewer, now), pk=escalation.pk, status=EscalationStatus.OPEN
-    ).update(assignee=reviewer, lease_expires_at=lease_until(now))
-    if taken:
-        escalation.assignee, escalation.lease_expires_at = reviewer, lease_until(now)
-    return bool(taken)
+    with transaction.atomic():
+        # Taking a case one already holds only renews it: the audit trail records the first claim.
+        if escalation_lease_renew(escalation=escalation, reviewer=reviewer, now=now):
+            return True
+        taken = Escalation.objects.filter(lease_free(now), pk=escalation.pk, status=EscalationStatus.OPEN).update(
+            assignee=reviewer, lease_expires_at=lease_until(now)
+        )
+        if taken:
+            escalation.assignee, escalation.lease_expires_at = reviewer, lease_until(now)
+            audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
+        return bool(taken)
 
 
 def escalation_lease_release(*, escalation: Escalation, reviewer: AbstractBaseUser) -> bool:
     """Give the case back to the queue (a reviewer skips it)."""
-    released = Escalation.objects.filter(pk=escalation.pk, assignee=reviewer).update(
-        assignee=None, lease_expires_at=None
-    )
-    return bool(released)
+    with transaction.atomic():
+        released = Escalation.objects.filter(pk=escalation.pk, assignee=reviewer).update(
+            assignee=None, lease_expires_at=None
+        )
+        if released:
+            audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=False)
+        return bool(released)
 
 
 def _lease_live(escalation: Escalation, now: datetime) -> bool:

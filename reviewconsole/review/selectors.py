@@ -12,7 +12,9 @@ from django.db.models.functions import Left
 from django.utils.safestring import SafeString
 
 from reviewconsole.accounts.roles import Role
+from reviewconsole.intake.constitutions import case_constitution
 from reviewconsole.intake.models import Candidate, Case, Claim
+from reviewconsole.policy import selectors as policy_selectors
 from reviewconsole.review.diff import ClaimChange, claim_diff
 from reviewconsole.review.highlight import Span, highlight
 from reviewconsole.review.leases import lease_free
@@ -26,6 +28,7 @@ from reviewconsole.review.models import (
 )
 from reviewconsole.review.states import FAILING_STATES, state_label
 from verification import constitution as constitutions
+from verification.engine import UnknownConstitution
 
 QUEUE_PAGE_SIZE = 50
 QUESTION_PREVIEW_CHARS = 110
@@ -116,7 +119,7 @@ def reviewers() -> QuerySet[User]:
 
 
 def constitution_names() -> list[str]:
-    return constitutions.builtin_names()
+    return policy_selectors.constitution_names() or constitutions.builtin_names()
 
 
 # --- One case -------------------------------------------------------------------------------------
@@ -230,8 +233,11 @@ def case_review(escalation: Escalation, *, version: str = "") -> CaseReview:
 
 def _budgets(case: Case, record: dict[str, Any]) -> list[Budget]:
     metrics = record.get("metrics") or {}
-    found = constitutions.builtin(case.constitution_name or "default") or constitutions.DEFAULT
-    policy = found.policy
+    # The budgets the run had: those of the version the case pinned.
+    try:
+        policy = case_constitution(case).policy
+    except UnknownConstitution:
+        policy = constitutions.DEFAULT.policy
     return [
         Budget("Repairs", int(metrics.get("repairs_attempted", 0)), policy.max_repairs),
         Budget("Verifier calls", int(metrics.get("verifier_calls", 0)), policy.max_verifier_calls),

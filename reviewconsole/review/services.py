@@ -7,6 +7,7 @@ from datetime import datetime
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from reviewconsole.audit import events as audit_events
 from reviewconsole.intake.models import Candidate, CaseStatus
 from reviewconsole.intake.routing import case_outcome_payload
 from reviewconsole.intake.services import candidate_claims_store
@@ -139,6 +140,7 @@ def _close(escalation: Escalation, decision: Decision, now: datetime) -> None:
     escalation.decided_at = now
     escalation.lease_expires_at = None
     escalation.save(update_fields=["status", "decided_at", "lease_expires_at"])
+    audit_events.decision(decision=decision)
     payload = {
         **case_outcome_payload(escalation.case),
         "decision": {
@@ -183,9 +185,10 @@ def candidate_edit(
             origin=Origin.REVIEWER.value, operation="reviewer_edit", text=text, sha256=sha256_text(text),
         )
         EditVerification.objects.create(candidate=candidate, requested_by=reviewer)
-        Decision.objects.create(
+        decision = Decision.objects.create(
             case_id=escalation.case_id, reviewer=reviewer, kind=DecisionKind.EDIT, candidate=candidate, note=note
         )
+        audit_events.decision(decision=decision)
         escalation_lease_renew(escalation=escalation, reviewer=reviewer, now=now)
         from reviewconsole.review.tasks import verify_edit
 
@@ -197,7 +200,10 @@ def case_note_add(*, escalation: Escalation, author: AbstractBaseUser, text: str
     text = text.strip()
     if not text:
         raise InvalidEdit("A note needs some text.", field="text")
-    return CaseNote.objects.create(case_id=escalation.case_id, author=author, text=text)
+    with transaction.atomic():
+        note = CaseNote.objects.create(case_id=escalation.case_id, author=author, text=text)
+        audit_events.note_added(note=note)
+        return note
 
 
 # --- Re-verification of an edit (the worker's side) -----------------------------------------------
@@ -237,6 +243,7 @@ def edit_verification_finish(*, candidate: Candidate, record: RunRecord, now: da
         verification.reason = record.reason.value
         verification.finished_at = now
         verification.save()
+        audit_events.edit_verified(verification=verification)
         return verification
 
 

@@ -7,6 +7,7 @@ import logging
 from django.utils import timezone
 
 from reviewconsole.celery import app
+from reviewconsole.intake.constitutions import case_constitution
 from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import Candidate
 from reviewconsole.intake.services import case_contract
@@ -25,7 +26,8 @@ def verify_edit(self, candidate_pk: int) -> None:
     candidate = Candidate.objects.select_related("case").get(pk=candidate_pk)
     submission = case_contract(candidate.case).model_copy(update={"answer": candidate.text})
     try:
-        record = run_engine(submission)
+        # Verified under the version the case pinned, as its first run was, not whatever is in force now.
+        record = run_engine(submission, constitution=case_constitution(candidate.case))
         services.edit_verification_finish(candidate=candidate, record=record, now=timezone.now())
     except TransientError as error:
         if self.request.is_eager:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -39,7 +40,9 @@ def sign_in(page, username: str) -> None:
     page.wait_for_load_state("load")  # console.js (deferred) listens for keys from here on
 
 
-def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(page, reviewer, api_client, monkeypatch):
+def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(
+    page, reviewer, api_client, monkeypatch, tmp_path
+):
     # Hold the re-verification back, as a busy worker would, to see the page pick up its result.
     held_back: list[int] = []
     monkeypatch.setattr(review_services, "enqueue_on_commit", lambda task, pk: held_back.append(pk))
@@ -77,7 +80,10 @@ def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(page, rev
     assert re.search(r"Re-verification done: PERMIT", page.locator("#edit-status").inner_text())
     assert page.locator("tr.state-refuted").count() == 0
     assert page.locator("#diff tr.change-changed").filter(has_text="Refuted").count() == 1
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
+    # The README's screenshot is this very screen; refresh it with UPDATE_SCREENSHOTS=1.
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path / "case.png"))
 
     # Approve with `a`: the next case opens.
     page.keyboard.press("a")

@@ -88,6 +88,9 @@ def test_a_client_cannot_read_another_clients_case(client, api_client, other_api
         (case_body(metadata=[1, 2]), "metadata", "valid dictionary"),
         (case_body(colour="blue"), "colour", "Extra inputs are not permitted"),
         (case_body(constitution="no-such-policy"), "constitution", "no constitution named 'no-such-policy'"),
+        (case_body(constitution="default\u0000"), "constitution", "must not contain NUL"),
+        (case_body(sources=[{"id": "a", "text": "5 days\u0000"}]), "sources.0.text", "must not contain NUL"),
+        (case_body(metadata={"note": ["ok", "bad\u0000"]}), "metadata.note.1", "must not contain NUL"),
     ],
 )
 def test_bad_bodies_get_400_naming_the_field_and_store_nothing(client, api_client, body, field, fragment):

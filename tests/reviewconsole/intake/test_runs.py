@@ -96,7 +96,7 @@ def test_a_run_whose_claim_was_taken_over_stores_nothing(api_client):
 def test_an_engine_defect_marks_the_case_failed_instead_of_crashing_the_submission(api_client, monkeypatch):
     case = _submitted(api_client)
 
-    def broken(case):
+    def broken(case, **options):
         raise ZeroDivisionError("boom")
 
     monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", broken)

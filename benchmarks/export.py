@@ -1,0 +1,144 @@
+"""Audit exports at scale: 1,000,000 hash-chained events in PostgreSQL, streamed as CSV and JSONL.
+
+Seeds a fresh database with a valid chain (hashes computed in Python, the same code the console uses,
+rows loaded with COPY), then has a separate process export ranges of several sizes through the real
+export view (Django's test client, in process, reading the streamed response) and report rows per
+second and its peak memory (RSS). Each export runs in its own process, so each peak is that export's
+alone. Exits non-zero unless every export reaches the rows-per-second target and stays under the
+memory ceiling, whatever the size of its range.
+
+    .venv/bin/python benchmarks/export.py [--events 1000000]
+
+Needs PostgreSQL on 127.0.0.1 (as `make test` does); drops and recreates its own database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+
+from benchstack import REPO, configure_django, reset_database
+
+DATABASE = "reviewconsole_export_bench"
+MIN_ROWS_PER_SECOND = 50_000
+MAX_PEAK_RSS_MB = 200
+START = datetime(2026, 1, 1, tzinfo=UTC)
+ACTIONS = ["case.received", "candidate.created", "claims.verified", "repair.attempted", "case.terminal",
+           "escalation.opened", "lease.claimed", "decision.approved", "note.added"]
+
+
+def _seed_events(count: int) -> None:
+    """A valid chain of `count` events with payloads shaped like the console's, loaded with COPY."""
+    from django.db import connection
+
+    from reviewconsole.audit.chain import GENESIS_HASH, canonical_json, event_hash
+
+    prev = GENESIS_HASH
+    with connection.cursor() as cursor:
+        copy_sql = (
+            "COPY audit_auditevent (seq, created_at, actor, action, object_type, object_id, case_id, payload, "
+            "prev_hash, hash) FROM STDIN"
+        )
+        with cursor.cursor.copy(copy_sql) as copy:
+            for seq in range(1, count + 1):
+                case_id = 1 + seq // 12
+                fields = {
+                    "seq": seq,
+                    "created_at": START + timedelta(milliseconds=50 * seq),
+                    "actor": "engine" if seq % 3 else f"user:reviewer{seq % 7}",
+                    "action": ACTIONS[seq % len(ACTIONS)],
+                    "object_type": "candidate",
+                    "object_id": f"c{seq % 4}",
+                    "case_id": case_id,
+                    "payload": {"claims": {f"k{n}": "SUPPORTED" if n % 3 else "REFUTED" for n in range(4)},
+                                "sha256": f"{seq:064x}", "reason": "UNSUPPORTED_CLAIM"},
+                }
+                digest = event_hash(**fields, prev_hash=prev)
+                copy.write_row((*(v for k, v in fields.items() if k != "payload"), canonical_json(fields["payload"]),
+                                prev, digest))
+                prev = digest
+        cursor.execute("VACUUM ANALYZE audit_auditevent")
+
+
+def _export_in_this_process(export_format: str, since: str, until: str) -> dict[str, float]:
+    """Run one export through the view and read the whole streamed body, as a browser would."""
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    from reviewconsole.accounts.roles import Role
+
+    lead, created = User.objects.get_or_create(username="bench-lead")
+    if created:
+        lead.groups.add(Group.objects.get_or_create(name=Role.SUPPORT_LEAD.value)[0])
+    http = Client()
+    http.force_login(lead)
+    # Warm up imports and the connection on another page, so the timing is the export's alone.
+    assert http.get("/audit/exports/").status_code == 200
+    started = time.perf_counter()
+    response = http.post("/audit/exports/new", {"format": export_format, "since": since, "until": until})
+    assert response.status_code == 200, response.status_code
+    lines = size = 0
+    for chunk in response.streaming_content:
+        lines += chunk.count(b"\n")
+        size += len(chunk)
+    seconds = time.perf_counter() - started
+    rows = lines - (1 if export_format == "csv" else 0)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"rows": rows, "seconds": seconds, "rows_per_second": rows / seconds, "peak_rss_mb": peak_mb,
+            "megabytes": size / 1e6}
+
+
+def _export_in_child(export_format: str, since: datetime, until: datetime) -> dict[str, float]:
+    result = subprocess.run(
+        [sys.executable, __file__, "--child", export_format, since.isoformat(), until.isoformat()],
+        cwd=REPO, check=True, capture_output=True, text=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--child", nargs=3, metavar=("FORMAT", "SINCE", "UNTIL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    # Every range streams straight to the client here: the export task writes the same chunks to a file.
+    configure_django(DATABASE, AUDIT_EXPORT_STREAM_MAX_ROWS="100000000")
+    if args.child:
+        print(json.dumps(_export_in_this_process(*args.child)))
+        return 0
+
+    reset_database(DATABASE)
+    import django
+
+    django.setup()
+    started = time.perf_counter()
+    _seed_events(args.events)
+    print(f"seeded {args.events:,} chained events in {time.perf_counter() - started:.1f} s")
+
+    end = START + timedelta(milliseconds=50 * (args.events + 1))
+    ranges = [(args.events // 10, START + (end - START) * 0.45), (args.events, START)]
+    failed = False
+    print(f"{'format':<6} {'rows':>10} {'seconds':>8} {'rows/s':>10} {'peak RSS':>10} {'size':>10}")
+    for rows, since in ranges:
+        until = since + (end - START) * rows / args.events if rows < args.events else end
+        for export_format in ("csv", "jsonl"):
+            figures = _export_in_child(export_format, since, until)
+            ok = figures["rows_per_second"] >= MIN_ROWS_PER_SECOND and figures["peak_rss_mb"] < MAX_PEAK_RSS_MB
+            failed |= not ok
+            print(f"{export_format:<6} {figures['rows']:>10,} {figures['seconds']:>8.1f} "
+                  f"{figures['rows_per_second']:>10,.0f} {figures['peak_rss_mb']:>7.0f} MB "
+                  f"{figures['megabytes']:>7.0f} MB{'' if ok else '  MISSED TARGET'}")
+    print(f"targets: >= {MIN_ROWS_PER_SECOND:,} rows/s and peak RSS < {MAX_PEAK_RSS_MB} MB for every range")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""Page access by role: anonymous users are sent to sign in, signed-in users without the role get 403."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+
+from reviewconsole.accounts.roles import Role, has_role
+
+View = Callable[..., HttpResponse]
+
+
+def role_required(role: Role, *, refusal: str) -> Callable[[View], View]:
+    """A view decorator admitting only users who hold `role`; `refusal` says why others are turned away."""
+
+    def decorator(view: View) -> View:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            if not has_role(request.user, role):
+                raise PermissionDenied(refusal)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator

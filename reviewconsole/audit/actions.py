@@ -1,0 +1,36 @@
+"""The names of audited actions: `<object>.<what happened>`, so a filter on a prefix finds a family."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class AuditAction(StrEnum):
+    # Machine steps of a run.
+    CASE_RECEIVED = "case.received"
+    CANDIDATE_CREATED = "candidate.created"
+    CLAIMS_VERIFIED = "claims.verified"
+    REPAIR_ATTEMPTED = "repair.attempted"
+    CASE_TERMINAL = "case.terminal"
+    CASE_FAILED = "case.failed"
+    ESCALATION_OPENED = "escalation.opened"
+    # Human actions.
+    LEASE_CLAIMED = "lease.claimed"
+    LEASE_RELEASED = "lease.released"
+    DECISION_APPROVED = "decision.approved"
+    DECISION_EDITED = "decision.edited"
+    DECISION_REJECTED = "decision.rejected"
+    EDIT_VERIFIED = "edit.verified"
+    NOTE_ADDED = "note.added"
+    POLICY_CHANGED = "policy.changed"
+    EXPORT_CREATED = "export.created"
+
+
+# Actors that are not people; a person is recorded as "user:<username>".
+ENGINE = "engine"
+WORKER = "worker"
+SYSTEM = "system"
+
+
+def client_actor(name: str) -> str:
+    return f"client:{name}"

@@ -1,0 +1,147 @@
+"""Export formats: audit events as CSV or JSON lines, reviewer decisions as regression fixtures.
+
+Everything here is a generator over bounded chunks of rows, so a download of any size and the file a
+task writes both use the same constant memory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from reviewconsole.audit.chain import canonical_json, canonical_time
+from reviewconsole.audit.models import ExportFormat
+from reviewconsole.audit.selectors import (
+    AuditFilter,
+    decisions_for_fixtures,
+    event_rows,
+    events_matching,
+)
+from reviewconsole.intake.services import case_contract
+from reviewconsole.review.models import Decision, DecisionKind
+
+# Columns in the order a person reads them. With payload (JSON) and created_at (canonical UTC text) each
+# row's hash can be recomputed from the export alone.
+CSV_COLUMNS = ("seq", "created_at", "actor", "action", "object_type", "object_id", "case_id", "payload",
+               "prev_hash", "hash", "id")
+# Lines are sent in batches: one write per row would make the response framing cost more than the rows.
+_LINES_PER_CHUNK = 1000
+_FIXTURE_CHUNK = 200
+
+
+def _json_line(row: tuple) -> str:
+    """One event as a JSON object with sorted keys; the payload is embedded as the database wrote it."""
+    event_id, prev_hash, hash_, seq, created_at, actor, action, object_type, object_id, case_id, payload = row
+    return (
+        f'{{"action":{_string(action)},"actor":{_string(actor)},"case_id":{_number(case_id)},'
+        f'"created_at":"{created_at}","hash":"{hash_}","id":{event_id},"object_id":{_string(object_id)},'
+        f'"object_type":{_string(object_type)},"payload":{payload},"prev_hash":"{prev_hash}","seq":{seq}}}'
+    )
+
+
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+
+
+def _string(value: str) -> str:
+    # Names and ids rarely need escaping; skipping json.dumps for them is a third of a JSONL export's time.
+    return json.dumps(value, ensure_ascii=False) if _NEEDS_ESCAPE.search(value) else f'"{value}"'
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else str(int(value))
+
+
+_NEEDS_QUOTES = re.compile(r'[",\r\n]')
+
+
+def _csv_field(value: str) -> str:
+    """RFC 4180 quoting, only where needed (written by hand: the csv module was most of an export's time)."""
+    return '"' + value.replace('"', '""') + '"' if _NEEDS_QUOTES.search(value) else value
+
+
+def _csv_line(row: tuple) -> str:
+    event_id, prev_hash, hash_, seq, created_at, actor, action, object_type, object_id, case_id, payload = row
+    # Only the free-text columns can hold a comma, quote or newline; a JSON payload always holds quotes.
+    quoted_payload = '"' + payload.replace('"', '""') + '"'
+    return (
+        f"{seq},{created_at},{_csv_field(actor)},{_csv_field(action)},{_csv_field(object_type)},"
+        f"{_csv_field(object_id)},{'' if case_id is None else case_id},{quoted_payload},{prev_hash},{hash_},{event_id}"
+    )
+
+
+# Each generator yields (text, rows in it), so a task can count progress without parsing its output.
+Chunk = tuple[str, int]
+
+
+def _lines_in_chunks(lines: Iterator[str], header: str | None = None) -> Iterator[Chunk]:
+    batch: list[str] = [header] if header else []
+    rows = 0
+    for line in lines:
+        batch.append(line)
+        rows += 1
+        if rows == _LINES_PER_CHUNK:
+            yield "\n".join(batch) + "\n", rows
+            batch.clear()
+            rows = 0
+    if batch:
+        yield "\n".join(batch) + "\n", rows
+
+
+def decision_fixture(decision: Decision) -> dict[str, Any]:
+    """A reviewer's decision as a regression test for the engine: the case in its contract shape, the
+    answer the reviewer released (their correction, if they edited it) and the claim states expected."""
+    candidate = decision.candidate
+    approved = decision.kind == DecisionKind.APPROVE
+    return {
+        "case": case_contract(decision.case).model_dump(mode="json"),
+        "expected": {
+            "terminal": "PERMIT" if approved else "REJECT",
+            "answer": candidate.text if approved else None,
+            "corrected": approved and candidate.origin == "reviewer",
+            "claims": [
+                {"id": claim.claim_id, "text": claim.text, "state": claim.state} for claim in candidate.claims.all()
+            ] if approved else [],
+        },
+        "provenance": {
+            "case_id": decision.case_id,
+            "decision_id": decision.pk,
+            "reviewer": decision.reviewer.get_username(),
+            "decided_at": canonical_time(decision.created_at),
+            "reason_code": decision.reason_code,
+            "override_reason": decision.override_reason,
+        },
+    }
+
+
+def _fixture_chunks(audit_filter: AuditFilter) -> Iterator[Chunk]:
+    decisions = decisions_for_fixtures(audit_filter).prefetch_related("case__sources", "candidate__claims")
+    for decision in decisions.iterator(chunk_size=_FIXTURE_CHUNK):
+        yield canonical_json(decision_fixture(decision)) + "\n", 1
+
+
+def export_chunks(export_format: str, audit_filter: AuditFilter, head_seq: int) -> Iterator[Chunk]:
+    """The export's text in chunks; events stop at `head_seq`, the chain head the export recorded."""
+    if export_format == ExportFormat.FIXTURES:
+        return _fixture_chunks(audit_filter)
+    rows = event_rows(events_matching(audit_filter).filter(seq__lte=head_seq))
+    if export_format == ExportFormat.CSV:
+        return _lines_in_chunks(map(_csv_line, rows), header=",".join(CSV_COLUMNS))
+    return _lines_in_chunks(map(_json_line, rows))
+
+
+def export_text(chunks: Iterator[Chunk]) -> Iterator[str]:
+    return (text for text, _ in chunks)
+
+
+def write_export(chunks: Iterator[Chunk], path: Path, *, progress: Callable[[int], None]) -> int:
+    """Write the chunks to `path`, calling `progress(rows so far)` after each; returns the rows written."""
+    rows = 0
+    with path.open("w", encoding="utf-8", newline="") as file:
+        for text, count in chunks:
+            file.write(text)
+            rows += count
+            progress(rows)
+    return rows

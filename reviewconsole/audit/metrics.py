@@ -1,0 +1,166 @@
+"""The support lead's figures over a time range, computed from the stored cases and decisions.
+
+Agreement with the engine: the engine's call on an escalated case is "not releasable as it stands",
+and on a spot check "releasable". A reviewer agrees when they act the same way: rejecting or editing
+an escalated case, approving a spot-checked one unchanged. Per rule, a failed rule on the engine's
+final candidate agrees with a reviewer who did not approve it unchanged, a passed rule with one who did.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from django.db.models import Count, Sum
+from django.db.models.functions import TruncDate
+
+from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, RepairAttempt, RuleVerdict
+from reviewconsole.review.models import Decision, DecisionKind, Escalation
+from reviewconsole.review.states import FAILING_STATES
+from verification import Origin
+
+# Days drawn one by one in the chart; a longer range still counts every escalation in the table.
+MAX_CHART_DAYS = 120
+
+
+@dataclass(frozen=True)
+class Agreement:
+    key: str
+    decided: int
+    agreed: int
+
+    @property
+    def rate(self) -> float:
+        return self.agreed / self.decided if self.decided else 0.0
+
+
+@dataclass(frozen=True)
+class MetricsReport:
+    since: datetime
+    until: datetime
+    days: list[date]
+    escalations_by_day: dict[str, list[int]]
+    """Reason -> escalations opened on each of `days` (spot checks excluded)."""
+    cases_finished: int
+    cases_automated: int
+    decision_seconds_median: float | None
+    decision_seconds_p90: float | None
+    decisions: int
+    agreement_by_reason: list[Agreement] = field(default_factory=list)
+    agreement_by_rule: list[Agreement] = field(default_factory=list)
+    unsupported_claims_caught: int = 0
+    supported_claims_removed: int = 0
+
+    @property
+    def automation_rate(self) -> float:
+        return self.cases_automated / self.cases_finished if self.cases_finished else 0.0
+
+    @property
+    def escalations_by_reason(self) -> dict[str, int]:
+        return {reason: sum(series) for reason, series in self.escalations_by_day.items()}
+
+    @property
+    def escalation_rows(self) -> list[tuple[date, dict[str, int], int]]:
+        """Per day: counts per reason and the day's total, for the table under the chart."""
+        rows = []
+        for index, day in enumerate(self.days):
+            counts = {reason: series[index] for reason, series in self.escalations_by_day.items()}
+            rows.append((day, counts, sum(counts.values())))
+        return rows
+
+
+def percentile(values: list[float], share: float) -> float | None:
+    """Nearest-rank percentile: the smallest value with at least `share` of values at or below it."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * share // 1))
+    return ordered[int(rank) - 1]
+
+
+def _escalations_by_day(since: datetime, until: datetime) -> tuple[list[date], dict[str, list[int]]]:
+    rows = (
+        Escalation.objects.filter(is_spot_check=False, created_at__gte=since, created_at__lt=until)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day", "reason")
+        .annotate(n=Count("id"))
+    )
+    counts = {(day, reason): n for day, reason, n in rows}
+    first, last = since.date(), (until - timedelta(microseconds=1)).date()
+    days = [first + timedelta(days=i) for i in range(min((last - first).days + 1, MAX_CHART_DAYS))]
+    reasons = sorted({reason for _, reason in counts})
+    return days, {reason: [counts.get((day, reason), 0) for day in days] for reason in reasons}
+
+
+def _decision_outcomes(since: datetime, until: datetime) -> list[tuple[int, str, bool, bool]]:
+    """(case id, reason, spot check, approved unchanged) for each escalation decided in the range."""
+    final = Decision.objects.filter(
+        kind__in=[DecisionKind.APPROVE, DecisionKind.REJECT],
+        case__escalation__decided_at__gte=since,
+        case__escalation__decided_at__lt=until,
+    ).values_list("case_id", "case__escalation__reason", "case__escalation__is_spot_check", "kind", "candidate__origin")
+    return [
+        (case_id, reason, spot, kind == DecisionKind.APPROVE and origin != Origin.REVIEWER.value)
+        for case_id, reason, spot, kind, origin in final
+    ]
+
+
+def _agreement_by_reason(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agreement]:
+    decided, agreed = Counter(), Counter()
+    for _, reason, spot, approved_unchanged in outcomes:
+        key = f"{reason} (spot check)" if spot else reason
+        decided[key] += 1
+        agreed[key] += approved_unchanged == spot
+    return [Agreement(key, decided[key], agreed[key]) for key in sorted(decided)]
+
+
+def _agreement_by_rule(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agreement]:
+    approved_unchanged = {case_id: unchanged for case_id, _, _, unchanged in outcomes}
+    # The engine's final candidate of each case: its last one not written by a reviewer.
+    final_candidate: dict[int, tuple[int, int]] = {}
+    engine_candidates = Candidate.objects.filter(case_id__in=approved_unchanged).exclude(origin=Origin.REVIEWER.value)
+    for case_id, pk, position in engine_candidates.values_list("case_id", "pk", "position"):
+        if case_id not in final_candidate or position > final_candidate[case_id][1]:
+            final_candidate[case_id] = (pk, position)
+    case_of = {pk: case_id for case_id, (pk, _) in final_candidate.items()}
+    decided, agreed = Counter(), Counter()
+    verdicts = RuleVerdict.objects.filter(candidate_id__in=case_of, passed__isnull=False)
+    for candidate_id, rule, passed in verdicts.values_list("candidate_id", "rule", "passed"):
+        decided[rule] += 1
+        agreed[rule] += passed == approved_unchanged[case_of[candidate_id]]
+    return [Agreement(rule, decided[rule], agreed[rule]) for rule in sorted(decided)]
+
+
+def metrics_report(*, since: datetime, until: datetime) -> MetricsReport:
+    days, by_day = _escalations_by_day(since, until)
+    finished = Case.objects.filter(finished_at__gte=since, finished_at__lt=until).exclude(terminal="")
+    automated = finished.filter(status=CaseStatus.RELEASED).exclude(escalation__is_spot_check=False)
+    durations = [
+        (decided - opened).total_seconds()
+        for opened, decided in Escalation.objects.filter(decided_at__gte=since, decided_at__lt=until).values_list(
+            "created_at", "decided_at"
+        )
+    ]
+    outcomes = _decision_outcomes(since, until)
+    caught = Claim.objects.filter(
+        candidate__position=0, candidate__case__in=finished, state__in=FAILING_STATES
+    ).count()
+    removed = RepairAttempt.objects.filter(case__in=finished, outcome="ACCEPTED").aggregate(
+        n=Sum("supported_removed")
+    )["n"]
+    return MetricsReport(
+        since=since,
+        until=until,
+        days=days,
+        escalations_by_day=by_day,
+        cases_finished=finished.count(),
+        cases_automated=automated.count(),
+        decision_seconds_median=percentile(durations, 0.5),
+        decision_seconds_p90=percentile(durations, 0.9),
+        decisions=len(outcomes),
+        agreement_by_reason=_agreement_by_reason(outcomes),
+        agreement_by_rule=_agreement_by_rule(outcomes),
+        unsupported_claims_caught=caught,
+        supported_claims_removed=removed or 0,
+    )

@@ -1,0 +1,166 @@
+"""Reads of the audit trail: filtered events and cases, streamed rows, the chain head."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from django.core.paginator import Page, Paginator
+from django.db import connection
+from django.db.models import F, Func, Q, QuerySet, TextField
+from django.db.models.functions import Cast
+
+from reviewconsole.audit.chain import HASHED_FIELDS, canonical_time
+from reviewconsole.audit.models import AuditEvent
+from reviewconsole.intake.models import Case
+from reviewconsole.review.models import Decision, DecisionKind
+
+# Rows fetched per round trip while streaming; big enough to be fast, small enough to stay flat in memory.
+STREAM_CHUNK_ROWS = 5000
+
+
+@dataclass(frozen=True)
+class AuditFilter:
+    """What a support lead asked for; every field is optional and they combine with AND."""
+
+    since: datetime | None = None
+    until: datetime | None = None
+    client: str = ""
+    case: int | None = None
+    actor: str = ""
+    action: str = ""
+    decision: str = ""
+    reason: str = ""
+
+    def as_json(self) -> dict[str, object]:
+        """The filter as stored with an export (and shown to whoever reads the export later)."""
+        values = {key: value for key, value in asdict(self).items() if value not in (None, "")}
+        return {key: value.isoformat() if isinstance(value, datetime) else value for key, value in values.items()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> AuditFilter:
+        """The filter an export stored, back as a filter (so a task applies exactly what was asked)."""
+        values = dict(data)
+        for key in ("since", "until"):
+            if values.get(key):
+                values[key] = datetime.fromisoformat(str(values[key]))
+        return cls(**values)
+
+
+def events_matching(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
+    """Events in chain order. Case-level filters (client, decision, reason) keep the events of matching cases."""
+    events = _in_period(AuditEvent.objects.order_by("seq"), "created_at", audit_filter)
+    if audit_filter.case is not None:
+        events = events.filter(case_id=audit_filter.case)
+    if audit_filter.actor:
+        events = events.filter(actor=audit_filter.actor)
+    if audit_filter.action:
+        # "decision." finds every decision; "decision.approved" only approvals.
+        if audit_filter.action.endswith("."):
+            events = events.filter(action__startswith=audit_filter.action)
+        else:
+            events = events.filter(action=audit_filter.action)
+    if audit_filter.client or audit_filter.decision or audit_filter.reason:
+        events = events.filter(case_id__in=_case_ids(audit_filter))
+    return events
+
+
+def _in_period(queryset: QuerySet, field: str, audit_filter: AuditFilter) -> QuerySet:
+    """Rows whose `field` lies in [since, until); an open end is unbounded."""
+    if audit_filter.since:
+        queryset = queryset.filter(**{f"{field}__gte": audit_filter.since})
+    if audit_filter.until:
+        queryset = queryset.filter(**{f"{field}__lt": audit_filter.until})
+    return queryset
+
+
+def _case_ids(audit_filter: AuditFilter) -> QuerySet:
+    return cases_matching(audit_filter, with_time=False).values("pk")
+
+
+def cases_matching(audit_filter: AuditFilter, *, with_time: bool = True) -> QuerySet[Case]:
+    """Cases, newest first; the time range applies to when they were submitted."""
+    cases = Case.objects.select_related("client").order_by("-submitted_at", "-pk")
+    if with_time:
+        cases = _in_period(cases, "submitted_at", audit_filter)
+    if audit_filter.case is not None:
+        cases = cases.filter(pk=audit_filter.case)
+    if audit_filter.client:
+        cases = cases.filter(client__name=audit_filter.client)
+    if audit_filter.reason:
+        cases = cases.filter(Q(reason=audit_filter.reason) | Q(escalation__reason=audit_filter.reason))
+    if audit_filter.decision:
+        cases = cases.filter(decisions__kind=audit_filter.decision).distinct()
+    if with_time and audit_filter.actor:
+        cases = cases.filter(pk__in=AuditEvent.objects.filter(actor=audit_filter.actor).values("case_id"))
+    return cases
+
+
+def cases_with_decisions(audit_filter: AuditFilter) -> QuerySet[Case]:
+    """Matching cases with what a results table shows: escalation and decisions."""
+    return cases_matching(audit_filter).select_related("escalation").prefetch_related("decisions__reviewer")
+
+
+EXPORT_COLUMNS = ("id", "prev_hash", "hash", *HASHED_FIELDS)
+_SEQ = EXPORT_COLUMNS.index("seq")
+_CREATED = EXPORT_COLUMNS.index("created_at")
+# The database writes the two costly columns as text itself: decoding a JSON payload only to encode it
+# again, and parsing a timestamp only to format it, were most of an export's time.
+_CANONICAL_TIME_SQL = """to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
+
+
+def event_rows(events: QuerySet[AuditEvent]) -> Iterator[tuple]:
+    """Rows (id, prev_hash, hash, seq, created_at, actor, action, object_type, object_id, case_id, payload)
+    in chain order, with created_at as canonical UTC text and payload as JSON text, fetched in bounded
+    chunks so memory stays flat however many rows match.
+
+    Keyset pages (seq > last seen) rather than one long server-side cursor: a slow download then holds
+    no transaction or snapshot open, and a task can report progress between chunks.
+    """
+    on_postgresql = connection.vendor == "postgresql"
+    text_columns = {"payload": Cast("payload", TextField())}
+    if on_postgresql:
+        text_columns["created_at"] = Func(F("created_at"), template=_CANONICAL_TIME_SQL, output_field=TextField())
+    events = events.order_by("seq").annotate(**{f"{name}_text": value for name, value in text_columns.items()})
+    events = events.values_list(*(f"{c}_text" if c in text_columns else c for c in EXPORT_COLUMNS))
+    last_seq = None
+    while True:
+        page = events.filter(seq__gt=last_seq) if last_seq is not None else events
+        rows = list(page[:STREAM_CHUNK_ROWS])
+        if on_postgresql:
+            yield from rows
+        else:
+            yield from (_with_canonical_time(row) for row in rows)
+        if len(rows) < STREAM_CHUNK_ROWS:
+            return
+        last_seq = rows[-1][_SEQ]
+
+
+def _with_canonical_time(row: tuple) -> tuple:
+    return (*row[:_CREATED], canonical_time(row[_CREATED]), *row[_CREATED + 1 :])
+
+
+def chain_head_values() -> tuple[int, str]:
+    """(seq, hash) of the newest event; (0, "") when the chain is empty."""
+    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
+    return head if head else (0, "")
+
+
+PAGE_SIZE = 50
+
+
+def page_of(queryset: QuerySet, number: int) -> Page:
+    """One page of results; a number past the end shows the last page rather than an error."""
+    return Paginator(queryset, PAGE_SIZE).get_page(number)
+
+
+def decisions_for_fixtures(audit_filter: AuditFilter) -> QuerySet[Decision]:
+    """Final decisions (approve, reject) on the cases the filter matches, oldest first."""
+    decisions = Decision.objects.filter(kind__in=[DecisionKind.APPROVE, DecisionKind.REJECT])
+    decisions = _in_period(decisions, "created_at", audit_filter)
+    if audit_filter.case is not None or audit_filter.client or audit_filter.reason or audit_filter.decision:
+        decisions = decisions.filter(case_id__in=_case_ids(audit_filter))
+    if audit_filter.actor.startswith("user:"):
+        decisions = decisions.filter(reviewer__username=audit_filter.actor.removeprefix("user:"))
+    return decisions.select_related("case__client", "candidate", "reviewer").order_by("pk")

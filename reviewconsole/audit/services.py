@@ -1,0 +1,148 @@
+"""Writes for the audit trail: append one event to the chain, in the caller's transaction."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from reviewconsole.audit.actions import AuditAction
+from reviewconsole.audit.chain import GENESIS_HASH, event_hash, normalise_payload
+from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
+from reviewconsole.audit.selectors import AuditFilter, chain_head_values, decisions_for_fixtures, events_matching
+from reviewconsole.intake.models import Case
+from reviewconsole.queues import enqueue_on_commit
+
+# Any constant shared by every writer; pg_advisory_xact_lock takes a bigint key ("audit" in ASCII).
+CHAIN_LOCK_KEY = 0x6175646974
+_ACTION = re.compile(r"^[a-z][a-z_]*\.[a-z][a-z_]*$")
+
+
+def actor_label(actor: AbstractBaseUser | str) -> str:
+    """How an actor is recorded: a person as "user:<username>", anything else by its own name."""
+    if isinstance(actor, str):
+        if not actor:
+            raise ValueError("an audit actor needs a name")
+        return actor
+    return f"user:{actor.get_username()}"
+
+
+def _lock_chain() -> None:
+    # Held until the surrounding transaction ends, so the next writer reads the head this one wrote:
+    # two writers can never both append to the same head (no fork). SQLite serialises writers already.
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
+
+
+def audit_record(
+    *,
+    actor: AbstractBaseUser | str,
+    action: str,
+    object_type: str,
+    object_id: str | int,
+    payload: dict[str, Any],
+    case: Case | int | None = None,
+) -> AuditEvent:
+    """Append one event to the chain.
+
+    Call it inside the transaction that makes the change it records: the event then exists exactly
+    when the change does. Outside a transaction it opens its own, since the chain lock needs one.
+    """
+    if not _ACTION.match(action):
+        raise ValueError(f"audit action {action!r} must read like 'object.verb'")
+    label = actor_label(actor)
+    body = normalise_payload(payload)
+    case_id = case.pk if isinstance(case, Case) else case
+    # No savepoint: a failed append must fail the caller's whole transaction anyway, and a run stores
+    # dozens of events in one.
+    with transaction.atomic(savepoint=False):
+        _lock_chain()
+        head_seq, head_hash = chain_head_values()
+        seq, prev_hash = head_seq + 1, head_hash or GENESIS_HASH
+        created_at = timezone.now()
+        fields = {
+            "seq": seq,
+            "created_at": created_at,
+            "actor": label,
+            "action": str(action),
+            "object_type": object_type,
+            "object_id": str(object_id),
+            "case_id": case_id,
+            "payload": body,
+        }
+        return AuditEvent.objects.create(**fields, prev_hash=prev_hash, hash=event_hash(**fields, prev_hash=prev_hash))
+
+
+# --- Exports -------------------------------------------------------------------------------------
+
+
+def export_start(*, requested_by: AbstractBaseUser, export_format: str, audit_filter: AuditFilter) -> AuditExport:
+    """Record an export of the filtered range, pinned to the current chain head, as an audit event.
+
+    Small exports are streamed by the caller at once; larger ones are queued for a worker (the
+    returned export is QUEUED) so no web request runs for minutes.
+    """
+    if export_format not in ExportFormat.values:
+        raise ValueError(f"unknown export format {export_format!r}")
+    with transaction.atomic():
+        # The lock keeps the head and the export event adjacent: nothing lands between them.
+        _lock_chain()
+        head_seq, head_hash = chain_head_values()
+        if export_format == ExportFormat.FIXTURES:
+            total = decisions_for_fixtures(audit_filter).count()
+        else:
+            total = events_matching(audit_filter).filter(seq__lte=head_seq).count()
+        streamed = total <= settings.AUDIT_EXPORT_STREAM_MAX_ROWS
+        export = AuditExport.objects.create(
+            requested_by=requested_by,
+            format=export_format,
+            filters=audit_filter.as_json(),
+            head_seq=head_seq,
+            head_hash=head_hash,
+            rows_total=total,
+            status=ExportStatus.STREAMED if streamed else ExportStatus.QUEUED,
+        )
+        audit_record(
+            actor=requested_by, action=AuditAction.EXPORT_CREATED, object_type="export", object_id=export.pk,
+            payload={"format": export_format, "filters": export.filters, "head_seq": head_seq,
+                     "head_hash": head_hash, "rows": total, "delivery": "stream" if streamed else "file"},
+        )
+        if not streamed:
+            from reviewconsole.audit.tasks import run_export
+
+            enqueue_on_commit(run_export, export.pk)
+        return export
+
+
+def export_claim(*, export_id: int, now: datetime) -> bool:
+    """Take a queued export, or one whose run outlived the task's hard time limit (its worker died).
+
+    Of two workers holding the same message only one gets it: one conditional UPDATE decides.
+    """
+    dead_before = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    claimable = Q(status=ExportStatus.QUEUED) | Q(status=ExportStatus.RUNNING, started_at__lt=dead_before)
+    taken = AuditExport.objects.filter(claimable, pk=export_id).update(
+        status=ExportStatus.RUNNING, started_at=now, rows_done=0
+    )
+    return bool(taken)
+
+
+def export_progress(*, export_id: int, rows_done: int) -> None:
+    AuditExport.objects.filter(pk=export_id).update(rows_done=rows_done)
+
+
+def export_finish(*, export_id: int, file_name: str, rows_done: int, now: datetime) -> None:
+    AuditExport.objects.filter(pk=export_id).update(
+        status=ExportStatus.DONE, file_name=file_name, rows_done=rows_done, finished_at=now
+    )
+
+
+def export_fail(*, export_id: int, error: str, now: datetime) -> None:
+    AuditExport.objects.filter(pk=export_id).update(status=ExportStatus.FAILED, error=error[:5000], finished_at=now)

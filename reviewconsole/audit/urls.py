@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from reviewconsole.audit import views
+
+app_name = "audit"
+
+urlpatterns = [
+    path("", views.events, name="events"),
+    path("cases/", views.cases, name="cases"),
+    path("exports/", views.exports, name="exports"),
+    path("exports/new", views.export_create, name="export_create"),
+    path("exports/<int:export_id>/", views.export_detail, name="export"),
+    path("exports/<int:export_id>/download", views.export_download, name="export_download"),
+    path("metrics/", views.metrics, name="metrics"),
+]

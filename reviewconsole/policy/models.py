@@ -1,0 +1,176 @@
+"""Policy as versioned data: constitutions and critic rubrics, their immutable versions, calibration runs.
+
+A version is written once. Only its status (draft, published, superseded) and its publication time
+ever change, so a case that pinned a version can always show exactly the rules it ran under.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from verification.constitution import Constitution
+
+
+class VersionStatus(models.TextChoices):
+    DRAFT = "DRAFT", "Draft"
+    PUBLISHED = "PUBLISHED", "Published"
+    SUPERSEDED = "SUPERSEDED", "Superseded"
+
+
+# What may change on a version after it is written: its place in the publication history, never its content.
+_MUTABLE_VERSION_FIELDS = frozenset({"status", "published_at"})
+
+
+class VersionQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        if set(kwargs) - _MUTABLE_VERSION_FIELDS:
+            raise TypeError(f"{self.model.__name__} content is immutable; save a new version instead")
+        return super().update(**kwargs)
+
+
+class DocumentVersion(models.Model):
+    """One immutable version of a policy document (its parent is `document` in the concrete model)."""
+
+    number = models.PositiveIntegerField(help_text="1, 2, 3... within the document")
+    content = models.JSONField()
+    sha256 = models.CharField(max_length=64, help_text="sha256 of the canonical JSON of the content")
+    status = models.CharField(max_length=10, choices=VersionStatus.choices, default=VersionStatus.DRAFT)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Empty for the built-in versions the console seeded",
+    )
+    note = models.CharField(max_length=200, blank=True, help_text="What changed, in the author's words")
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    objects = VersionQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+        ordering = ["document", "-number"]
+
+    def save(self, *args, **kwargs):
+        update_fields = kwargs.get("update_fields")
+        if not self._state.adding and (update_fields is None or set(update_fields) - _MUTABLE_VERSION_FIELDS):
+            raise TypeError(f"{type(self).__name__} content is immutable; save a new version instead")
+        super().save(*args, **kwargs)
+
+    @property
+    def short_sha(self) -> str:
+        """The first 12 hex digits: for a constitution, the engine's own version string."""
+        return self.sha256[:12]
+
+    @property
+    def label(self) -> str:
+        return f"{self.document.name} v{self.number}"
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.short_sha})"
+
+
+def version_constraints(kind: str) -> list[models.UniqueConstraint]:
+    """Numbers are unique per document, and exactly one version of a document is in force: publishing
+    supersedes the previous one first, so the database refuses a second published version outright."""
+    return [
+        models.UniqueConstraint(fields=["document", "number"], name=f"{kind}_version_number_unique"),
+        models.UniqueConstraint(
+            fields=["document"], condition=models.Q(status=VersionStatus.PUBLISHED), name=f"{kind}_one_published"
+        ),
+    ]
+
+
+class NamedConstitution(models.Model):
+    """A constitution a case can name; its rules live in its versions."""
+
+    name = models.CharField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ConstitutionVersion(DocumentVersion):
+    """The JSON of the engine's `Constitution`, exactly as a run uses it."""
+
+    document = models.ForeignKey(NamedConstitution, on_delete=models.PROTECT, related_name="versions")
+
+    class Meta(DocumentVersion.Meta):
+        constraints = version_constraints("constitution")
+
+    def constitution(self) -> Constitution:
+        return Constitution.model_validate(self.content)
+
+
+class Rubric(models.Model):
+    """A critic rubric, with the catch-rate threshold below which the nightly canary raises a banner."""
+
+    name = models.CharField(max_length=100, unique=True)
+    canary_threshold = models.FloatField(
+        default=0.8, help_text="The banner shows when the latest canary's catch rate falls below this share"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RubricVersion(DocumentVersion):
+    """The JSON of a `RubricContent`: the critic's instructions and its known-bad and known-good fixtures."""
+
+    document = models.ForeignKey(Rubric, on_delete=models.PROTECT, related_name="versions")
+
+    class Meta(DocumentVersion.Meta):
+        constraints = version_constraints("rubric")
+
+
+class CalibrationTrigger(models.TextChoices):
+    MANUAL = "MANUAL", "On demand"
+    CANARY = "CANARY", "Nightly canary"
+
+
+class CalibrationStatus(models.TextChoices):
+    QUEUED = "QUEUED", "Queued"
+    RUNNING = "RUNNING", "Running"
+    DONE = "DONE", "Done"
+    FAILED = "FAILED", "Failed"
+
+
+class CalibrationRun(models.Model):
+    """One run of the critic over a rubric version's fixtures, kept as history."""
+
+    rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="calibration_runs")
+    trigger = models.CharField(max_length=10, choices=CalibrationTrigger.choices, default=CalibrationTrigger.MANUAL)
+    status = models.CharField(max_length=10, choices=CalibrationStatus.choices, default=CalibrationStatus.QUEUED)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    critic = models.CharField(max_length=200, blank=True, help_text="Which critic ran: offline or model:<id>")
+    constitution_pinned = models.CharField(max_length=120, blank=True, help_text="name@version the critic judged under")
+    fixtures_total = models.PositiveIntegerField(default=0)
+    fixtures_done = models.PositiveIntegerField(default=0)
+    results = models.JSONField(default=list, help_text="Per fixture: name, bad, caught or passed, findings")
+    catch_rate = models.FloatField(null=True, blank=True)
+    false_alarm_rate = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["trigger", "status", "-created_at"], name="calibration_by_trigger")]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (CalibrationStatus.DONE, CalibrationStatus.FAILED)
+
+    @property
+    def progress_percent(self) -> int:
+        return int(100 * self.fixtures_done / self.fixtures_total) if self.fixtures_total else 0

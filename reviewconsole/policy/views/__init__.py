@@ -1,0 +1,1 @@
+"""The policy admin's pages, one module per concern; each view validates, calls one service, renders."""

@@ -1,0 +1,129 @@
+"""Metrics on a small dataset whose figures are known by hand."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.urls import reverse
+
+from reviewconsole.audit.metrics import metrics_report, percentile
+from reviewconsole.audit.templatetags.audit_extras import duration
+from reviewconsole.intake.models import Candidate, Case, Claim, RepairAttempt, RuleVerdict
+from reviewconsole.intake.services import client_create
+from reviewconsole.review.models import Decision, Escalation
+from tests.reviewconsole.audit.test_pages import signed_in
+
+DAY1 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+DAY2 = DAY1 + timedelta(days=1)
+
+
+def _case(client, *, status, terminal, reason, finished):
+    return Case.objects.create(client=client, question="q", answer="a", status=status, terminal=terminal,
+                               reason=reason, finished_at=finished)
+
+
+def _candidate(case, position, states, *, origin="client", rules=None):
+    candidate = Candidate.objects.create(case=case, position=position, candidate_id=f"c{position}", origin=origin,
+                                         text=f"text {position}", sha256=f"{position:064d}")
+    Claim.objects.bulk_create(
+        Claim(candidate=candidate, position=i, claim_id=f"k{i}", text="t", start=0, end=1, state=state,
+              severity="minor", method="m", confidence=1.0)
+        for i, state in enumerate(states)
+    )
+    RuleVerdict.objects.bulk_create(
+        RuleVerdict(candidate=candidate, position=i, rule=rule, passed=passed, checked_by="x")
+        for i, (rule, passed) in enumerate((rules or {}).items())
+    )
+    return candidate
+
+
+def _escalate(case, reason, opened, *, spot=False, decided=None):
+    escalation = Escalation.objects.create(case=case, reason=reason, severity="minor", is_spot_check=spot,
+                                           status="DECIDED" if decided else "OPEN", decided_at=decided)
+    Escalation.objects.filter(pk=escalation.pk).update(created_at=opened)
+
+
+def _decide(case, reviewer, kind, candidate):
+    Decision.objects.create(case=case, reviewer=reviewer, kind=kind, candidate=candidate)
+
+
+@pytest.fixture
+def dataset(db, reviewer):
+    client, _ = client_create(name="bot")
+    # A: released by the engine, nobody looked.
+    a = _case(client, status="RELEASED", terminal="PERMIT", reason="ALL_SUPPORTED", finished=DAY1)
+    _candidate(a, 0, ["SUPPORTED", "SUPPORTED"])
+    # B: released, spot-checked, approved unchanged after 60 s (agrees with the engine).
+    b = _case(client, status="RELEASED", terminal="PERMIT", reason="ALL_SUPPORTED", finished=DAY1)
+    b0 = _candidate(b, 0, ["SUPPORTED"])
+    _escalate(b, "ALL_SUPPORTED", DAY1, spot=True, decided=DAY1 + timedelta(seconds=60))
+    _decide(b, reviewer, "APPROVE", b0)
+    # C: one refuted claim, a repair that removed one supported claim, rejected after 120 s (agrees).
+    c = _case(client, status="REJECTED", terminal="REVIEW", reason="UNSUPPORTED_CLAIM", finished=DAY1)
+    c0 = _candidate(c, 0, ["REFUTED", "SUPPORTED"])
+    c1 = _candidate(c, 1, ["SUPPORTED"], origin="repair", rules={"cite-sources": False, "tone": True})
+    RepairAttempt.objects.create(case=c, position=0, from_candidate=c0.candidate_id, to_candidate="c1",
+                                 operation="OMIT_CLAIM", outcome="ACCEPTED", supported_removed=1)
+    RepairAttempt.objects.create(case=c, position=1, from_candidate="c1", operation="OMIT_CLAIM",
+                                 outcome="REJECTED", supported_removed=0)
+    _escalate(c, "UNSUPPORTED_CLAIM", DAY1, decided=DAY1 + timedelta(seconds=120))
+    _decide(c, reviewer, "REJECT", c1)
+    # D: one claim lacking evidence, approved unchanged after 600 s (disagrees with the escalation).
+    d = _case(client, status="RELEASED", terminal="REVIEW", reason="UNSUPPORTED_CLAIM", finished=DAY2)
+    d0 = _candidate(d, 0, ["INSUFFICIENT_EVIDENCE"], rules={"cite-sources": True})
+    _escalate(d, "UNSUPPORTED_CLAIM", DAY2, decided=DAY2 + timedelta(seconds=600))
+    _decide(d, reviewer, "APPROVE", d0)
+    # E: critical, still open.
+    e = _case(client, status="ESCALATED", terminal="REVIEW", reason="CRITICAL_CLAIM", finished=DAY2)
+    _candidate(e, 0, ["UNRESOLVED"])
+    _escalate(e, "CRITICAL_CLAIM", DAY2)
+    # Outside the period: must not count.
+    late = _case(client, status="ESCALATED", terminal="REVIEW", reason="CRITICAL_CLAIM", finished=DAY2 + timedelta(9))
+    _candidate(late, 0, ["REFUTED"])
+    _escalate(late, "CRITICAL_CLAIM", DAY2 + timedelta(days=9))
+
+
+PERIOD = {"since": DAY1.replace(hour=0), "until": DAY1.replace(hour=0) + timedelta(days=2)}
+
+
+@pytest.mark.parametrize(("seconds", "words"), [(None, "—"), (45, "45 s"), (720, "12 min"), (12_600, "3.5 h")])
+def test_durations_read_in_words(seconds, words):
+    assert duration(seconds) == words
+
+
+def test_percentile_is_nearest_rank():
+    assert percentile([], 0.5) is None
+    assert percentile([600, 60, 120], 0.5) == 120
+    assert percentile([600, 60, 120], 0.9) == 600
+    assert percentile(list(range(1, 11)), 0.9) == 9
+
+
+@pytest.mark.django_db
+def test_metrics_figures(dataset):
+    report = metrics_report(**PERIOD)
+    assert report.days == [DAY1.date(), DAY2.date()]
+    assert report.escalations_by_day == {"CRITICAL_CLAIM": [0, 1], "UNSUPPORTED_CLAIM": [1, 1]}
+    assert (report.cases_finished, report.cases_automated, report.automation_rate) == (5, 2, 0.4)
+    assert (report.decision_seconds_median, report.decision_seconds_p90, report.decisions) == (120, 600, 3)
+    assert [(a.key, a.decided, a.agreed) for a in report.agreement_by_reason] == [
+        ("ALL_SUPPORTED (spot check)", 1, 1), ("UNSUPPORTED_CLAIM", 2, 1)
+    ]
+    assert [(a.key, a.decided, a.agreed) for a in report.agreement_by_rule] == [("cite-sources", 2, 2), ("tone", 1, 0)]
+    assert report.unsupported_claims_caught == 3
+    assert report.supported_claims_removed == 1
+
+
+@pytest.mark.django_db
+def test_metrics_page_shows_charts_and_the_same_numbers_as_tables(client, support_lead, dataset):
+    response = signed_in(client, support_lead).get(reverse("audit:metrics"), {"since": "2026-03-02",
+                                                                              "until": "2026-03-03"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.count("<svg") == 3 and "2026-03-03: 1 CRITICAL_CLAIM" in html
+    assert '<dd id="automation-rate">40%</dd>' in html
+    assert "median 2 min · p90 10 min" in html
+    assert '<dd id="claims-caught">3</dd>' in html and '<dd id="claims-removed">1</dd>' in html
+    assert "<tr><td>UNSUPPORTED_CLAIM</td><td>2</td><td>1</td><td>50%</td></tr>" in html
+    assert "<tr><td>tone</td><td>1</td><td>0</td><td>0%</td></tr>" in html
+    assert "<tr><td>2026-03-03</td><td>1</td><td>1</td><td>2</td></tr>" in html

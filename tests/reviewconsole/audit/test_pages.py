@@ -1,0 +1,103 @@
+"""The support lead's pages: who may open them, htmx fragments vs full pages, what the filters find."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from reviewconsole.audit import selectors
+from reviewconsole.audit.models import AuditEvent
+from tests.personas import PASSWORD_SUFFIX
+
+PAGES = ["audit:events", "audit:cases", "audit:exports", "audit:metrics"]
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def signed_in(client, user):
+    assert client.login(username=user.username, password=f"{user.username}{PASSWORD_SUFFIX}")
+    return client
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", PAGES)
+def test_anonymous_users_are_sent_to_sign_in(client, name):
+    response = client.get(reverse(name))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("persona", ["reviewer", "policy_admin", "outsider"])
+def test_other_roles_are_refused(client, request, name, persona):
+    signed_in(client, request.getfixturevalue(persona))
+    assert client.get(reverse(name)).status_code == 403
+
+
+@pytest.mark.django_db
+def test_other_roles_cannot_export(client, reviewer):
+    signed_in(client, reviewer)
+    assert client.post(reverse("audit:export_create"), {"format": "csv"}).status_code == 403
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", PAGES)
+def test_support_leads_open_every_page_and_see_the_nav(client, support_lead, name):
+    response = signed_in(client, support_lead).get(reverse(name))
+    assert response.status_code == 200
+    assert reverse("audit:metrics").encode() in response.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["audit:events", "audit:cases", "audit:exports", "audit:metrics"])
+def test_search_pages_refuse_post(client, support_lead, name):
+    assert signed_in(client, support_lead).post(reverse(name)).status_code == 405
+
+
+@pytest.mark.django_db
+def test_events_htmx_gets_the_results_fragment_and_a_plain_request_the_page(client, support_lead, history):
+    signed_in(client, support_lead)
+    url = reverse("audit:events") + f"?case={history.rejected.pk}"
+    full = client.get(url)
+    fragment = client.get(url, **HTMX)
+    assert b"<html" in full.content and b'id="audit-filters"' in full.content
+    assert b"<html" not in fragment.content and fragment.content.lstrip().startswith(b'<div id="audit-results"')
+    assert b"decision.rejected" in fragment.content
+    assert f"#{history.approved.pk}<".encode() not in fragment.content
+    assert "HX-Request" in full["Vary"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "expect"),
+    [
+        ("client=sales-bot", {"rejected"}),
+        ("decision=APPROVE", {"approved"}),
+        ("decision=REJECT", {"rejected"}),
+        ("reason=ALL_SUPPORTED", {"released"}),
+        ("actor=user:rita", {"approved", "rejected"}),
+    ],
+)
+def test_case_search_filters(client, support_lead, history, query, expect):
+    response = signed_in(client, support_lead).get(reverse("audit:cases") + "?" + query, **HTMX)
+    shown = {name for name in ("released", "approved", "rejected")
+             if f'?case={getattr(history, name).pk}"'.encode() in response.content}
+    assert shown == expect
+
+
+@pytest.mark.django_db
+def test_event_search_by_action_family_and_time(client, support_lead, history):
+    signed_in(client, support_lead)
+    decisions = client.get(reverse("audit:events") + "?action=decision.", **HTMX).content
+    assert decisions.count(b"<code>decision.") == 2
+    future = client.get(reverse("audit:events") + "?since=2999-01-01T00:00", **HTMX).content
+    assert b"No event matches" in future
+
+
+@pytest.mark.django_db
+def test_events_are_paginated(client, support_lead, history, monkeypatch):
+    monkeypatch.setattr(selectors, "PAGE_SIZE", 10)
+    total = AuditEvent.objects.count()
+    signed_in(client, support_lead)
+    second = client.get(reverse("audit:events") + "?page=2", **HTMX).content
+    assert f"Page 2 of {-(-total // 10)}".encode() in second
+    assert b'rel="prev"' in second and b"<td>11</td>" in second and b"<td>10</td>" not in second

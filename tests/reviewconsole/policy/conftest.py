@@ -1,0 +1,49 @@
+"""Policy fixtures: the built-ins seeded, a signed-in policy admin, and the editor's POST body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from reviewconsole.policy.services import builtins_seed
+from verification.constitution import Constitution
+
+
+@pytest.fixture
+def seeded(db) -> None:
+    builtins_seed(now=timezone.now())
+
+
+@pytest.fixture
+def admin_client(client, policy_admin, seeded):
+    client.force_login(policy_admin)
+    return client
+
+
+def editor_post(constitution: Constitution, **changes: str) -> dict[str, Any]:
+    """The fields the editor page would send for `constitution`, with `changes` typed over them."""
+    data: dict[str, Any] = {"description": constitution.description, "save": "1"}
+    policy = constitution.policy
+    data["policy-needs_person"] = [terminal.value for terminal in policy.needs_person]
+    for knob, value in policy.model_dump(mode="json").items():
+        if knob == "needs_person":
+            continue
+        if isinstance(value, bool):
+            if value:
+                data[f"policy-{knob}"] = "1"
+        else:
+            data[f"policy-{knob}"] = "" if value is None else str(value)
+    for position, rule in enumerate(constitution.rules):
+        prefix = f"rules-{position}-"
+        for key, value in rule.model_dump(mode="json").items():
+            if isinstance(value, bool):
+                if value:
+                    data[prefix + key] = "1"
+            elif isinstance(value, list):
+                data[prefix + key] = "\n".join(value)
+            else:
+                data[prefix + key] = str(value)
+    data.update(changes)
+    return data

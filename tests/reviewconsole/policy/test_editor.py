@@ -1,0 +1,103 @@
+"""The constitution editor: a message per field for each rule kind, adding rules, saving a new version."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reviewconsole.policy.models import ConstitutionVersion, VersionStatus
+from reviewconsole.policy.selectors import constitution_in_force
+from tests.reviewconsole.policy.conftest import editor_post
+from verification.constitution import CUSTOMER_SUPPORT
+
+pytestmark = pytest.mark.django_db
+
+EDIT = "/policy/constitutions/customer-support/v1/edit"
+# customer-support's rules, in order: word-limit, no-guarantees, say-when-not-found,
+# no-promise-outside-sources, answers-the-question.
+
+
+def _error(html: str, field: str) -> str:
+    found = re.search(rf'<p id="{re.escape(field)}-error" class="error field-error">(.*?)</p>', html, re.S)
+    return found.group(1).strip() if found else ""
+
+
+@pytest.mark.parametrize(
+    ("field", "typed", "message"),
+    [
+        ("rules-0-max_words", "many", "valid integer"),
+        ("rules-0-max_words", "0", "greater than or equal to 1"),
+        ("rules-1-phrases", "  \n ", "at least 1 item"),
+        ("rules-2-disclosure", "Here is more.", "must contain one of the phrases"),
+        ("rules-2-phrases", "", "at least 1 item"),
+        ("rules-3-name", "", "at least 1 character"),
+        ("rules-4-instruction", "", "at least 1 character"),
+        ("policy-spot_check_share", "1.5", "less than or equal to 1"),
+        ("policy-max_repairs", "-1", "greater than or equal to 0"),
+    ],
+)
+def test_each_rule_kind_and_knob_is_validated_with_a_message_on_its_field(admin_client, field, typed, message):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{field: typed}))
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert message in _error(html, field), _error(html, field)
+    assert "Check the fields marked below." in html
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_two_rules_with_one_name_are_refused_on_the_second(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"rules-1-name": "word-limit"}))
+
+    assert response.status_code == 400
+    assert _error(response.content.decode(), "rules-1-name") == "another rule already has this name"
+
+
+def test_adding_a_rule_shows_its_empty_fields_without_saving(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, add_rule="judged"))
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'name="rules-5-kind" value="judged"' in html and 'id="rules-5-instruction"' in html
+    assert "Check the fields" not in html
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_saving_a_valid_edit_makes_a_draft_and_leaves_the_version_in_force(admin_client):
+    data = editor_post(CUSTOMER_SUPPORT, **{"rules-0-max_words": "40", "rules-1-delete": "1",
+                                            "policy-spot_check_share": "0.25", "note": "tighter"})
+
+    response = admin_client.post(EDIT, data)
+
+    draft = ConstitutionVersion.objects.get(document__name="customer-support", number=2)
+    assert response.status_code == 302 and response["Location"] == "/policy/constitutions/customer-support/v2/"
+    constitution = draft.constitution()
+    assert constitution.rules[0].max_words == 40 and "no-guarantees" not in [r.name for r in constitution.rules]
+    assert constitution.policy.spot_check_share == 0.25
+    assert draft.status == VersionStatus.DRAFT and draft.note == "tighter" and draft.author.username == "paul"
+    assert constitution_in_force("customer-support").number == 1
+
+
+def test_the_unchanged_form_round_trips_to_the_same_content(admin_client):
+    admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT))
+
+    draft = ConstitutionVersion.objects.get(document__name="customer-support", number=2)
+    assert draft.sha256 == constitution_in_force("customer-support").sha256
+
+
+def test_the_editor_page_shows_every_rule_of_the_version(admin_client):
+    html = admin_client.get(EDIT).content.decode()
+
+    assert 'value="150"' in html and "no questions asked" in html
+    assert 'name="policy-needs_person" value="REVIEW" checked' in html
+
+
+def test_a_new_constitution_starts_as_an_empty_draft_and_a_bad_name_is_refused(admin_client):
+    bad = admin_client.post("/policy/constitutions/new", {"name": "Billing Support"})
+    good = admin_client.post("/policy/constitutions/new", {"name": "billing-support"})
+
+    assert bad.status_code == 400 and "name:" in bad.content.decode()
+    assert good.status_code == 302 and good["Location"] == "/policy/constitutions/billing-support/v1/edit"
+    version = ConstitutionVersion.objects.get(document__name="billing-support")
+    assert version.status == VersionStatus.DRAFT and version.content["rules"] == []

@@ -1,0 +1,114 @@
+"""Try a draft on a sample: every rule's verdict and the engine's result, live, without publishing."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewconsole.intake.models import Case
+from reviewconsole.intake.services import case_submit, client_create
+from reviewconsole.policy import services
+from reviewconsole.policy.models import VersionStatus
+from reviewconsole.policy.selectors import constitution_in_force
+from reviewconsole.policy.tryout import sources_from_text
+from verification import Case as Submission
+from verification.constitution import CUSTOMER_SUPPORT, WordLimit
+
+pytestmark = pytest.mark.django_db
+
+SAMPLE = {
+    "question": "How long do refunds take?",
+    "sources": "[refund-policy] Approved refunds are returned to the original payment method within 5 to 10 "
+               "business days.",
+    "answer": "Approved refunds are returned to the original payment method within 5 to 10 business days.",
+}
+
+
+@pytest.fixture
+def draft(seeded, policy_admin):
+    rules = [rule.model_copy(update={"max_words": 8}) if isinstance(rule, WordLimit) else rule
+             for rule in CUSTOMER_SUPPORT.rules]
+    return services.constitution_draft_save(constitution=CUSTOMER_SUPPORT.model_copy(update={"rules": rules}),
+                                            author=policy_admin)
+
+
+def test_trying_a_draft_by_htmx_shows_each_verdict_beside_the_version_in_force(admin_client, draft):
+    response = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/try", SAMPLE,
+                                 HTTP_HX_REQUEST="true")
+
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html and html.lstrip().startswith('<section id="result"')
+    assert "HX-Request" in response["Vary"]
+    word_limit = html.split('<tr data-rule="word-limit" class="is-changed">')[1].split("</tr>")[0]
+    assert '<td class="verdict"><span class="tag fail">fail</span>' in word_limit
+    assert '<td class="verdict-in-force"><span class="tag pass">pass</span>' in word_limit
+    assert "15 words; the limit is 8" in word_limit
+    assert 'data-rule="no-guarantees"' in html and "Engine: <strong class=\"terminal\">" in html
+    draft.refresh_from_db()
+    assert draft.status == VersionStatus.DRAFT and constitution_in_force("customer-support").number == 1
+    assert not Case.objects.exists()
+
+
+def test_without_htmx_the_whole_page_comes_back_with_the_result(admin_client, draft):
+    response = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/try", SAMPLE)
+
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" in html and '<section id="result"' in html
+    assert "15 words; the limit is 8" in html
+
+
+def test_a_sample_without_sources_is_refused_naming_the_field(admin_client, draft):
+    response = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/try",
+                                 {**SAMPLE, "sources": "  "}, HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 400
+    assert "sources: paste at least one source" in response.content.decode()
+
+
+def test_a_stored_case_fills_the_sample(admin_client, draft):
+    client, _ = client_create(name="support-bot")
+    case, _ = case_submit(client=client, submission=Submission.model_validate(
+        {"question": "Where is my <b>refund</b>?", "answer": "It is on its way.",
+         "sources": [{"id": "policy", "text": "Refunds take 5 days."}]}))
+
+    url = f"/policy/constitutions/customer-support/v{draft.number}/try?case={case.pk}"
+    html = admin_client.get(url).content.decode()
+
+    assert 'value="Where is my &lt;b&gt;refund&lt;/b&gt;?"' in html
+    assert "[policy] Refunds take 5 days.</textarea>" in html and "It is on its way.</textarea>" in html
+
+
+def test_pasted_sources_split_on_blank_lines_and_keep_their_ids():
+    sources = sources_from_text("[a] First source.\nstill first.\n\nSecond source.")
+
+    assert [(source.id, source.text) for source in sources] == [("a", "First source.\nstill first."),
+                                                                ("s2", "Second source.")]
+
+
+def test_publishing_from_the_version_page_puts_the_draft_in_force(admin_client, draft):
+    response = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/publish")
+
+    assert response.status_code == 302
+    assert constitution_in_force("customer-support").pk == draft.pk
+    again = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/publish", follow=True)
+    assert "only a draft is published" in again.content.decode()
+
+
+def test_the_diff_between_two_versions_by_htmx_and_as_a_page(admin_client, draft):
+    url = "/policy/constitutions/customer-support/?older=1&newer=2"
+    fragment = admin_client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    page = admin_client.get(url).content.decode()
+
+    assert fragment.lstrip().startswith('<div id="diff">') and "<html" not in fragment
+    assert "word-limit</strong> · <code>max_words</code>" in fragment
+    assert "<del>150</del>" in fragment and "<ins>8</ins>" in fragment
+    assert "<html" in page and '<div id="diff">' in page
+
+
+def test_trying_the_version_in_force_shows_its_verdicts_alone(admin_client, seeded):
+    response = admin_client.post("/policy/constitutions/customer-support/v1/try",
+                                 {**SAMPLE, "answer": "Refunds are guaranteed within 60 days."}, HTTP_HX_REQUEST="true")
+
+    html = response.content.decode()
+    assert response.status_code == 200 and "(in force)</th>" not in html
+    no_guarantees = html.split('<tr data-rule="no-guarantees">')[1].split("</tr>")[0]
+    assert '<span class="tag fail">fail</span>' in no_guarantees and "uses &#x27;guaranteed&#x27;" in no_guarantees
