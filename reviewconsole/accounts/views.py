@@ -18,4 +18,13 @@ def home(request: HttpRequest) -> HttpResponse:
     if Role.REVIEWER in roles:
         # A reviewer's day starts at the queue.
         return redirect("review:queue")
+    if len(roles) == 1:
+        return redirect(_START_PAGE[roles[0]])
     return render(request, "accounts/home.html", {"roles": roles})
+
+
+_START_PAGE = {
+    Role.REVIEWER: "review:queue",
+    Role.POLICY_ADMIN: "policy:constitutions",
+    Role.SUPPORT_LEAD: "audit:events",
+}

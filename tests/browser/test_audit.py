@@ -5,17 +5,11 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.audit.models import AuditExport, ExportStatus
+from tests.browser.session import sign_in
 from tests.reviewconsole.audit.conftest import export_dir, history  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-
-def sign_in(page, username: str) -> None:
-    page.goto("/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(f"{username}-password")
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("heading", name=f"Welcome, {username}").wait_for()
 
 
 def test_a_support_lead_filters_exports_and_reads_metrics(page, support_lead, export_dir, history, settings):  # noqa: F811

@@ -14,6 +14,7 @@ from reviewconsole.intake.services import client_create
 from reviewconsole.review import services as review_services
 from reviewconsole.review.models import Escalation
 from reviewconsole.review.tasks import verify_edit
+from tests.browser.session import sign_in
 from tests.reviewconsole.review.conftest import EARNINGS_CASE, escalate_case, refund_case
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -30,14 +31,6 @@ def api_client(db):
     # No webhook URL: the browser tests must not try to reach a client over the network.
     return client_create(name="support-bot")[0]
 
-
-def sign_in(page, username: str) -> None:
-    page.goto("/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(f"{username}-password")
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("heading", name="Review queue").wait_for()
-    page.wait_for_load_state("load")  # console.js (deferred) listens for keys from here on
 
 
 def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(

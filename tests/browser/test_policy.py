@@ -9,6 +9,7 @@ import pytest
 from reviewconsole.intake.models import Case
 from reviewconsole.intake.services import client_create
 from reviewconsole.policy.models import ConstitutionVersion, VersionStatus
+from tests.browser.session import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,13 +19,6 @@ LONG_ANSWER = ("Annual plans can be refunded in full within 30 days of purchase.
                "the original payment method within 5 to 10 business days.")
 SHORT_ANSWER = "Annual plans can be refunded within 30 days."
 
-
-def sign_in(page, username: str) -> None:
-    page.goto("/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(f"{username}-password")
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("heading", name=f"Welcome, {username}").wait_for()
 
 
 def test_an_admin_edits_a_word_limit_tries_it_publishes_it_and_a_new_case_uses_it(page, policy_admin):

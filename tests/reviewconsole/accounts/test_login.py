@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
+
+from reviewconsole.accounts.roles import Role
 
 
 def test_anonymous_visitors_are_sent_to_sign_in(client, db):
@@ -36,11 +38,20 @@ def test_reviewer_signs_in_and_lands_on_the_queue(client, reviewer):
     assert "rita · reviewer" in html
 
 
-def test_other_roles_see_their_role_on_the_home_page(client, support_lead):
+def test_a_single_role_lands_on_its_own_start_page(client, support_lead, policy_admin):
+    client.force_login(support_lead)
+    assert client.get("/")["Location"] == "/audit/"
+    client.force_login(policy_admin)
+    assert client.get("/")["Location"] == "/policy/"
+
+
+def test_a_user_with_several_roles_sees_each_on_the_home_page(client, support_lead):
+    support_lead.groups.add(Group.objects.get_or_create(name=Role.POLICY_ADMIN.value)[0])
     client.force_login(support_lead)
     html = client.get("/").content.decode()
     assert "Welcome, sam" in html
-    assert "<strong>Support lead</strong>" in html
+    assert "<strong>Policy admin</strong>, <strong>Support lead</strong>" in html
+    assert 'href="/policy/"' in html and 'href="/audit/"' in html
 
 
 def test_user_without_a_role_is_told_to_ask_for_one(client, outsider):
