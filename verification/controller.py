@@ -82,6 +82,8 @@ class Controller:
     plan: RepairPlan
     policy: Policy
     model: ChatModel | None = None
+    critic_rubric: str | None = None
+    """The published critic rubric's instructions; None for the built-in rubric."""
     candidates: list[Candidate] = field(default_factory=list)
     repairs: list[Repair] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -387,6 +389,7 @@ class Controller:
         review = critique(
             question=self.case.question, sources=self.case.sources, draft=text, claims=claims,
             rule_verdicts=judgement.verdicts, rule_problems=self.constitution.rule_problems(), model=self.model,
+            rubric=self.critic_rubric,
         )
         if review.model_record is not None:
             self.model_calls += review.model_record.attempts

@@ -60,23 +60,40 @@ class Critique(_Output):
     """The defects found, most serious first; empty only when the draft has none."""
 
 
-CRITIC_PROMPT = PromptTemplate(
-    role="critic",
-    system=(
-        "You are a critic. Find specific defects in a draft answer by reading it against the sources. "
-        "Rubric, one finding per defect:\n"
-        "- unsupported: the draft states something no source supports.\n"
-        "- wrong_version: the draft cites an older or different policy, plan or figure than the sources.\n"
-        "- off_question: the draft answers a nearby question instead of the one asked.\n"
-        "- tone: wording a customer would find dismissive, overconfident or promising too much.\n"
-        "- omission: the sources hold something the asker needs that the draft leaves out.\n"
-        "Failing the draft is expected when it has defects; you are not asked to be agreeable. Finding "
-        "nothing is a valid but unusual outcome. Quote the draft's words in `claim` and the sources' "
-        f"words in `evidence`. At most {MAX_FINDINGS} findings. "
-        'Reply with one JSON object: {"findings": [{"claim": "...", "problem": "...", "evidence": "..."}]}.'
-    ),
-    user="Question: $question\n\nSources:\n$sources\n\nDraft:\n$draft",
+DEFAULT_RUBRIC = (
+    "Rubric, one finding per defect:\n"
+    "- unsupported: the draft states something no source supports.\n"
+    "- wrong_version: the draft cites an older or different policy, plan or figure than the sources.\n"
+    "- off_question: the draft answers a nearby question instead of the one asked.\n"
+    "- tone: wording a customer would find dismissive, overconfident or promising too much.\n"
+    "- omission: the sources hold something the asker needs that the draft leaves out.\n"
+    "Failing the draft is expected when it has defects; you are not asked to be agreeable. Finding "
+    "nothing is a valid but unusual outcome."
 )
+"""The built-in rubric; policy admins publish their own (see `critic_prompt`)."""
+
+
+def critic_prompt(rubric: str | None = None) -> PromptTemplate:
+    """The critic's prompt under `rubric` (the built-in one when None).
+
+    The output contract stays fixed whatever the rubric says, so a rubric can change what counts as a
+    defect but not the shape of the findings; its text is part of the prompt's recorded sha256.
+    """
+    return PromptTemplate(
+        role="critic",
+        system=(
+            "You are a critic. Find specific defects in a draft answer by reading it against the sources. "
+            f"{(rubric or DEFAULT_RUBRIC).strip()}\n"
+            "Each finding's `problem` is one of: unsupported, wrong_version, off_question, tone, omission. "
+            "Quote the draft's words in `claim` and the sources' words in `evidence`. "
+            f"At most {MAX_FINDINGS} findings. "
+            'Reply with one JSON object: {"findings": [{"claim": "...", "problem": "...", "evidence": "..."}]}.'
+        ),
+        user="Question: $question\n\nSources:\n$sources\n\nDraft:\n$draft",
+    )
+
+
+CRITIC_PROMPT = critic_prompt()
 
 
 @dataclass(frozen=True)
@@ -100,6 +117,7 @@ def critique(
     rule_verdicts: Sequence[RuleVerdict] = (),
     rule_problems: Mapping[str, FindingProblem] | None = None,
     model: ChatModel | None = None,
+    rubric: str | None = None,
 ) -> CriticResult:
     """Findings about `draft`: from the verifier states and the rules, plus the critic role's when `model`
     is given (at most 8 in all, the established ones first).
@@ -112,7 +130,7 @@ def critique(
         return CriticResult(offline, "offline")
     result = run_role(
         model,
-        CRITIC_PROMPT,
+        critic_prompt(rubric) if rubric else CRITIC_PROMPT,
         Critique,
         values={"question": question, "sources": _sources_text(sources), "draft": draft},
         check=_QuotesDraft(draft),

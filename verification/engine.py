@@ -69,6 +69,7 @@ def check_case(
     max_verifier_calls: int | None = None,
     max_model_calls: int | None = None,
     max_wall_ms: int | None = None,
+    critic_rubric: str | None = None,
 ) -> RunRecord:
     """Check one case, repair what can be repaired, and return its run record.
 
@@ -77,7 +78,8 @@ def check_case(
     names, else "default"; an unknown name is an UnknownConstitution (a MissingFieldError naming
     `constitution`). `repair` is "auto", "omit", "none" (the no-repair baseline) or a RepairPlan; an
     unknown mode is refused (UnknownRepairMode) before anything runs. The max_* arguments override the
-    constitution's budgets. A case without an answer needs `model` to draft one (origin GENERATOR);
+    constitution's budgets. `critic_rubric` replaces the critic's built-in rubric on the model path.
+    A case without an answer needs `model` to draft one (origin GENERATOR);
     without it, MissingFieldError names `answer`. Transport failures of the model propagate as
     TransientError / PermanentError.
     """
@@ -98,7 +100,7 @@ def check_case(
 
     controller = Controller(
         case=case, verifier=verifier, constitution=constitution, plan=plan, policy=policy, model=model,
-        started=started,
+        critic_rubric=critic_rubric, started=started,
     )
     controller.model_calls += draft.model_calls
     outcome = controller.run(draft.text, draft.origin, draft.model_record)
@@ -134,13 +136,13 @@ def _named_constitution(case: Case) -> Constitution:
 
 
 def calibration_critic(
-    *, model: ChatModel | None = None, constitution: Constitution | None = None
+    *, model: ChatModel | None = None, constitution: Constitution | None = None, rubric: str | None = None
 ) -> Callable[[CalibrationFixture], Sequence[Finding]]:
-    """A critic run for `critic.calibrate`: the first candidate's findings, with no repair."""
+    """A critic run for `critic.calibrate`: the first candidate's findings under `rubric`, with no repair."""
 
     def run(fixture: CalibrationFixture) -> Sequence[Finding]:
         case = Case(question=fixture.question, answer=fixture.draft, sources=list(fixture.sources))
-        record = check_case(case, model=model, constitution=constitution, repair="none")
+        record = check_case(case, model=model, constitution=constitution, repair="none", critic_rubric=rubric)
         return record.candidates[0].findings if record.candidates else []
 
     return run

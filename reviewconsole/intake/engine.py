@@ -27,5 +27,9 @@ def configured_model() -> OpenAIChatModel | None:
 
 
 def run_engine(case: Case, *, constitution: Constitution | None = None) -> RunRecord:
-    """Check `case` under `constitution`: the version the case pinned, or a draft an admin is trying."""
-    return check_case(case, model=configured_model(), constitution=constitution)
+    """Check `case` under `constitution` (the version the case pinned, or a draft an admin is trying),
+    with the critic rubric published for that constitution."""
+    from reviewconsole.policy.selectors import critic_rubric_for
+
+    name = constitution.name if constitution is not None else (case.constitution or "default")
+    return check_case(case, model=configured_model(), constitution=constitution, critic_rubric=critic_rubric_for(name))

@@ -45,7 +45,7 @@ def console_critic(rubric: RubricContent, constitution: Constitution) -> Critic:
     configured model when there is one (offline otherwise)."""
     model = configured_model()
     name = f"model:{model.model_id}" if model is not None else "offline"
-    return Critic(name, calibration_critic(model=model, constitution=constitution))
+    return Critic(name, calibration_critic(model=model, constitution=constitution, rubric=rubric.instructions))
 
 
 def rubric_constitution(rubric: RubricContent) -> Constitution:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from verification.critic import CRITIC_PROMPT, CalibrationFixture
+from verification.critic import DEFAULT_RUBRIC, CalibrationFixture
 from verification.types import Source
 
 
@@ -78,7 +78,7 @@ BUILTIN_RUBRIC_NAME = "support-critic"
 
 BUILTIN_RUBRIC = RubricContent(
     description="The critic of customer-support answers, calibrated on refund questions.",
-    instructions=CRITIC_PROMPT.system,
+    instructions=DEFAULT_RUBRIC,
     constitution="default",
     fixtures=[
         RubricFixture(name="wrong-refund-window", question="Can I get a refund on my annual plan?",

@@ -33,6 +33,19 @@ def rubric_in_force(rubric: Rubric) -> RubricVersion | None:
     return published.select_related("document").first()
 
 
+def critic_rubric_for(constitution_name: str) -> str | None:
+    """The instructions of the critic rubric in force for cases judged under `constitution_name`.
+
+    A rubric names the constitution it judges under; when several published rubrics do, the one
+    published last is in force. None leaves the engine's built-in rubric.
+    """
+    published = RubricVersion.objects.filter(
+        status=VersionStatus.PUBLISHED, content__constitution=constitution_name
+    ).order_by("-published_at", "-pk")
+    version = published.first()
+    return version.content.get("instructions") if version is not None else None
+
+
 @dataclass(frozen=True)
 class DocumentRow:
     """One line of a list page: a document, its version in force and how many drafts wait."""

@@ -53,6 +53,8 @@ def role_of(system_prompt: str) -> str:
     roles[CRITIC_PROMPT.system] = "critic"
     roles[JUDGE_PROMPT.system] = "rule_judge"
     roles[REPAIR_PROMPT.system] = "reviser"
+    if system_prompt.startswith("You are a critic."):
+        return "critic"  # under any rubric
     return roles[system_prompt]
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import json
 
-from verification.critic import CRITIC_PROMPT, MAX_FINDINGS, CalibrationFixture, calibrate, critique, offline_findings
+from verification.critic import (
+    CRITIC_PROMPT,
+    MAX_FINDINGS,
+    CalibrationFixture,
+    calibrate,
+    critic_prompt,
+    critique,
+    offline_findings,
+)
 from verification.engine import calibration_critic
 from verification.model import ScriptedModel
 from verification.types import Claim, EvidenceSpan, RuleVerdict, Severity, Source, State
@@ -45,6 +53,20 @@ def test_the_model_critic_reads_the_sources_and_the_draft_and_must_quote_the_dra
     assert first.messages[0]["content"] == CRITIC_PROMPT.system
     assert "Finding nothing is a valid but unusual outcome" in CRITIC_PROMPT.system
     assert "[policy] Refunds are paid within 14 days." in first.text and "Refunds are instant." in first.text
+
+
+def test_a_published_rubric_replaces_the_built_in_one_and_changes_the_recorded_prompt_hash() -> None:
+    reply = {"findings": [{"claim": "Refunds are instant", "problem": "tone", "evidence": "within 14 days"}]}
+    model = ScriptedModel({"critic": [json.dumps(reply)]}, model_id="critic-1")
+    rubric = "Rubric: flag only promises of speed that the sources do not make. Failing the draft is expected."
+
+    result = critique(question="When?", sources=SOURCES, draft="Refunds are instant.", claims=[], model=model,
+                      rubric=rubric)
+
+    system = model.requests_for("critic")[0].messages[0]["content"]
+    assert rubric in system and "wrong_version: the draft cites" not in system
+    assert "one of: unsupported, wrong_version, off_question, tone, omission" in system
+    assert result.model_record.prompt_sha256 == critic_prompt(rubric).sha256 != CRITIC_PROMPT.sha256
 
 
 def test_a_broken_model_critic_falls_back_to_the_established_findings() -> None:

@@ -77,9 +77,9 @@ def test_actions_refuse_get(admin_client, url):
 
 def test_policy_admins_see_the_policy_link_and_others_do_not(client, policy_admin, reviewer):
     client.force_login(policy_admin)
-    assert 'href="/policy/">Policy</a>' in client.get("/").content.decode()
+    assert 'href="/policy/">Policy</a>' in client.get("/", follow=True).content.decode()
     client.force_login(reviewer)
-    assert 'href="/policy/"' not in client.get("/").content.decode()
+    assert 'href="/policy/"' not in client.get("/", follow=True).content.decode()
 
 
 @pytest.mark.parametrize("url", ["/policy/constitutions/Not%00Valid/", "/policy/constitutions/nope/v1/",

@@ -96,13 +96,13 @@ def test_the_canary_runs_each_published_rubric_and_warns_admins_below_their_thre
     run = CalibrationRun.objects.get()
     assert run.trigger == CalibrationTrigger.CANARY and run.catch_rate == 0.0
     client.force_login(policy_admin)
-    assert "Critic canary:" in client.get("/").content.decode()
+    assert "Critic canary:" in client.get("/", follow=True).content.decode()
     client.force_login(reviewer)
-    assert "Critic canary:" not in client.get("/").content.decode()
+    assert "Critic canary:" not in client.get("/", follow=True).content.decode()
     # A threshold of zero means the admins accept any catch rate: no banner.
     Rubric.objects.update(canary_threshold=0.0)
     client.force_login(policy_admin)
-    assert "Critic canary:" not in client.get("/").content.decode()
+    assert "Critic canary:" not in client.get("/", follow=True).content.decode()
 
 
 def test_the_threshold_is_validated_and_its_change_audited(admin_client, rubric_version):
@@ -154,4 +154,4 @@ def test_a_canary_whose_critic_crashed_also_raises_the_banner(
         canary.apply()
 
     client.force_login(policy_admin)
-    assert "could not be calibrated last night" in client.get("/").content.decode()
+    assert "could not be calibrated last night" in client.get("/", follow=True).content.decode()
