@@ -26,10 +26,12 @@ def configured_model() -> OpenAIChatModel | None:
     )
 
 
-def run_engine(case: Case, *, constitution: Constitution | None = None) -> RunRecord:
+def run_engine(case: Case, *, constitution: Constitution | None = None, repair: str = "auto") -> RunRecord:
     """Check `case` under `constitution` (the version the case pinned, or a draft an admin is trying),
-    with the critic rubric published for that constitution."""
+    with the critic rubric published for that constitution; `repair="none"` checks the text as written."""
     from reviewconsole.policy.selectors import critic_rubric_for
 
     name = constitution.name if constitution is not None else (case.constitution or "default")
-    return check_case(case, model=configured_model(), constitution=constitution, critic_rubric=critic_rubric_for(name))
+    return check_case(
+        case, model=configured_model(), constitution=constitution, repair=repair, critic_rubric=critic_rubric_for(name)
+    )

@@ -249,21 +249,7 @@ def _store_chain(case: Case, record: RunRecord) -> None:
         )
         rows[candidate.id] = row
         candidate_claims_store(candidate=row, claims=candidate.claims)
-        RuleVerdict.objects.bulk_create(
-            RuleVerdict(
-                candidate=row,
-                position=index,
-                rule=verdict.rule,
-                passed=verdict.passed,
-                critique=verdict.critique,
-                checked_by=verdict.checked_by,
-            )
-            for index, verdict in enumerate(candidate.rule_verdicts)
-        )
-        Finding.objects.bulk_create(
-            Finding(candidate=row, position=index, claim=f.claim, problem=f.problem, evidence=f.evidence)
-            for index, f in enumerate(candidate.findings)
-        )
+        candidate_checks_store(candidate=row, rule_verdicts=candidate.rule_verdicts, findings=candidate.findings)
     RepairAttempt.objects.bulk_create(
         RepairAttempt(
             case=case,
@@ -285,6 +271,27 @@ def _store_chain(case: Case, record: RunRecord) -> None:
 def candidate_claims_store(*, candidate: Candidate, claims: list[contract.Claim]) -> list[Claim]:
     """Write the verified claims of a stored candidate (once: claim rows are immutable)."""
     return Claim.objects.bulk_create(_claim_row(candidate, index, claim) for index, claim in enumerate(claims))
+
+
+def candidate_checks_store(
+    *, candidate: Candidate, rule_verdicts: list[contract.RuleVerdict], findings: list[contract.Finding]
+) -> None:
+    """Write a stored candidate's rule verdicts and critic findings (once: the rows are immutable)."""
+    RuleVerdict.objects.bulk_create(
+        RuleVerdict(
+            candidate=candidate,
+            position=index,
+            rule=verdict.rule,
+            passed=verdict.passed,
+            critique=verdict.critique,
+            checked_by=verdict.checked_by,
+        )
+        for index, verdict in enumerate(rule_verdicts)
+    )
+    Finding.objects.bulk_create(
+        Finding(candidate=candidate, position=index, claim=f.claim, problem=f.problem, evidence=f.evidence)
+        for index, f in enumerate(findings)
+    )
 
 
 def _claim_row(candidate: Candidate, position: int, claim: contract.Claim) -> Claim:

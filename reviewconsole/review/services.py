@@ -10,7 +10,7 @@ from django.db import transaction
 from reviewconsole.audit import events as audit_events
 from reviewconsole.intake.models import Candidate, CaseStatus
 from reviewconsole.intake.routing import case_outcome_payload
-from reviewconsole.intake.services import candidate_claims_store
+from reviewconsole.intake.services import candidate_checks_store, candidate_claims_store
 from reviewconsole.queues import enqueue_on_commit
 from reviewconsole.review.leases import escalation_lease_renew, lease_held_by_other
 from reviewconsole.review.models import (
@@ -238,6 +238,7 @@ def edit_verification_finish(*, candidate: Candidate, record: RunRecord, now: da
         if verification.status != EditVerificationStatus.RUNNING:
             return verification
         candidate_claims_store(candidate=candidate, claims=checked.claims)
+        candidate_checks_store(candidate=candidate, rule_verdicts=checked.rule_verdicts, findings=checked.findings)
         verification.status = EditVerificationStatus.DONE
         verification.terminal = record.terminal.value
         verification.reason = record.reason.value

@@ -27,7 +27,8 @@ def verify_edit(self, candidate_pk: int) -> None:
     submission = case_contract(candidate.case).model_copy(update={"answer": candidate.text})
     try:
         # Verified under the version the case pinned, as its first run was, not whatever is in force now.
-        record = run_engine(submission, constitution=case_constitution(candidate.case))
+        # A reviewer's text is checked as written: the engine does not repair a person's edit.
+        record = run_engine(submission, constitution=case_constitution(candidate.case), repair="none")
         services.edit_verification_finish(candidate=candidate, record=record, now=timezone.now())
     except TransientError as error:
         if self.request.is_eager:

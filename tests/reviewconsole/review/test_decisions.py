@@ -126,6 +126,9 @@ def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
     verification = EditVerification.objects.get(candidate=edit)
     assert (verification.status, verification.terminal) == (EditVerificationStatus.DONE, "PERMIT")
     assert sorted(edit.claims.values_list("state", flat=True)) == ["SUPPORTED", "SUPPORTED"]
+    # The edit is judged against the constitution too, and checked as written (no engine repair).
+    assert set(edit.rule_verdicts.values_list("rule", "passed")) >= {("word-limit", True)}
+    assert Candidate.objects.filter(case=claimed).count() == 3
     done = client.get(f"/review/cases/{claimed.pk}/edit-status", headers={"HX-Request": "true"})
     assert done.status_code == 200 and done["HX-Refresh"] == "true"
     assert client.get(f"/review/cases/{claimed.pk}/edit-status").status_code == 302  # no htmx: the page
