@@ -20,3 +20,6 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests never run collectstatic: serve static files from the app folders, as a local console does.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
+
+# Spot checks are drawn at random; tests that exercise them set the share themselves.
+SPOT_CHECK_RATE = 0.0

@@ -19,6 +19,7 @@ higher lower | high low | more less | more fewer | most least | maximum minimum 
 above below | up down | over under | before after | early late | earlier later | first last
 begin end | beginning end | start end | start finish | open close | opened closed | enter exit
 include exclude | including excluding | with without | presence absence | presence lack
+enable disable | enabled disabled | activate deactivate | automatic manual | automatically manually
 accept reject | approve reject | approve deny | allow prohibit | allow ban | allow forbid | permit forbid
 agree disagree | support oppose | like dislike | love hate | friend enemy | ally enemy | success failure
 succeed fail | pass fail | positive negative | true false | correct incorrect | right wrong

@@ -113,7 +113,7 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
     assessment.negation_mismatch = _negation_mismatch(claim_text, hits, set(unique))
     assessment.relation_conflict = _relation_conflict(mentions, candidates)
     if len(unique) >= _NEGATION_MIN_STEMS:
-        assessment.flipped = _one_word_swapped(claim_text, hits, set(unique), flipped_word)
+        assessment.flipped = _one_word_swapped(claim_text, hits, set(unique), flipped_word, allowance=1)
     assessment.swapped = _one_word_swapped(claim_text, hits, set(unique), swapped_name)
     entities = [m for m in mentions if m.kind == "entity" and m.start > 0]
     entities_missing = sum(
@@ -247,6 +247,7 @@ def _one_word_swapped(
     hits: list[Hit],
     claim_stems: set[str],
     compare: Callable[[str, str], tuple[str, str] | None],
+    allowance: int = 0,
 ) -> tuple[Passage, str, str] | None:
     """The first of the two best sentences where `compare` finds the claim's word replaced by another.
 
@@ -255,7 +256,9 @@ def _one_word_swapped(
     """
     for hit in hits[:2]:
         passage = hit.passage
-        if len(passage.stem_set & claim_stems) / len(claim_stems) < _SWAP_OVERLAP:
+        # `allowance` words may differ besides: an opposite is a different stem from the word it flips,
+        # so without it a short claim with one flipped word of four could never reach the overlap.
+        if (len(passage.stem_set & claim_stems) + allowance) / len(claim_stems) < _SWAP_OVERLAP:
             continue
         swap = compare(claim_text, passage.text)
         if swap is not None:

@@ -15,6 +15,7 @@ import json
 import math
 from collections.abc import Sequence
 
+from verification.antonyms import OPPOSITES
 from verification.claims import ExtractedClaim
 from verification.commitments import Mention
 from verification.evidence import Passage, SourceIndex
@@ -58,13 +59,15 @@ THRESHOLD = 0.45
 class OfflineVerifier:
     """Checks claims against the case's sources with retrieval, typed comparisons and coverage."""
 
-    name = "offline/3"
+    name = "offline/4"
 
     def config_fingerprint(self) -> str:
         """sha256 of everything that changes a verdict: the weights, bias and threshold of both models."""
         settings = {
             "weights": WEIGHTS, "bias": BIAS, "threshold": THRESHOLD, "features": FEATURE_NAMES,
             "token_weights": TOKEN_WEIGHTS, "token_bias": TOKEN_BIAS,
+            # The typed rules' word lists change verdicts as much as the weights do.
+            "opposites": sorted((word, sorted(others)) for word, others in OPPOSITES.items()),
         }
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 

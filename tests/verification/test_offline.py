@@ -133,6 +133,9 @@ def test_demo_cases_are_valid_cases_and_cover_every_offline_state():
 
 MINUTES = Source(id="minutes", text="The board approved the merger with Contoso on Monday. The vote was unanimous.")
 ANNOUNCEMENT = Source(id="news", text="Shares of Contoso rose after Maria Alvarez announced the deal.")
+SETTINGS = Source(
+    id="settings", text="For new contracts, roaming is disabled by default; customers can turn it on in the app."
+)
 
 
 @pytest.mark.parametrize(
@@ -141,6 +144,8 @@ ANNOUNCEMENT = Source(id="news", text="Shares of Contoso rose after Maria Alvare
         ("The board rejected the merger with Contoso on Monday.", MINUTES, "offline:opposite-word", "approved"),
         ("Shares of Contoso rose after John Smith announced the deal.", ANNOUNCEMENT, "offline:name-swap",
          "Maria Alvarez"),
+        # A short claim: its flipped word is one of only four, and still counts as the one change.
+        ("Roaming is enabled automatically for all customers.", SETTINGS, "offline:opposite-word", "disabled"),
     ],
 )
 def test_refuted_when_one_word_or_name_of_the_source_is_swapped(claim, source, method, quoted):
