@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 
@@ -26,3 +28,12 @@ def enqueue_on_commit(task: Any, *args: Any, **kwargs: Any) -> None:
     Without a broker (the embedded default) the task then runs right here, in-process.
     """
     transaction.on_commit(lambda: task.apply_async(args=args, kwargs=kwargs))
+
+
+def task_hold() -> timedelta:
+    """How long work claimed by a task stays claimed: past it, the run is known dead.
+
+    A task cannot outlive its hard time limit (the worker kills it), so a claim older than that, plus
+    a little slack for the claim's own transaction, belongs to a run that will never finish.
+    """
+    return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 5)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -17,7 +17,7 @@ from reviewconsole.audit.chain import GENESIS_HASH, event_hash, normalise_payloa
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
 from reviewconsole.audit.selectors import AuditFilter, chain_head_values, decisions_for_fixtures, events_matching
 from reviewconsole.intake.models import Case
-from reviewconsole.queues import enqueue_on_commit
+from reviewconsole.queues import enqueue_on_commit, task_hold
 
 # Any constant shared by every writer; pg_advisory_xact_lock takes a bigint key ("audit" in ASCII).
 CHAIN_LOCK_KEY = 0x6175646974
@@ -126,7 +126,7 @@ def export_claim(*, export_id: int, now: datetime) -> bool:
 
     Of two workers holding the same message only one gets it: one conditional UPDATE decides.
     """
-    dead_before = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    dead_before = now - task_hold()
     claimable = Q(status=ExportStatus.QUEUED) | Q(status=ExportStatus.RUNNING, started_at__lt=dead_before)
     taken = AuditExport.objects.filter(claimable, pk=export_id).update(
         status=ExportStatus.RUNNING, started_at=now, rows_done=0

@@ -26,14 +26,13 @@ from reviewconsole.intake.models import (
     Source,
 )
 from reviewconsole.intake.routing import case_route
-from reviewconsole.queues import enqueue_on_commit
+from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.webhooks.signing import new_webhook_secret
 from verification import RunRecord
 from verification import types as contract
 from verification.engine import UnknownConstitution
 
 TOKEN_PREFIX = "rc_"
-RUN_DEADLINE_MARGIN_SECONDS = 5
 
 
 def token_hash(token: str) -> str:
@@ -160,8 +159,7 @@ def case_run_claim(*, case_id: int, now: datetime) -> RunClaim | None:
     One conditional UPDATE decides: of two workers holding the same message only one gets a row.
     """
     token = uuid.uuid4()
-    # A run cannot outlive the task's hard time limit, so past this deadline it is certainly dead.
-    deadline = now + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + RUN_DEADLINE_MARGIN_SECONDS)
+    deadline = now + task_hold()
     taken = Case.objects.filter(
         Q(status=CaseStatus.QUEUED) | Q(status=CaseStatus.RUNNING, run_deadline__lt=now), pk=case_id
     ).update(

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviewconsole.intake.models import Case
-from reviewconsole.queues import enqueue_on_commit
+from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.webhooks.models import DeliveryStatus, EventType, WebhookDelivery
 from reviewconsole.webhooks.transport import AttemptOutcome
 
@@ -68,8 +68,7 @@ def delivery_claim(*, delivery_id: int, now: datetime) -> DeliveryClaim | None:
     next_attempt_at past the claim is the lock: the sweeper does not see the delivery as due meanwhile.
     """
     token = uuid.uuid4()
-    # A task cannot outlive its hard time limit, so past this the attempt is certainly dead and may be redone.
-    until = now + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 30)
+    until = now + task_hold()
     taken = WebhookDelivery.objects.filter(
         pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
     ).update(next_attempt_at=until, claim_token=token)
