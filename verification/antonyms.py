@@ -8,6 +8,7 @@ one for the other reverses what a sentence says.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
 
 from verification.tokens import STOP_WORDS, stem, words
@@ -55,19 +56,22 @@ _REACH = 3
 """Words either side of a flipped word that must share something with the other side's context."""
 
 
-def flipped_word(claim_text: str, passage_text: str) -> tuple[str, str] | None:
+def flipped_word(
+    claim_text: str, passage_text: str, unsaid_in: Collection[str] = frozenset()
+) -> tuple[str, str] | None:
     """(claim word, source word) when the claim has a word where the source, in the same context, has its opposite.
 
     Context matters: "increase" in a claim and "reduce" elsewhere in a long source sentence are
     about different things; only an opposite with a shared content word within a few words counts.
+    With `unsaid_in` (a source's vocabulary), only content words the source never uses are compared.
     """
     claim = _stemmed(claim_text)
     passage = _stemmed(passage_text)
     claim_stems = {s for _, s in claim}
     passage_stems = {s for _, s in passage}
     for i, (word, key) in enumerate(claim):
-        if key in passage_stems:
-            continue
+        if key in passage_stems or (unsaid_in and (key in unsaid_in or word in STOP_WORDS)):
+            continue  # a function word ("with") is in no vocabulary, which says nothing about it
         for j, (found, other) in enumerate(passage):
             if other in OPPOSITES.get(key, ()) and other not in claim_stems and (
                 _context(claim, i) & _context(passage, j)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verification.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+from verification.tokens import NEGATION_WORDS, STOP_WORDS, YEAR_RANGE, stem, words, year_range
 from verification.types import Commitment, CommitmentKind
 
 WORD_NUMBERS = {
@@ -53,6 +53,7 @@ _MONTH = r"(?:January|February|March|April|May|June|July|August|September|Octobe
 # A four-digit number before one of these is a count, not a year ("1500 employees").
 _COUNT_NOUNS = r"(?:people|persons|employees|users|customers|units|copies|words|students|members|staff|" \
     r"workers|jobs|times|mg|ml|km|miles|meters|feet|tons|items|votes|shares|seats|pages|cases|deaths)\b"
+_COUNT_AFTER = re.compile(rf"\s+{_COUNT_NOUNS}")
 _DURATION_UNIT = r"(?:minute|hour|day|night|week|fortnight|month|quarter|year|decade)s?"
 
 _PATTERNS: tuple[tuple[CommitmentKind, re.Pattern[str]], ...] = (
@@ -131,6 +132,15 @@ def find_mentions(text: str) -> list[Mention]:
     """Every typed value, entity, relation and negation in `text`, ordered by position."""
     mentions: list[Mention] = []
     taken: list[tuple[int, int]] = []
+    for match in YEAR_RANGE.finditer(text):
+        years = year_range(match)
+        if years is None or _COUNT_AFTER.match(text, match.end()):
+            continue
+        # Each end of "2018–19" is a year of its own: either can be confirmed or contradicted.
+        for group, year in zip((1, 2), years, strict=True):
+            mentions.append(Mention("date", match[group], match.start(group), match.end(group), float(year),
+                                    "date", (year, None, None)))
+        taken.append(match.span())
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             span = match.span()

@@ -106,6 +106,8 @@ class SourceIndex:
         for passage in self.passages:
             self.document_frequency.update(passage.stem_set)
         self.vocabulary = frozenset(self.document_frequency)
+        self.prefixes = frozenset(word[:5] for word in self.vocabulary if len(word) >= 5)
+        """First five letters of every longer stem: "reduc" for a source that says "reduction"."""
         self._retriever = bm25s.BM25()
         # bm25s cannot index a corpus without a single token (a source of only punctuation).
         if self.vocabulary:

@@ -49,7 +49,7 @@ FEATURE_NAMES = (
 )
 """The measures the logistic model weighs; typed disagreements decide by rule and are kept apart."""
 
-_CONTEXT_FOR_VALUES = 0.5
+_CONTEXT_FOR_VALUES = 0.4
 """Share of a claim's words a sentence must have before its values are compared with the claim's."""
 
 
@@ -75,6 +75,8 @@ class Assessment:
     """One check per typed value of the claim."""
     negation_mismatch: Passage | None = None
     """A closely matching sentence whose polarity is the opposite of the claim's."""
+    denied: tuple[Passage, str] | None = None
+    """Evidence stating a word the claim negates, in a source that never negates it."""
     swapped: tuple[Passage, str, str] | None = None
     """A closely matching sentence with another name or number where the claim has its own."""
     flipped: tuple[Passage, str, str] | None = None
@@ -111,9 +113,13 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
     ]
     confirmed = sum(1 for check in assessment.values if check.agreeing)
     assessment.negation_mismatch = _negation_mismatch(claim_text, hits, set(unique))
+    if len(unique) >= _NEGATION_MIN_STEMS:
+        assessment.denied = _denied(claim_text, hits, index)
     assessment.relation_conflict = _relation_conflict(mentions, candidates)
     if len(unique) >= _NEGATION_MIN_STEMS:
-        assessment.flipped = _one_word_swapped(claim_text, hits, set(unique), flipped_word, allowance=1)
+        assessment.flipped = _one_word_swapped(
+            claim_text, hits, set(unique), flipped_word, allowance=1
+        ) or _unsaid_opposite(claim_text, hits, index)
     assessment.swapped = _one_word_swapped(claim_text, hits, set(unique), swapped_name)
     entities = [m for m in mentions if m.kind == "entity" and m.start > 0]
     entities_missing = sum(
@@ -176,9 +182,11 @@ def _novelty(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[floa
 
 def _name_stems(claim_text: str) -> set[str]:
     """Stems of the words that name something: capitalised (past the first word) or numeric."""
+    # A lone initial ("J." in "Michael J. Fox") names nothing a source must repeat.
     return {
         stem(word) for word, start, _ in words(claim_text)
-        if word[:1].isdigit() or (start > 0 and claim_text[start].isupper() and word not in STOP_WORDS)
+        if word[:1].isdigit()
+        or (start > 0 and claim_text[start].isupper() and word not in STOP_WORDS and len(word) > 1)
     }
 
 
@@ -228,7 +236,7 @@ def _negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) 
     for hit in hits[:2]:
         passage = hit.passage
         overlap = len(passage.stem_set & claim_stems) / len(claim_stems)
-        if overlap < 0.8:
+        if overlap < 0.55:
             continue
         # The negation must land on a word both sides share, with opposite polarity.
         if (claim_negated - passage.negated_stems) & passage.stem_set or (
@@ -237,6 +245,28 @@ def _negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) 
             return passage
     return None
 
+
+_CONDITIONALS = frozenset({"if", "unless", "whether", "when", "until"})
+
+
+def _denied(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[Passage, str] | None:
+    """A word the claim negates that the evidence states and no sentence of the source negates.
+
+    A summary rarely repeats its source sentence closely enough for the comparison above, but
+    "does not offer" where the evidence says "offers", and the source never says otherwise, is the
+    same contradiction. A negation inside a condition ("if the website is not working") asserts
+    nothing, so such claims are left alone.
+    """
+    tokens = words(claim_text)
+    if not hits or any(word in _CONDITIONALS for word, _, _ in tokens):
+        return None
+    stated = set().union(*(hit.passage.stem_set for hit in hits))
+    denied = negated_stems(claim_text) & stated
+    if not denied or any(denied & passage.negated_stems for passage in index.passages):
+        return None
+    word = next(word for word, _, _ in tokens if stem(word) in denied)
+    passage = next(hit.passage for hit in hits if denied & hit.passage.stem_set)
+    return passage, word
 
 _SWAP_OVERLAP = 0.6
 """Share of the claim's words a sentence must have before a swapped word or name in it counts."""
@@ -263,6 +293,23 @@ def _one_word_swapped(
         swap = compare(claim_text, passage.text)
         if swap is not None:
             return passage, *swap
+    return None
+
+
+def _unsaid_opposite(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[Passage, str, str] | None:
+    """A word the source never uses whose opposite the evidence has, next to a word the claim shares.
+
+    A summary rarely repeats its source sentence closely enough for the one-word comparison above,
+    but "an increase in revenue" where the source never says "increase" and its best sentences say
+    "revenue decreased" is the same flip.
+    """
+    # "reducing" is said by a source that writes "reduction": stems that differ only past the
+    # fifth letter count as used.
+    said = index.vocabulary | {word for word in content_stems(claim_text) if word[:5] in index.prefixes}
+    for hit in hits:
+        flip = flipped_word(claim_text, hit.passage.text, unsaid_in=said)
+        if flip is not None:
+            return hit.passage, *flip
     return None
 
 

@@ -32,19 +32,19 @@ TOKEN_FEATURES = (
 
 # Fitted by benchmarks/fit_offline.py on wice/non_supported_tokens_train.jsonl; rerun it after a change.
 TOKEN_WEIGHTS: dict[str, float] = {
-    "in_best": -1.0148,
-    "in_window": 0.2208,
-    "near_window": -0.5067,
-    "in_source": -0.3308,
-    "prefix_in_window": -0.1012,
-    "rarity": 1.5329,
-    "is_name": 0.6573,
-    "is_number": 1.7334,
-    "pair_in_window": -1.1088,
-    "neighbours_missing": 0.1778,
-    "position": 0.7789,
+    "in_best": -0.9885,
+    "in_window": 0.1029,
+    "near_window": -0.3264,
+    "in_source": -0.3774,
+    "prefix_in_window": -0.0907,
+    "rarity": 1.6519,
+    "is_name": 0.6538,
+    "is_number": 1.7546,
+    "pair_in_window": -1.0240,
+    "neighbours_missing": 0.2192,
+    "position": 0.7618,
 }
-TOKEN_BIAS = -1.6780
+TOKEN_BIAS = -1.8049
 
 _PREFIX = 5
 """Words sharing their first five letters count as a near match ("nominated" / "nomination")."""

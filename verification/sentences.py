@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 
-# A period after one of these does not end a sentence ("Dr. Smith", "approx. 30", "U.S. law").
+# A period after one of these does not end a sentence ("Dr. Smith", "approx. 30", "U.S. law",
+# "c. 1491", "fl. 1200").
 _ABBREVIATIONS = frozenset(
     """
     mr mrs ms dr prof sr jr st mt ft vs etc inc ltd co corp dept est approx no nos vol fig figs al
     jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun e.g i.e u.s u.k a.m
-    p.m gen col lt sgt capt rev gov sen rep ph.d b.a m.a
+    p.m gen col lt sgt capt rev gov sen rep ph.d b.a m.a c ca fl
     """.split()
 )
 
@@ -48,18 +49,25 @@ def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int) -> bool:
     if text[punct_start] != ".":
-        return True
+        # A title that ends in "!" or "?" ("the "Kerrang!" release") ends inside its quotes; the
+        # sentence goes on when a lower-case word follows.
+        quoted = text[punct_end - 1] in "\"'”’)]"
+        return not (quoted and _continues(text, punct_end, limit))
     before = _WORD_BEFORE.search(text, max(0, punct_start - 12), punct_start)
     if before:
         word = before.group(1).lower().rstrip(".")
         # Initials ("J. R. Smith") and known abbreviations do not end sentences.
         if word in _ABBREVIATIONS or (len(word) == 1 and before.group(1).isupper()):
             return False
-    nxt = punct_end
-    while nxt < limit and text[nxt].isspace():
-        nxt += 1
     # "... costs approx. $5 per month" is caught above; a lower-case continuation is not a new sentence.
-    return nxt >= limit or not text[nxt].islower()
+    return not _continues(text, punct_end, limit)
+
+
+def _continues(text: str, position: int, limit: int) -> bool:
+    """Whether the next word after `position` starts in lower case, so the sentence goes on."""
+    while position < limit and text[position].isspace():
+        position += 1
+    return position < limit and text[position].islower()
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int] | None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:[.,][0-9]+)*(?:['’][A-Za-z]+)?")
+# Initialisms ("U.K.", "e.g.") first, as one word; then words, numbers with their separators,
+# and a trailing possessive or contraction.
+_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z](?:\.[A-Za-z])+\.?(?![A-Za-z])|[A-Za-z0-9]+(?:[.,][0-9]+)*(?:['’][A-Za-z]+)?")
 
 STOP_WORDS = frozenset(
     """
@@ -30,6 +32,8 @@ NEGATION_WORDS = frozenset(
     {"not", "no", "never", "cannot", "without", "none", "nobody", "nothing", "neither", "nor", "n't"}
 )
 
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
+
 _IRREGULAR = {
     "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "being": "be",
     "has": "have", "had": "have", "having": "have", "bought": "buy", "sold": "sell", "won": "win",
@@ -43,6 +47,13 @@ _IRREGULAR = {
     "fell": "fall", "fallen": "fall", "children": "child", "men": "man", "women": "woman",
     "people": "person", "did": "do", "done": "do", "does": "do", "says": "say", "said": "say",
 }
+# A source writes "Nov 10" where a claim writes "November 10": one key for both.
+_MONTH_ABBREVIATIONS = {
+    short: full for full, short in (
+        ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("june", "jun"),
+        ("july", "jul"), ("august", "aug"), ("september", "sep"), ("september", "sept"),
+        ("october", "oct"), ("november", "nov"), ("december", "dec"))
+}
 
 
 @lru_cache(maxsize=65536)
@@ -50,10 +61,13 @@ def stem(word: str) -> str:
     """A crude, deterministic stem of one lower-cased word."""
     if word in _IRREGULAR:
         return _IRREGULAR[word]
+    if word in _MONTH_ABBREVIATIONS:
+        return stem(_MONTH_ABBREVIATIONS[word])
     if word.endswith(("'s", "’s")):
         word = word[:-2]
     if word[:1].isdigit():
-        return word.replace(",", "")
+        # "9th" and "9" are the same number to compare; so are "1,000" and "1000".
+        return _ORDINAL.sub("", word.replace(",", ""))
     for suffix, replacement, min_stem in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= min_stem:
             word = word[: len(word) - len(suffix)] + replacement
@@ -73,12 +87,39 @@ _SUFFIXES: tuple[tuple[str, str, int], ...] = (
 )
 
 
+# A range of years, the second written in full or by its last two digits: "1491–1510", "2018-19".
+YEAR_RANGE = re.compile(
+    r"(?<![\w.,])((?:1[0-9]|20)\d{2})\s?[-–—]\s?((?:1[0-9]|20)\d{2}|\d{2})(?![\w%]|[-–.,]\d)"
+)
+
+
+def year_range(match: re.Match[str]) -> tuple[int, int] | None:
+    """The two years of a YEAR_RANGE match, or None when it is not a range ("2016-08" is a month)."""
+    first, second = int(match[1]), int(match[2])
+    if len(match[2]) == 2:
+        second += first // 100 * 100
+        if second <= first and match[2] == "00":
+            second += 100  # "1999–00"
+    return (first, second) if first < second <= first + 100 else None
+
+
 def words(text: str) -> list[tuple[str, int, int]]:
-    """Every word of `text` with its offsets, lower-cased; "n't" is split off as its own word."""
+    """Every word of `text` with its offsets, lower-cased; "n't" is split off as its own word.
+
+    The short end of a year range is written out ("2018–19" gives "2018" and "2019"), so it matches
+    a source that spells the range in full.
+    """
     out: list[tuple[str, int, int]] = []
+    short_years = {
+        match.start(2): str(years[1]) for match in YEAR_RANGE.finditer(text)
+        if len(match[2]) == 2 and (years := year_range(match))
+    } if "-" in text or "–" in text or "—" in text else {}
     for match in _WORD.finditer(text):
         word = match.group().lower().replace("’", "'")
         start, end = match.span()
+        if "." in word and word[:1].isalpha():
+            word = word.replace(".", "")  # "U.K." is "uk", as a source that writes "UK" has it
+        word = short_years.get(start, word)
         if word.endswith("n't") and len(word) > 3:
             base = word[:-3]
             out.append(({"ca": "can", "wo": "will", "sha": "shall"}.get(base, base), start, end - 3))

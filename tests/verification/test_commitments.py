@@ -85,3 +85,17 @@ def test_commitment_offsets_point_into_the_text():
     text = "The Pro plan costs $20 per month since 2021 and is not refundable."
     for commitment in find_commitments(text):
         assert text[commitment.start : commitment.end] == commitment.text
+
+
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [("from 1491–1510", [1491, 1510]), ("the 2018-19 season", [2018, 2019]), ("in 2018 - 2019", [2018, 2019])],
+)
+def test_a_year_range_is_two_years(text, years):
+    dates = [m for m in find_mentions(text) if m.kind == "date"]
+    assert [m.parts[0] for m in dates] == years
+    assert all(text[m.start : m.end] == m.text for m in dates)
+
+
+def test_a_range_of_counts_is_not_a_range_of_years():
+    assert not [m for m in find_mentions("between 1500-2000 employees") if m.kind == "date"]

@@ -191,3 +191,74 @@ def test_the_fingerprint_changes_with_the_token_model(monkeypatch):
     before = OfflineVerifier().config_fingerprint()
     monkeypatch.setitem(offline.TOKEN_WEIGHTS, "rarity", offline.TOKEN_WEIGHTS["rarity"] + 1.0)
     assert OfflineVerifier().config_fingerprint() != before
+
+
+PAINTING = Source(id="museum", text="Saint Luke drawing the Madonna, 1491-1510, Groeninge museum, Bruges.")
+CATALOGUE = Source(
+    id="catalogue", text="Full implementation of the new name takes place over the 2018-2019 academic year."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # The same range written with an en dash, and with its second year shortened.
+        ("The panel of Saint Luke drawing the Madonna dates from c. 1491–1510.", PAINTING),
+        ("Full implementation of the new name takes place during the 2018–19 academic year.", CATALOGUE),
+    ],
+)
+def test_a_range_of_years_written_another_way_is_supported(claim, source):
+    verdict = _verdict(claim, source)
+    assert verdict.state is State.SUPPORTED
+
+
+CALL = Source(
+    id="call",
+    text=(
+        "Sales agent: Our Gold plan includes dental coverage and vision care. "
+        "Client: That sounds good. Will the portal work on my phone? "
+        "Sales agent: Yes, the portal works on any phone."
+    ),
+)
+EARNINGS = Source(
+    id="earnings",
+    text="Net revenue saw a decrease of 4% in the quarter, driven by lower hardware sales in Europe.",
+)
+
+
+def test_refuted_when_the_claim_denies_what_the_source_states_and_never_denies():
+    # Worded too differently for the close-sentence comparison: only the denial rule can see it.
+    verdict = _verdict(
+        "In a long phone call on Tuesday, the client was told the premium Gold option "
+        "does not include dental coverage.",
+        CALL,
+    )
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:denied"
+    assert '"include"' in verdict.rationale
+    assert "includes dental coverage" in verdict.evidence[0].quote
+
+
+def test_a_negation_inside_a_condition_is_not_a_denial():
+    verdict = _verdict("The client should call the agent if the portal does not work on his phone.", CALL)
+    assert verdict.method != "offline:denied"
+
+
+def test_refuted_when_the_claim_uses_the_opposite_of_a_word_the_source_has_in_the_same_place():
+    # A summary does not repeat its source sentence; the flip is still "increase" for "decrease".
+    verdict = _verdict(
+        "In its quarterly report, the firm's net revenue showed an increase of 4% compared with a year earlier.",
+        EARNINGS,
+    )
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:opposite-word"
+    assert "increase" in verdict.rationale and "decrease" in verdict.rationale
+
+
+def test_a_function_word_is_not_read_as_the_opposite_of_its_negation():
+    # "with" is in no source's vocabulary (it is a function word), so its absence proves nothing.
+    source = Source(id="call", text="Agent: we offer competitive prices without compromising the quality of service.")
+    verdict = _verdict(
+        "During the call the agent promised customers low premiums with excellent quality service.", source
+    )
+    assert verdict.method != "offline:opposite-word"

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+
+from verification.claims import extract_claims
+from verification.sentences import split_sentences
+from verification.tokens import content_stems, stem, words
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[start:end] for start, end in split_sentences(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "c." is circa, not the end of a sentence.
+        ("The panel dates from c. 1491–1510. It hangs in Bruges.",
+         ["The panel dates from c. 1491–1510.", "It hangs in Bruges."]),
+        # A title ending in "!" inside quotes does not end the sentence around it.
+        ('They recorded it for the "Kerrang!" release "Remastered". Sales were modest.',
+         ['They recorded it for the "Kerrang!" release "Remastered".', "Sales were modest."]),
+        ('He shouted "Stop!" Then he left.', ['He shouted "Stop!"', "Then he left."]),
+    ],
+)
+def test_sentence_ends(text, expected):
+    assert _sentences(text) == expected
+
+
+def test_a_claim_with_circa_stays_one_claim():
+    claims = extract_claims("The panel in Bruges is of exceptional quality, but dates from c. 1491–1510.")
+    assert [claim.text for claim in claims] == [
+        "The panel in Bruges is of exceptional quality, but dates from c. 1491–1510."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the 2018–19 academic year", ["2018", "2019", "academic", "year"]),
+        ("the 1999-00 season", ["1999", "2000", "season"]),
+        # A month and a year-month date are not ranges.
+        ("filed 2016-08 and 2016-08-25", ["fil", "2016", "08", "2016", "08", "25"]),
+        ("activists in the U.K. and the UK", ["activist", "uk", "uk"]),
+        ("on April 9th", ["april", "9"]),
+    ],
+)
+def test_content_stems_normalise_what_sources_write_differently(text, expected):
+    assert content_stems(text) == expected
+
+
+def test_month_abbreviations_share_the_months_stem():
+    assert stem("nov") == stem("november") and stem("sept") == stem("september")
+
+
+def test_word_offsets_point_at_what_is_written():
+    text = "From 2018–19 the U.S. office opened."
+    assert [(word, text[start:end]) for word, start, end in words(text)] == [
+        ("from", "From"), ("2018", "2018"), ("2019", "19"), ("the", "the"), ("us", "U.S."),
+        ("office", "office"), ("opened", "opened"),
+    ]
