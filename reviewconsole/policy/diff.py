@@ -12,6 +12,27 @@ class FieldChange:
     before: Any
     after: Any
 
+    @property
+    def before_text(self) -> str | None:
+        return shown(self.before)
+
+    @property
+    def after_text(self) -> str | None:
+        return shown(self.after)
+
+
+def shown(value: Any) -> str | None:
+    """A stored value as a policy admin reads it: a list as its quoted items, not Python's repr."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(f"“{item}”" if isinstance(item, str) else (shown(item) or "") for item in value) or "(none)"
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {shown(item)}" for key, item in value.items()) or "(none)"
+    return str(value)
+
 
 @dataclass(frozen=True)
 class ItemChange:

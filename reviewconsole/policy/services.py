@@ -132,17 +132,29 @@ def rubric_threshold_set(*, rubric: Rubric, threshold: float, actor: AbstractBas
 
 def builtins_seed(*, now: datetime) -> int:
     """Make each built-in constitution, and the built-in rubric, the published version 1 of its name
-    where the database has no version of that name yet; returns how many it made. Idempotent."""
+    where the database has no version of that name yet; returns how many it made. Idempotent, and two
+    queries once everything is seeded."""
     made = 0
+    seeded = set(
+        ConstitutionVersion.objects.filter(document__name__in=builtin_names())
+        .values_list("document__name", flat=True).distinct()
+    )
     for name in builtin_names():
-        made += _seed(NamedConstitution, ConstitutionVersion, name, canonical_content(builtin(name)), now)
-    made += _seed(Rubric, RubricVersion, BUILTIN_RUBRIC_NAME, canonical_content(BUILTIN_RUBRIC), now)
+        if name not in seeded:
+            made += _seed(NamedConstitution, ConstitutionVersion, name, canonical_content(builtin(name)), now)
+    if not RubricVersion.objects.filter(document__name=BUILTIN_RUBRIC_NAME).exists():
+        made += _seed(Rubric, RubricVersion, BUILTIN_RUBRIC_NAME, canonical_content(BUILTIN_RUBRIC), now)
     return made
 
 
+def builtin_seed(name: str, *, now: datetime) -> None:
+    """Seed the built-ins when `name` is one of them, so a link to a built-in works on a fresh database
+    before anyone has opened a list page or submitted a case."""
+    if name in builtin_names() or name == BUILTIN_RUBRIC_NAME:
+        builtins_seed(now=now)
+
+
 def _seed(document_model, version_model, name: str, content: dict[str, Any], now: datetime) -> int:
-    if version_model.objects.filter(document__name=name).exists():
-        return 0
     try:
         with transaction.atomic():
             document, _ = document_model.objects.get_or_create(name=name)

@@ -15,6 +15,7 @@ from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.diff import constitution_diff
 from reviewconsole.policy.models import ConstitutionVersion, NamedConstitution
 from reviewconsole.policy.views.publishing import publish
+from reviewconsole.policy.views.seeding import builtins_seeded
 from reviewconsole.review.htmx import HtmxHttpRequest
 from verification.constitution import Constitution
 
@@ -49,6 +50,7 @@ def constitution_create(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @policy_admin_required
 @vary_on_headers("HX-Request")
+@builtins_seeded
 def constitution_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     document = get_object_or_404(NamedConstitution, name=name)
     versions = list(selectors.versions_of(document))
@@ -68,6 +70,7 @@ def _diff_context(request: HtmxHttpRequest, versions: list[ConstitutionVersion])
 
 @require_GET
 @policy_admin_required
+@builtins_seeded
 def version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.constitution_version_get(name, number)
     return render(request, "policy/version.html", {
@@ -78,6 +81,7 @@ def version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResp
 
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
+@builtins_seeded
 def constitution_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     """Edit starting from version `number`; saving makes a new draft version, never changes this one."""
     base = selectors.constitution_version_get(name, number)
@@ -105,6 +109,7 @@ def _render_editor(request, base: ConstitutionVersion, form: editor.Constitution
 
 @require_POST
 @policy_admin_required
+@builtins_seeded
 def version_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.constitution_version_get(name, number)
     return publish(request, version, redirect("policy:constitution_version", name=name, number=number))

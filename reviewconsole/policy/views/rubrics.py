@@ -16,6 +16,7 @@ from reviewconsole.policy.diff import rubric_diff
 from reviewconsole.policy.models import Rubric, RubricVersion
 from reviewconsole.policy.rubrics import RubricContent
 from reviewconsole.policy.views.publishing import publish
+from reviewconsole.policy.views.seeding import builtins_seeded
 from reviewconsole.review.htmx import HtmxHttpRequest
 
 
@@ -28,6 +29,7 @@ def rubric_list(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 @policy_admin_required
+@builtins_seeded
 def rubric_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     rubric = get_object_or_404(Rubric, name=name)
     return _render_rubric(request, rubric)
@@ -42,6 +44,7 @@ def _render_rubric(request: HtmxHttpRequest, rubric: Rubric, *, threshold_error:
 
 @require_POST
 @policy_admin_required
+@builtins_seeded
 def rubric_threshold(request: HtmxHttpRequest, name: str) -> HttpResponse:
     rubric = get_object_or_404(Rubric, name=name)
     raw = request.POST.get("canary_threshold", "").strip()
@@ -59,6 +62,7 @@ def rubric_threshold(request: HtmxHttpRequest, name: str) -> HttpResponse:
 
 @require_GET
 @policy_admin_required
+@builtins_seeded
 def rubric_version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.rubric_version_get(name, number)
     previous = RubricVersion.objects.filter(document=version.document, number__lt=number).order_by("-number").first()
@@ -71,6 +75,7 @@ def rubric_version_detail(request: HtmxHttpRequest, name: str, number: int) -> H
 
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
+@builtins_seeded
 def rubric_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     """Edit starting from version `number`; saving makes a new draft version."""
     base = selectors.rubric_version_get(name, number)
@@ -96,6 +101,7 @@ def _render_rubric_editor(request, base: RubricVersion, form: rubric_form.Rubric
 
 @require_POST
 @policy_admin_required
+@builtins_seeded
 def rubric_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.rubric_version_get(name, number)
     return publish(request, version, redirect("policy:rubric_version", name=name, number=number))
@@ -103,6 +109,7 @@ def rubric_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResp
 
 @require_POST
 @policy_admin_required
+@builtins_seeded
 def calibration_start(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.rubric_version_get(name, number)
     run = calibration_request(rubric_version=version, requested_by=request.user)

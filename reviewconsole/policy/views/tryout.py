@@ -11,6 +11,7 @@ from reviewconsole.intake.models import Case
 from reviewconsole.policy import selectors
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.tryout import SampleInvalid, sample_case, sources_as_text, try_constitution
+from reviewconsole.policy.views.seeding import builtins_seeded
 from reviewconsole.review.htmx import HtmxHttpRequest
 from verification.types import Source
 
@@ -20,6 +21,7 @@ STORED_CASES_SHOWN = 30
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
 @vary_on_headers("HX-Request")
+@builtins_seeded
 def version_try(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.constitution_version_get(name, number)
     in_force = selectors.constitution_in_force(name)

@@ -11,7 +11,7 @@ from reviewconsole.policy.models import VersionStatus
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.policy.tryout import sources_from_text
 from verification import Case as Submission
-from verification.constitution import CUSTOMER_SUPPORT, WordLimit
+from verification.constitution import CUSTOMER_SUPPORT, ForbiddenPhrases, WordLimit
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +112,20 @@ def test_trying_the_version_in_force_shows_its_verdicts_alone(admin_client, seed
     assert response.status_code == 200 and "(in force)</th>" not in html
     no_guarantees = html.split('<tr data-rule="no-guarantees">')[1].split("</tr>")[0]
     assert '<span class="tag fail">fail</span>' in no_guarantees and "uses &#x27;guaranteed&#x27;" in no_guarantees
+
+
+def test_the_diff_shows_a_changed_list_as_its_items(admin_client, policy_admin):
+    rules = [
+        rule.model_copy(update={"phrases": [*rule.phrases, "risk-free"]}) if isinstance(rule, ForbiddenPhrases)
+        else rule
+        for rule in CUSTOMER_SUPPORT.rules
+    ]
+    services.constitution_draft_save(constitution=CUSTOMER_SUPPORT.model_copy(update={"rules": rules}),
+                                     author=policy_admin)
+
+    fragment = admin_client.get("/policy/constitutions/customer-support/?older=1&newer=2",
+                                HTTP_HX_REQUEST="true").content.decode()
+
+    assert "<code>phrases</code>" in fragment
+    assert "“risk-free”" in fragment and "&quot;risk-free&quot;" not in fragment
+    assert "[&#x27;" not in fragment and "['" not in fragment

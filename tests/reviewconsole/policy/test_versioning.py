@@ -124,3 +124,27 @@ def test_the_case_page_links_to_the_pinned_version_for_policy_admins(client, see
     assert pinned not in client.get(f"/review/cases/{case.pk}/").content.decode()
     reviewer.groups.add(Group.objects.get_or_create(name="policy admin")[0])
     assert pinned in client.get(f"/review/cases/{case.pk}/").content.decode()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/policy/constitutions/customer-support/",
+        "/policy/constitutions/medical-information/v1/",
+        "/policy/rubrics/support-critic/v1/",
+    ],
+)
+def test_a_link_to_a_builtin_works_on_a_fresh_database(client, policy_admin, url):
+    client.force_login(policy_admin)
+
+    response = client.get(url)
+
+    assert response.status_code == 200
+    assert AuditEvent.objects.filter(payload__change="built-in seeded").count() == len(builtin_names()) + 1
+
+
+def test_a_link_to_an_unknown_name_is_still_not_found_and_seeds_nothing(client, policy_admin):
+    client.force_login(policy_admin)
+
+    assert client.get("/policy/constitutions/no-such-policy/v1/").status_code == 404
+    assert not ConstitutionVersion.objects.exists()
