@@ -30,10 +30,11 @@ def enqueue_on_commit(task: Any, *args: Any, **kwargs: Any) -> None:
     transaction.on_commit(lambda: task.apply_async(args=args, kwargs=kwargs))
 
 
-def task_hold() -> timedelta:
+def task_hold(time_limit: int | None = None) -> timedelta:
     """How long work claimed by a task stays claimed: past it, the run is known dead.
 
     A task cannot outlive its hard time limit (the worker kills it), so a claim older than that, plus
-    a little slack for the claim's own transaction, belongs to a run that will never finish.
+    a little slack for the claim's own transaction, belongs to a run that will never finish. Tasks
+    with limits of their own pass their `time_limit` (seconds); the rest have the default one.
     """
-    return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 5)
+    return timedelta(seconds=(time_limit or settings.CELERY_TASK_TIME_LIMIT) + 5)

@@ -138,10 +138,15 @@ CELERY_TASK_MAX_RETRIES = env_int("CELERY_TASK_MAX_RETRIES", 5, minimum=0, maxim
 CELERY_TASK_RETRY_BACKOFF_MAX = env_int("CELERY_TASK_RETRY_BACKOFF_MAX", 600, minimum=1)
 if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
     raise ImproperlyConfigured("CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT")
+# A file export of a whole audit trail writes about 150,000 rows a second: the default limits would
+# stop one at about 35 million rows, so exports have limits of their own (soft a minute earlier).
+AUDIT_EXPORT_TIME_LIMIT = env_int("AUDIT_EXPORT_TIME_LIMIT", 3600, minimum=CELERY_TASK_TIME_LIMIT)
 # Redis redelivers an unacknowledged task after the visibility timeout; it must exceed the longest
 # task and the longest retry countdown, or a slow task would run twice.
 CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
-    "CELERY_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=CELERY_TASK_TIME_LIMIT + CELERY_TASK_RETRY_BACKOFF_MAX + 1
+    "CELERY_BROKER_VISIBILITY_TIMEOUT",
+    max(3600, AUDIT_EXPORT_TIME_LIMIT + CELERY_TASK_RETRY_BACKOFF_MAX + 1),
+    minimum=max(CELERY_TASK_TIME_LIMIT, AUDIT_EXPORT_TIME_LIMIT) + CELERY_TASK_RETRY_BACKOFF_MAX + 1,
 )
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT}
 CELERY_TASK_ROUTES = {

@@ -126,7 +126,7 @@ def export_claim(*, export_id: int, now: datetime) -> bool:
 
     Of two workers holding the same message only one gets it: one conditional UPDATE decides.
     """
-    dead_before = now - task_hold()
+    dead_before = now - task_hold(settings.AUDIT_EXPORT_TIME_LIMIT)
     claimable = Q(status=ExportStatus.QUEUED) | Q(status=ExportStatus.RUNNING, started_at__lt=dead_before)
     taken = AuditExport.objects.filter(claimable, pk=export_id).update(
         status=ExportStatus.RUNNING, started_at=now, rows_done=0

@@ -24,7 +24,11 @@ def export_file_name(export: AuditExport) -> str:
     return f"audit-export-{export.pk}.{_SUFFIX[export.format]}"
 
 
-@app.task(name="audit.export")
+@app.task(
+    name="audit.export",
+    time_limit=settings.AUDIT_EXPORT_TIME_LIMIT,
+    soft_time_limit=settings.AUDIT_EXPORT_TIME_LIMIT - 60,
+)
 def run_export(export_id: int) -> None:
     """Claim the export, write its file under AUDIT_EXPORT_DIR, mark it done. A no-op if it is not queued."""
     if not services.export_claim(export_id=export_id, now=timezone.now()):

@@ -57,6 +57,11 @@ def test_good_values_are_parsed(monkeypatch):
             {"DEMO": "1", "CELERY_TASK_SOFT_TIME_LIMIT": "400", "CELERY_TASK_TIME_LIMIT": "300"},
             "CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT",
         ),
+        ({"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "60"}, "AUDIT_EXPORT_TIME_LIMIT must be at least 300"),
+        (
+            {"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "7200", "CELERY_BROKER_VISIBILITY_TIMEOUT": "3600"},
+            "CELERY_BROKER_VISIBILITY_TIMEOUT must be at least 7801",
+        ),
     ],
 )
 def test_manage_py_refuses_a_bad_environment_without_a_traceback(environment, message, tmp_path):

@@ -153,4 +153,18 @@ def test_an_export_whose_worker_died_is_taken_again_but_a_live_one_is_not(suppor
     export = AuditExport.objects.create(requested_by=support_lead, format="csv", status=ExportStatus.QUEUED)
     assert export_claim(export_id=export.pk, now=now)
     assert not export_claim(export_id=export.pk, now=now + timedelta(seconds=10))
-    assert export_claim(export_id=export.pk, now=now + task_hold() + timedelta(seconds=1))
+    # An export runs under its own, longer limit: past the default one it may still be writing.
+    settings.AUDIT_EXPORT_TIME_LIMIT = 3600
+    assert not export_claim(export_id=export.pk, now=now + task_hold() + timedelta(seconds=1))
+    assert export_claim(export_id=export.pk, now=now + task_hold(3600) + timedelta(seconds=1))
+
+
+def test_the_export_task_has_its_own_time_limits():
+    from django.conf import settings as configured
+
+    from reviewconsole.audit.tasks import run_export
+
+    assert run_export.time_limit == configured.AUDIT_EXPORT_TIME_LIMIT > configured.CELERY_TASK_TIME_LIMIT
+    assert run_export.soft_time_limit == configured.AUDIT_EXPORT_TIME_LIMIT - 60
+    # Redis must not hand a running export to a second worker.
+    assert configured.CELERY_BROKER_VISIBILITY_TIMEOUT > configured.AUDIT_EXPORT_TIME_LIMIT
