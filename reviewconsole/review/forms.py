@@ -5,7 +5,13 @@ from __future__ import annotations
 from django import forms
 from django.db import models
 
-from reviewconsole.review.selectors import QueueFilters, constitution_names, reviewers
+from reviewconsole.review.selectors import (
+    QueueCursor,
+    QueueFilters,
+    QueuePosition,
+    constitution_names,
+    reviewers,
+)
 from verification import Severity
 
 
@@ -18,8 +24,28 @@ class RejectReason(models.TextChoices):
     OTHER = "OTHER", "Other (see note)"
 
 
+class QueueCursorField(forms.Field):
+    """A place in the queue, as the pager's links carry it."""
+
+    widget = forms.HiddenInput
+
+    default_error_messages = {
+        "invalid": "This link does not name a place in the queue (it was changed or cut short). "
+        "Showing the first page.",
+    }
+
+    def to_python(self, value: str | None) -> QueueCursor | None:
+        if value in self.empty_values:
+            return None
+        try:
+            return QueueCursor.decode(str(value))
+        except ValueError as error:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from error
+
+
 class QueueFilterForm(forms.Form):
-    reason = forms.CharField(required=False, max_length=40)
+    # Rendered on its own, in the results, so the counts per reason can switch it.
+    reason = forms.CharField(required=False, max_length=40, widget=forms.HiddenInput)
     severity = forms.ChoiceField(required=False, choices=[("", "Any")] + [(s.value, s.value.title()) for s in Severity])
     constitution = forms.ChoiceField(required=False)
     client = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
@@ -27,7 +53,11 @@ class QueueFilterForm(forms.Form):
     spot_check = forms.ChoiceField(
         required=False, label="Spot checks", choices=[("", "Included"), ("only", "Only"), ("none", "Excluded")]
     )
-    page = forms.IntegerField(required=False, min_value=1)
+    # Where the page starts: set by the pager's links, never by the filters, so a change of filter
+    # goes back to the top.
+    after = QueueCursorField(required=False)
+    before = QueueCursorField(required=False)
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)  # old links, by page number
 
     def __init__(self, *args, clients, **kwargs):
         super().__init__(*args, **kwargs)
@@ -50,6 +80,25 @@ class QueueFilterForm(forms.Form):
             assignee=data.get("assignee") or "",
             spot_check=spot_check,
         )
+
+    def position(self) -> QueuePosition:
+        """Where the page asked for starts; the top of the queue if its cursor is not valid."""
+        self.is_valid()
+        if self.cursor_errors:
+            return QueuePosition()
+        data = self.cleaned_data
+        return QueuePosition(after=data.get("after"), before=data.get("before"), page=data.get("page") or 1)
+
+    @property
+    def cursor_errors(self) -> list[str]:
+        """What is wrong with the link's place in the queue, each naming its field."""
+        return [f"{name}: {error}" for name in ("after", "before") for error in self.errors.get(name, [])]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("after") and data.get("before"):
+            self.add_error("before", "A link goes after a case or back before one, not both. Showing the first page.")
+        return data
 
 
 class _OnCandidate(forms.Form):

@@ -14,7 +14,8 @@ class EscalationStatus(models.TextChoices):
 
 
 class Escalation(models.Model):
-    """A case in the review queue. Higher priority first, then older first."""
+    """A case in the review queue. Higher priority first, then older first, then by id (so that the
+    order is total, and paging by cursor neither skips nor repeats a case)."""
 
     case = models.OneToOneField(Case, on_delete=models.CASCADE, related_name="escalation")
     status = models.CharField(max_length=10, choices=EscalationStatus.choices, default=EscalationStatus.OPEN)
@@ -30,10 +31,11 @@ class Escalation(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-priority", "created_at"]
+        ordering = ["-priority", "created_at", "id"]
         indexes = [
-            # The queue: open items by priority, then age.
-            models.Index(fields=["status", "-priority", "created_at"], name="escalation_queue"),
+            # The queue: open items by priority, then age, then id. With the id, a page that starts after
+            # a given case is an index range scan (review/selectors.py, _seek) and needs no sort.
+            models.Index(fields=["status", "-priority", "created_at", "id"], name="escalation_queue"),
             models.Index(fields=["status", "reason"], name="escalation_reason"),
             models.Index(fields=["status", "severity"], name="escalation_severity"),
             models.Index(fields=["status", "assignee"], name="escalation_assignee"),

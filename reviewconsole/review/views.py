@@ -25,11 +25,12 @@ from reviewconsole.review.htmx import HtmxHttpRequest
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET, clients=Client.objects.only("pk", "name"))
     filters = form.filters()
-    page = selectors.queue_page(
-        filters=filters, reviewer=request.user, now=timezone.now(), page=form.cleaned_data.get("page") or 1
-    )
+    page = selectors.queue_page(filters=filters, reviewer=request.user, now=timezone.now(), position=form.position())
     template = "review/queue.html#results" if request.htmx else "review/queue.html"
-    return render(request, template, {"form": form, "filters": filters, "page": page, "now": timezone.now()})
+    # A changed or cut-short pager link gets the first page, with why, as a 400 naming the field.
+    status = 400 if form.cursor_errors else 200
+    context = {"form": form, "filters": filters, "page": page, "now": timezone.now()}
+    return render(request, template, context, status=status)
 
 
 @require_POST

@@ -97,6 +97,7 @@ def test_a_worker_killed_mid_run_leaves_the_case_finished_exactly_once(
         # Short limits so the dead run's hold and the unacknowledged message lapse within the test.
         "CELERY_TASK_SOFT_TIME_LIMIT": "8",
         "CELERY_TASK_TIME_LIMIT": "10",
+        "AUDIT_EXPORT_TIME_LIMIT": "10",
         "CELERY_BROKER_VISIBILITY_TIMEOUT": "15",
     }
     try:
