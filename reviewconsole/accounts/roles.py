@@ -23,8 +23,14 @@ def roles_of(user: AbstractBaseUser | AnonymousUser) -> set[Role]:
     """The roles a user holds; none for anonymous or inactive users."""
     if not user.is_authenticated or not user.is_active:
         return set()
-    names = set(user.groups.values_list("name", flat=True))
-    return {role for role in Role if role.value in names}
+    # The access check, the navigation and the canary banner each ask on every page: one query per
+    # user object (a request's user lives for that request) instead of one per question.
+    cached: frozenset[Role] | None = getattr(user, "_roles_cache", None)
+    if cached is None:
+        names = set(user.groups.values_list("name", flat=True))
+        cached = frozenset(role for role in Role if role.value in names)
+        user._roles_cache = cached
+    return set(cached)
 
 
 def has_role(user: AbstractBaseUser | AnonymousUser, role: Role) -> bool:

@@ -73,3 +73,17 @@ def test_sign_out_needs_post_and_ends_the_session(client, reviewer):
     response = client.post("/logout/")
     assert response.status_code == 302
     assert client.get("/").status_code == 302
+
+
+def test_a_page_asks_for_the_users_roles_once(client, policy_admin):
+    # The access check, the navigation and the canary banner all need the roles.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(policy_admin)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/policy/rule-health/")
+
+    assert response.status_code == 200
+    assert "Policy" in response.content.decode()
+    assert sum(1 for query in queries if "auth_user_groups" in query["sql"]) == 1
