@@ -16,7 +16,7 @@ from verification.commitments import VALUE_KINDS, Mention, agree, comparable, fi
 from verification.evidence import Hit, Passage, SourceIndex
 from verification.novelty import unsupported_words
 from verification.substitution import swapped_name
-from verification.tokens import STOP_WORDS, content_stems, negated_stems, stem, words
+from verification.tokens import STOP_WORDS, after_negation_stems, content_stems, negated_stems, stem, words
 
 FEATURE_NAMES = (
     "coverage",
@@ -262,7 +262,7 @@ def _denied(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[Passa
         return None
     stated = set().union(*(hit.passage.stem_set for hit in hits))
     denied = negated_stems(claim_text) & stated
-    if not denied or any(denied & passage.negated_stems for passage in index.passages):
+    if not denied or any(denied & after_negation_stems(passage.text) for passage in index.passages):
         return None
     word = next(word for word, _, _ in tokens if stem(word) in denied)
     passage = next(hit.passage for hit in hits if denied & hit.passage.stem_set)

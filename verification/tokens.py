@@ -165,3 +165,21 @@ def negated_stems(text: str) -> frozenset[str]:
                 negated.add(stem(following))
                 break
     return frozenset(negated)
+
+
+@lru_cache(maxsize=8192)
+def after_negation_stems(text: str) -> frozenset[str]:
+    """Stems of every content word that follows a negating word anywhere before it in `text`.
+
+    Far wider than `negated_stems`: spoken text ("it's not for the, for the e, for the elderly") puts
+    the negated word well past the negation. A rule that calls a claim wrong because its source never
+    negates a word asks this, so that any doubt counts against the rule.
+    """
+    near: set[str] = set()
+    negated = False
+    for word, _, _ in words(text):
+        if word in NEGATION_WORDS:
+            negated = True
+        elif negated and word not in STOP_WORDS:
+            near.add(stem(word))
+    return frozenset(near)

@@ -262,3 +262,13 @@ def test_a_function_word_is_not_read_as_the_opposite_of_its_negation():
         "During the call the agent promised customers low premiums with excellent quality service.", source
     )
     assert verdict.method != "offline:opposite-word"
+
+
+def test_a_denial_the_source_also_makes_in_halting_speech_is_not_refuted():
+    # The source's "not" is eight words before "elderly": any doubt counts against calling it wrong.
+    source = Source(
+        id="meeting",
+        text="Designer: voice recognition is hard to learn. Well, hard, it's not for the for the e for the elderly.",
+    )
+    verdict = _verdict("The designer said voice recognition is hard to learn, but not for elderly users.", source)
+    assert verdict.method != "offline:denied"
