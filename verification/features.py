@@ -113,10 +113,9 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
     ]
     confirmed = sum(1 for check in assessment.values if check.agreeing)
     assessment.negation_mismatch = _negation_mismatch(claim_text, hits, set(unique))
-    if len(unique) >= _NEGATION_MIN_STEMS:
-        assessment.denied = _denied(claim_text, hits, index)
     assessment.relation_conflict = _relation_conflict(mentions, candidates)
     if len(unique) >= _NEGATION_MIN_STEMS:
+        assessment.denied = _denied(claim_text, hits, index)
         assessment.flipped = _one_word_swapped(
             claim_text, hits, set(unique), flipped_word, allowance=1
         ) or _unsaid_opposite(claim_text, hits, index)
@@ -267,6 +266,7 @@ def _denied(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[Passa
     word = next(word for word, _, _ in tokens if stem(word) in denied)
     passage = next(hit.passage for hit in hits if denied & hit.passage.stem_set)
     return passage, word
+
 
 _SWAP_OVERLAP = 0.6
 """Share of the claim's words a sentence must have before a swapped word or name in it counts."""
