@@ -303,9 +303,11 @@ def _unsaid_opposite(claim_text: str, hits: list[Hit], index: SourceIndex) -> tu
     but "an increase in revenue" where the source never says "increase" and its best sentences say
     "revenue decreased" is the same flip.
     """
-    # "reducing" is said by a source that writes "reduction": stems that differ only past the
-    # fifth letter count as used.
-    said = index.vocabulary | {word for word in content_stems(claim_text) if word[:5] in index.prefixes}
+    # Only the claim's own words are asked about. "reducing" is said by a source that writes
+    # "reduction": stems that differ only past the fifth letter count as used.
+    said = {
+        word for word in content_stems(claim_text) if word in index.vocabulary or word[:5] in index.prefixes
+    }
     for hit in hits:
         flip = flipped_word(claim_text, hit.passage.text, unsaid_in=said)
         if flip is not None:
