@@ -1,12 +1,16 @@
-"""Times the offline verification path on one CPU core.
+"""Times the offline verification path on one CPU core, in CPU time beside wall time.
 
-    .venv/bin/python benchmarks/engine.py [--rounds 200]
+    .venv/bin/python benchmarks/engine.py [--rounds 200] [--repeats 3]
 
 Each case runs the whole offline path a worker runs: extract_claims, one SourceIndex per case and
 OfflineVerifier over every claim. Cases: a synthetic support handbook of 50 sentences checked against
 a 10-claim answer (varied per round so no cache helps), and the demo cases in
-verification/demo_cases.json. Exits non-zero unless the engine checks at least 300 claims per second
-and a 10-claim case takes under 50 ms at the 95th percentile.
+verification/demo_cases.json. The machine is shared and noisy, so the process is pinned to one core,
+warmed up, and the whole measurement repeated; the best repeat is reported, with CPU time (what the
+engine costs) beside wall time (what a caller waits), and a reference workload timed in the same run
+(tokenising the same texts with a plain regular expression) shows how fast the machine was meanwhile.
+Exits non-zero unless the engine checks at least 1,000 claims per CPU-second and a 10-claim case takes
+under 50 ms at the 95th percentile.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import statistics
 import sys
@@ -27,8 +32,9 @@ from verification.claims import extract_claims  # noqa: E402
 from verification.offline import OfflineVerifier  # noqa: E402
 from verification.types import Case, Source  # noqa: E402
 
-MIN_CLAIMS_PER_SECOND = 300
+MIN_CLAIMS_PER_CPU_SECOND = 1000
 MAX_P95_MS = 50.0
+_REFERENCE_WORD = re.compile(r"\w+")
 
 _PRODUCTS = ["Starter", "Team", "Business", "Enterprise", "Education"]
 _FEATURES = ["single sign-on", "audit logs", "priority support", "custom domains", "API access",
@@ -36,31 +42,36 @@ _FEATURES = ["single sign-on", "audit logs", "priority support", "custom domains
 
 
 def synthetic_case(rng: random.Random) -> tuple[list[Source], str]:
-    """A 50-sentence handbook in two sources and a 10-claim answer about it."""
+    """A 50-sentence handbook in two sources and a 10-claim answer about it.
+
+    Every case names its plans afresh ("Team 42"), so no sentence repeats from one case to the next and
+    the engine's per-text caches cannot flatter the figure: each case is parsed from scratch.
+    """
+    names = {plan: f"{plan} {rng.randint(10, 99)}" for plan in _PRODUCTS}
     facts: list[str] = []
     prices = {plan: rng.choice([9, 12, 15, 20, 25, 30, 45, 60]) for plan in _PRODUCTS}
     seats = {plan: rng.choice([3, 5, 10, 25, 50, 100]) for plan in _PRODUCTS}
-    for plan in _PRODUCTS:
-        facts.append(f"The {plan} plan costs ${prices[plan]} per user per month when billed monthly.")
-        facts.append(f"The {plan} plan includes up to {seats[plan]} seats.")
+    for key, plan in names.items():
+        facts.append(f"The {plan} plan costs ${prices[key]} per user per month when billed monthly.")
+        facts.append(f"The {plan} plan includes up to {seats[key]} seats.")
         facts.append(f"Customers on the {plan} plan can request a refund within {rng.choice([14, 30, 60])} days.")
     for feature in _FEATURES:
-        plan = rng.choice(_PRODUCTS)
+        plan = names[rng.choice(_PRODUCTS)]
         facts.append(f"{feature.capitalize()} is available on the {plan} plan and above.")
         facts.append(f"Support for {feature} was added in version {rng.randint(2, 6)}.{rng.randint(0, 9)}.")
     while len(facts) < 50:
-        facts.append(f"Invoices are issued on day {rng.randint(1, 28)} of each month and can be paid by card or "
-                     f"bank transfer within {rng.choice([15, 30, 45])} days.")
+        facts.append(f"{names['Business']} invoices are issued on day {rng.randint(1, 28)} of each month and "
+                     f"can be paid by card or bank transfer within {rng.choice([15, 30, 45])} days.")
     rng.shuffle(facts)
     sources = [Source(id="handbook", text=" ".join(facts[:30])), Source(id="faq", text="\n".join(facts[30:]))]
     claims = [
-        f"The Team plan costs ${prices['Team']} per user per month.",
-        f"The Business plan includes up to {seats['Business'] + 5} seats.",
-        f"{_FEATURES[0].capitalize()} is available on the {rng.choice(_PRODUCTS)} plan and above.",
+        f"The {names['Team']} plan costs ${prices['Team']} per user per month.",
+        f"The {names['Business']} plan includes up to {seats['Business'] + 5} seats.",
+        f"{_FEATURES[0].capitalize()} is available on the {names[rng.choice(_PRODUCTS)]} plan and above.",
         "Refunds are paid in cash at any of our offices.",
         f"Support for {_FEATURES[3]} was added in version 3.1.",
         "Invoices can be paid by card or bank transfer.",
-        f"The Enterprise plan costs ${prices['Enterprise'] * 2} per user per month.",
+        f"The {names['Enterprise']} plan costs ${prices['Enterprise'] * 2} per user per month.",
         "Usage analytics are not available on any plan.",
         "The Starter plan includes phone support around the clock.",
         f"Customers on the Education plan can request a refund within {rng.choice([14, 30, 60])} days.",
@@ -68,44 +79,79 @@ def synthetic_case(rng: random.Random) -> tuple[list[Source], str]:
     return sources, " ".join(claims)
 
 
-def _time_case(verifier: OfflineVerifier, sources: list[Source], answer: str) -> tuple[float, int]:
-    started = time.perf_counter()
+def _time_case(verifier: OfflineVerifier, sources: list[Source], answer: str) -> tuple[float, float, int]:
+    """Wall ms, CPU ms and claims for one case."""
+    started, cpu = time.perf_counter(), time.thread_time()
     claims = extract_claims(answer)
     verifier.verify(claims, sources)
-    return (time.perf_counter() - started) * 1000, len(claims)
+    return (time.perf_counter() - started) * 1000, (time.thread_time() - cpu) * 1000, len(claims)
+
+
+def _reference_ms(sources: list[Source], answer: str) -> float:
+    """CPU ms of a fixed, engine-independent workload over the same texts: a yardstick for machine speed."""
+    cpu = time.thread_time()
+    for _ in range(20):
+        for text in (answer, *(source.text for source in sources)):
+            sorted(set(_REFERENCE_WORD.findall(text.lower())))
+    return (time.thread_time() - cpu) * 1000
+
+
+def measure(verifier: OfflineVerifier, rounds: int, seed: int) -> dict[str, float]:
+    """One pass over `rounds` synthetic cases: throughput per CPU- and wall-second, latency percentiles."""
+    rng = random.Random(seed)
+    wall_ms, cpu_ms, reference_ms, claims_done = [], [], [], 0
+    for _ in range(rounds):
+        sources, answer = synthetic_case(rng)
+        wall, cpu, count = _time_case(verifier, sources, answer)
+        wall_ms.append(wall)
+        cpu_ms.append(cpu)
+        reference_ms.append(_reference_ms(sources, answer))
+        claims_done += count
+    return {
+        "claims": claims_done,
+        "per_cpu_second": claims_done / (sum(cpu_ms) / 1000),
+        "per_wall_second": claims_done / (sum(wall_ms) / 1000),
+        "median_ms": statistics.median(wall_ms),
+        "p95_ms": statistics.quantiles(wall_ms, n=20)[-1],
+        "p95_cpu_ms": statistics.quantiles(cpu_ms, n=20)[-1],
+        "reference_ms": statistics.median(reference_ms),
+        "cpu_vs_reference": statistics.median(cpu_ms) / statistics.median(reference_ms),
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     verifier = OfflineVerifier()
-    rng = random.Random(7)
     demo_path = Path(__file__).resolve().parents[1] / "verification" / "demo_cases.json"
     demos = [Case.model_validate(raw) for raw in json.loads(demo_path.read_text(encoding="utf-8"))]
 
-    _time_case(verifier, *synthetic_case(random.Random(0)))  # warm caches and imports once
-    synthetic_ms, claims_done = [], 0
-    for _ in range(args.rounds):
-        elapsed, count = _time_case(verifier, *synthetic_case(rng))
-        synthetic_ms.append(elapsed)
-        claims_done += count
+    measure(verifier, 20, seed=0)  # warm imports, regex caches and the allocator
+    runs = [measure(verifier, args.rounds, seed=7 + repeat) for repeat in range(args.repeats)]
+    best = max(runs, key=lambda run: run["per_cpu_second"])
     demo_ms = [_time_case(verifier, list(case.sources), case.answer or "")[0] for case in demos * 20]
-
-    claims_per_second = claims_done / (sum(synthetic_ms) / 1000)
-    p95 = statistics.quantiles(synthetic_ms, n=20)[-1]
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"cores pinned:                  {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}")
-    print(f"synthetic cases:               {args.rounds} x {claims_done // args.rounds} claims over 50 sentences")
-    print(f"claims per second (one core):  {claims_per_second:.0f}")
-    print(f"synthetic ms per case:         median {statistics.median(synthetic_ms):.2f}  p95 {p95:.2f}")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
+    print(f"cores pinned:                  {cores}")
+    print(f"synthetic cases:               {args.repeats} x {args.rounds} x {best['claims'] // args.rounds} claims "
+          f"over 50 sentences")
+    print("claims per CPU-second:         " + "  ".join(f"{run['per_cpu_second']:.0f}" for run in runs)
+          + f"  (best {best['per_cpu_second']:.0f})")
+    print("claims per wall-second:        " + "  ".join(f"{run['per_wall_second']:.0f}" for run in runs))
+    print(f"synthetic ms per case (best):  median {best['median_ms']:.2f}  p95 {best['p95_ms']:.2f}  "
+          f"(CPU p95 {best['p95_cpu_ms']:.2f})")
+    print(f"reference workload:            {best['reference_ms']:.3f} ms CPU per case; the engine costs "
+          f"{best['cpu_vs_reference']:.1f}x it")
     print(f"demo ms per case:              median {statistics.median(demo_ms):.2f}  "
           f"p95 {statistics.quantiles(demo_ms, n=20)[-1]:.2f}  ({len(demos)} cases)")
     print(f"peak memory (max RSS):         {peak_mb:.1f} MB")
-    passed = claims_per_second >= MIN_CLAIMS_PER_SECOND and p95 < MAX_P95_MS
-    print("PASS" if passed else f"FAIL: need >= {MIN_CLAIMS_PER_SECOND} claims/s and p95 < {MAX_P95_MS} ms")
+    passed = best["per_cpu_second"] >= MIN_CLAIMS_PER_CPU_SECOND and best["p95_ms"] < MAX_P95_MS
+    print("PASS" if passed else f"FAIL: need >= {MIN_CLAIMS_PER_CPU_SECOND} claims per CPU-second and p95 < "
+          f"{MAX_P95_MS} ms")
     return 0 if passed else 1
 
 

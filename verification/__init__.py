@@ -41,6 +41,15 @@ from verification.model import (
     run_role,
 )
 from verification.regeneration import FailureRecord, failure_record, regenerate
+from verification.release import (
+    LabelledScores,
+    ReleaseCalibration,
+    answer_score,
+    builtin_calibration,
+    release_threshold,
+)
+from verification.release import calibrate as calibrate_release
+from verification.release import describe as describe_release
 from verification.repair import (
     REPAIR_MODES,
     NarrowToSupportedScope,
@@ -92,6 +101,7 @@ __all__ = [
     "Finding",
     "ForbiddenPhrases",
     "JudgedRule",
+    "LabelledScores",
     "Metrics",
     "MissingFieldError",
     "ModelCallRecord",
@@ -113,6 +123,7 @@ __all__ = [
     "Proposal",
     "REPAIR_MODES",
     "Reason",
+    "ReleaseCalibration",
     "Repair",
     "RepairContext",
     "RepairContract",
@@ -136,15 +147,20 @@ __all__ = [
     "VerificationCache",
     "VerificationError",
     "WordLimit",
+    "answer_score",
     "builtin",
+    "builtin_calibration",
     "calibrate",
+    "calibrate_release",
     "calibration_critic",
     "check_case",
     "contract_violations",
     "critique",
+    "describe_release",
     "failure_record",
     "judge",
     "regenerate",
+    "release_threshold",
     "repair_plan",
     "restore_cohesion",
     "revise",

@@ -1,4 +1,4 @@
-"""`python -m verification`: check cases, print the contract's JSON Schema, run an evaluation.
+"""`python -m verification`: check cases, print the contract's JSON Schema, evaluate, calibrate the release gate.
 
 Input errors (bad JSON, a missing or invalid field, an unreadable file) exit with status 2 and one
 line naming the field; engine errors (a model server down or misconfigured) exit with status 1.
@@ -16,9 +16,10 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, ValidationError
 
-from verification.engine import MissingFieldError, check_case
+from verification.engine import MissingFieldError, check_case, default_verifier
 from verification.errors import VerificationError
 from verification.model import ChatModel, OpenAIChatModel, describe_error
+from verification.release import DEFAULT_CONFIDENCE, DEFAULT_MAX_UNSAFE_RELEASE_RATE
 from verification.repair import REPAIR_MODES
 from verification.types import Candidate, Case, Repair, RunRecord
 
@@ -76,8 +77,41 @@ def _parser() -> argparse.ArgumentParser:
         help="run the whole engine with this repair mode (none = the no-repair baseline, auto) and report "
         "unsupported claims before and after, supported claims removed and the regression rate",
     )
+    evaluate.add_argument("--max-unsafe-release-rate", type=_rate, default=DEFAULT_MAX_UNSAFE_RELEASE_RATE,
+                          metavar="RATE", help="risk budget whose calibrated threshold the release figures use "
+                          "(default %(default)s)")
     evaluate.set_defaults(run=_evaluate)
+
+    calibrate = commands.add_parser(
+        "calibrate", help="compute the release threshold for a risk budget from labelled cases",
+        description="Each line of LABELLED.jsonl is a case plus \"consistent\": true or false (people's judgement "
+        "of the answer against its sources) and an optional \"group\"; the threshold bounds the unsafe release "
+        "rate in every group. With --tune, the labelled data are the tune splits of the public data sets.",
+    )
+    calibrate.add_argument("labelled", nargs="?", metavar="LABELLED.jsonl", help="labelled cases, one per line")
+    calibrate.add_argument("--tune", action="store_true",
+                           help="calibrate on the tune splits (WiCE, SummEdits, HaluEval) instead of a file")
+    calibrate.add_argument("--max-unsafe-release-rate", type=_rate, default=DEFAULT_MAX_UNSAFE_RELEASE_RATE,
+                           metavar="RATE", help="the risk budget (default %(default)s)")
+    calibrate.add_argument("--confidence", type=_rate, default=DEFAULT_CONFIDENCE, metavar="LEVEL",
+                           help="confidence of the upper bound (default %(default)s)")
+    calibrate.add_argument("--output", metavar="FILE", help="write the calibration JSON to FILE")
+    calibrate.add_argument("--save-builtin", action="store_true",
+                           help="with --tune: save the scores as the engine's built-in calibration data")
+    calibrate.add_argument("--offline", action="store_true",
+                           help="use the offline verifier even if LLM_BASE_URL is set")
+    calibrate.set_defaults(run=_calibrate)
     return parser
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {value}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -257,8 +291,88 @@ def _evaluate(args: argparse.Namespace) -> int:
         return 0
     from verification import evaluation
 
-    evaluation.run(args.dataset, args.split, limit=args.limit, output=args.output, progress=True)
+    evaluation.run(args.dataset, args.split, limit=args.limit, output=args.output, progress=True,
+                   max_unsafe_release_rate=args.max_unsafe_release_rate)
     return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from verification import evaluation, release
+
+    if args.tune == (args.labelled is not None):
+        raise InputError("calibrate: give one LABELLED.jsonl file or --tune")
+    if args.save_builtin and not args.tune:
+        raise InputError("--save-builtin: the built-in calibration comes from the tune splits; add --tune")
+    verifier = default_verifier(None if args.offline or args.tune else OpenAIChatModel.from_env())
+    name = f"{verifier.name} {verifier.config_fingerprint()}"
+    if args.tune:
+        groups = [evaluation.labelled_scores(dataset, "tune", verifier, progress=True)
+                  for dataset in evaluation.DATASETS]
+    else:
+        rows = []
+        for group, consistent, case in _read_labelled(args.labelled):
+            _, score = evaluation.score_answer(_answer_of(case), list(case.sources), verifier)
+            rows.append((group, consistent, score))
+        groups = release.group_scores(rows)
+    try:
+        calibration = release.calibrate(groups, max_unsafe_release_rate=args.max_unsafe_release_rate,
+                                        confidence=args.confidence, verifier=name)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if args.save_builtin:
+        release.save_builtin(release.CalibrationData(verifier=name, groups=groups, computed=calibration.computed,
+                                                     confidence=args.confidence))
+    print(format_calibration(calibration), file=sys.stderr)
+    with _opened(args.output) as out:
+        out.write(calibration.model_dump_json(indent=2) + "\n")
+    return 0
+
+
+def format_calibration(calibration) -> str:
+    """The threshold and, per group, counts, unsafe releases with their bound, and automation."""
+    verdict = "" if calibration.met else "  NOT MET: no threshold keeps the bound within budget; nothing releases"
+    lines = [f"threshold {calibration.threshold:.4f} for a budget of {calibration.max_unsafe_release_rate:.1%} "
+             f"unsafe releases at {calibration.confidence:.0%} confidence ({calibration.verifier}){verdict}"]
+    for group in calibration.groups:
+        lines.append(
+            f"  {group.name:<20} {group.inconsistent:>5} inconsistent, {group.unsafe_released:>4} released "
+            f"({group.unsafe_release_rate:.1%}, bound {group.unsafe_upper_bound:.1%}); {group.consistent:>5} "
+            f"consistent, automation {group.automation:.1%}"
+        )
+    return "\n".join(lines)
+
+
+def _read_labelled(path: str) -> Iterator[tuple[str, bool, Case]]:
+    """(group, consistent, case) per line; every line is validated before the first is scored."""
+    rows = []
+    for number, line in enumerate(_read(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}: "
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}invalid JSON: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{where}a labelled case must be a JSON object, got {type(data).__name__}")
+        consistent = data.pop("consistent", None)
+        if not isinstance(consistent, bool):
+            raise InputError(f"{where}consistent: required, true or false")
+        group = data.pop("group", "labelled")
+        if not isinstance(group, str) or not group.strip():
+            raise InputError(f"{where}group: must be a non-empty string")
+        case = _parse_case(json.dumps(data), where=where)
+        if case.answer is None:
+            raise InputError(f"{where}answer: required to calibrate")
+        rows.append((group, consistent, case))
+    if not rows:
+        raise InputError(f"{path}: no labelled cases")
+    return iter(rows)
+
+
+def _answer_of(case: Case) -> str:
+    assert case.answer is not None  # _read_labelled refuses cases without one
+    return case.answer
 
 
 def _fail(message: str, status: int) -> int:

@@ -4,14 +4,22 @@ A claim that says "refunds within 60 days" is wrong against a source that says "
 even though nearly every word matches; lexical overlap cannot see that, typed values can. Each
 `Mention` carries a normalised value so two mentions of the same kind can be compared: money in
 base units of its currency, durations in days, percentages as numbers, dates as (year, month, day).
+
+A value also plays a role. "bought 40 days ago" is an elapsed time and "within 30 days" a window: they
+are different quantities, so they never disagree, and the window decides by arithmetic whether it
+applies (40 > 30, so "after 30 days" does). The two ends of "5 to 10 business days" are one range, not
+two values to be matched one by one; "$20 per user per month" is a rate that equals "$240 per user per
+year"; "lifetime" and "unlimited" are values too, with no end.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from verification.tokens import NEGATION_WORDS, STOP_WORDS, YEAR_RANGE, stem, words, year_range
+from verification.tokens import NEGATION_WORDS, STOP_WORDS, TEXT_CACHE_SIZE, YEAR_RANGE, stem, words, year_range
 from verification.types import Commitment, CommitmentKind
 
 WORD_NUMBERS = {
@@ -46,7 +54,10 @@ MONTHS = {
 
 _NUM = r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _WORD_NUM = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
-_COUNT = rf"(?:{_NUM}|\b(?:{_WORD_NUM})\b)"
+# Tried at every word boundary, the number words cost more than the rest of a pattern; a look at the
+# first letter (every number word starts with one of these) rules most words out at once.
+_WORD_NUM_FIRST = "".join(sorted({word[0] for word in WORD_NUMBERS}))
+_COUNT = rf"(?:{_NUM}|\b(?=[{_WORD_NUM_FIRST}])(?:{_WORD_NUM})\b)"
 _SCALE = r"(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|[kKmMbB])\b)"
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|" \
     r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
@@ -78,6 +89,23 @@ _PATTERNS: tuple[tuple[CommitmentKind, re.Pattern[str]], ...] = (
     # Units are lower-case words: "5 seats", "500 mg"; "five Hollywood trades" has no unit.
     ("number", re.compile(rf"(?P<num>{_COUNT})(?P<scale>{_SCALE})?(?:[\s-]+(?P<unit>[a-z]+)\b)?")),
 )
+# Most sentences state no value at all, and each pattern above is a full scan. What each needs is
+# cheap to look for first: these searches match wherever the pattern could (same flags, a part of
+# it), so skipping a pattern when its search fails never changes what is found.
+_DIGIT = re.compile(r"\d")
+_COUNT_WORD = re.compile(rf"\b(?=[{_WORD_NUM_FIRST}])(?:{_WORD_NUM})\b", re.IGNORECASE)
+_NEEDS_DIGIT = frozenset({"money", "date", "time"})
+"""Kinds whose every form has a digit; the others need a digit or a number word (`_COUNT`)."""
+_STARTS_ANYWHERE = frozenset({"date"})
+"""Kinds a match of which can start well before its first digit ("March 5"); every other pattern starts
+at a number, a number word, or a currency sign just before a number ("US$ 5")."""
+_SIGN_BEFORE_NUMBER = len("US$ ")
+"""Farthest a match can start before its number."""
+_NEEDS_WORD: dict[CommitmentKind, re.Pattern[str]] = {
+    "percentage": re.compile(r"%|per ?cent", re.IGNORECASE),
+    "duration": re.compile(_DURATION_UNIT, re.IGNORECASE),
+}
+"""A word or sign the kind's pattern cannot match without."""
 
 # Capitalised runs, allowing short lower-case joiners inside ("Bank of America", "Led by Donkeys").
 _ENTITY = re.compile(
@@ -102,11 +130,92 @@ _ACTIVE = re.compile(
     rf"(?P<neg>(?:not|never|n't)\s+)?(?P<verb>{_RELATION_VERBS})\s+(?:the\s+)?(?P<obj>{_ENTITY.pattern})"
 )
 _PASSIVE = re.compile(
-    rf"(?P<obj>{_ENTITY.pattern})\s+(?:was|were|is|are|has been|had been|will be)\s+"
+    rf"(?P<obj>{_ENTITY.pattern})(?:\s+(?:was|were|is|are|has been|had been|will be)\s+|,\s+)"
     rf"(?P<neg>(?:not|never)\s+)?(?P<verb>{_RELATION_VERBS})\s+by\s+(?:the\s+)?(?P<subj>{_ENTITY.pattern})"
 )
+# The same acts named by a noun: "Corvane's acquisition of Tessaly", "Corvane completed its acquisition
+# of Tessaly" ("its" is the subject's), "the acquisition of Tessaly by Corvane", "Tessaly's acquisition
+# by Corvane", "Ada Lovelace, founder of Tessaly". Each noun maps to the stem of its verb.
+_NOMINAL_ACTS = {
+    "acquisition": "acquir", "purchase": "acquir", "takeover": "acquir", "buyout": "acquir",
+    "defeat": "defeat", "founding": "found", "founder": "found", "co-founder": "found", "creation": "creat",
+    "invention": "invent", "development": "develop", "publication": "publish", "sponsorship": "sponsor",
+    "ownership": "own", "replacement": "replac",
+}
+_SAME_ACT = {"buy": "acquir", "purchas": "acquir"}
+"""Verbs naming the act another verb names: buying a company is acquiring it."""
+_NOUN = "|".join(sorted(_NOMINAL_ACTS, key=len, reverse=True))
+_GAP = r"(?P<gap>(?:[\w$€£.,-]+\s+){0,2}?)"
+_NOMINAL = (
+    re.compile(rf"(?P<subj>{_ENTITY.pattern})['’]s\s+{_GAP}(?P<noun>{_NOUN})\s+of\s+(?:the\s+)?"
+               rf"(?P<obj>{_ENTITY.pattern})"),
+    # An aside between the subject and its verb ("Corvane, a maker of pumps, completed its ...").
+    re.compile(rf"(?P<subj>{_ENTITY.pattern})(?:,[^,;.()]{{1,80}},)?\s+(?P<lead>(?:[a-z']+\s+){{1,3}}?)"
+               rf"(?:its|their)\s+{_GAP}"
+               rf"(?P<noun>{_NOUN})\s+of\s+(?:the\s+)?(?P<obj>{_ENTITY.pattern})"),
+    re.compile(rf"\b{_GAP}(?P<noun>{_NOUN})\s+of\s+(?:the\s+)?(?P<obj>{_ENTITY.pattern})\s+by\s+(?:the\s+)?"
+               rf"(?P<subj>{_ENTITY.pattern})"),
+    re.compile(rf"(?P<obj>{_ENTITY.pattern})['’]s\s+{_GAP}(?P<noun>{_NOUN})\s+by\s+(?:the\s+)?"
+               rf"(?P<subj>{_ENTITY.pattern})"),
+    re.compile(rf"(?P<subj>{_ENTITY.pattern}),?\s+(?:the\s+|a\s+){_GAP}(?P<noun>co-founder|founder)\s+of\s+"
+               rf"(?:the\s+)?(?P<obj>{_ENTITY.pattern})"),
+)
+# Every pattern above has one of the nouns, in lower case: a sentence without one is not read further.
+_NOMINAL_HINT = re.compile(rf"\b(?:{_NOUN})\b")
+_UNDONE = ("abandon", "cancel", "call", "block", "fail", "drop", "terminat", "scrap", "withdr", "reject",
+           "halt")
+"""Words before an act's noun that say it did not happen ("abandoned its acquisition of")."""
+_UNSETTLED = ("plan", "propos", "pend", "potential", "possibl", "attempt", "intend", "rumo", "bid")
+"""Words that say it has not happened yet ("its planned acquisition of"): neither stated nor denied."""
 
 VALUE_KINDS = frozenset({"number", "money", "percentage", "date", "time", "duration"})
+
+# Values with no end: "a lifetime warranty", "unlimited seats", "cancel at any time". Each is a
+# commitment a source must state; against "a 2-year warranty" it is a different value.
+_LIFETIME_NOUNS = (
+    r"warranty|warranties|guarantee|access|membership|subscription|licen[cs]e|support|updates?|"
+    r"cover|coverage|ban|pass|plan|deal|protection|service|repairs?|replacement"
+)
+_UNBOUNDED = re.compile(
+    rf"\b(?:lifetime(?=[\s-]+(?:{_LIFETIME_NOUNS})\b)|for\s+life\b|forever\b|indefinitely\b|"
+    rf"(?<=\bat\s)any\s?time\b|anytime\b|unlimited(?:\s+(?P<what>[a-z]+)\b)?)",
+    re.IGNORECASE,
+)
+
+# The role of a value, from the words before or after it. Only an elapsed time and a limit differ in
+# kind; a limit and a plain value are the same quantity ("within 30 days" / "30 days to ask").
+_UPPER_BEFORE = re.compile(
+    r"(?:\bwithin|\bup\s+to|\bno\s+more\s+than|\bnot\s+more\s+than|\bat\s+most|\bless\s+than|"
+    r"\bfewer\s+than|\bunder|\bno\s+later\s+than|\bmaximum(?:\s+of)?|\bmax\.?|\bbefore|\bup\s+until)"
+    r"\s+(?:the\s+first\s+|the\s+|a\s+|an\s+)?$",
+    re.IGNORECASE,
+)
+_LOWER_BEFORE = re.compile(
+    r"(?:\bafter|\bat\s+least|\bmore\s+than|\bover|\bminimum(?:\s+of)?|\bmin\.?|\bbeyond|"
+    r"\bolder\s+than|\blonger\s+than|\bpast)\s+(?:the\s+first\s+|the\s+|a\s+|an\s+)?$",
+    re.IGNORECASE,
+)
+_ELAPSED_AFTER = re.compile(r"\s+ago\b", re.IGNORECASE)
+_RANGE_GAP = re.compile(r"\s*(?:to|-|–|—|or|and)\s*", re.IGNORECASE)
+_RANGE_SPREAD = 100
+"""Widest range read as one, high end over low: "1 or 2 tablets", "5 to 10 days", "200 to 400 mg"."""
+_RANGE_OPENER = re.compile(r"\b(?:between|from)\s+$", re.IGNORECASE)
+# "$20 per user per month": the period a price is charged for, in periods per year.
+_PERIODS_PER_YEAR = {
+    "day": 365.0, "daily": 365.0, "week": 52.0, "weekly": 52.0, "month": 12.0, "mo": 12.0,
+    "monthly": 12.0, "quarter": 4.0, "quarterly": 4.0, "year": 1.0, "yr": 1.0, "annum": 1.0,
+    "annually": 1.0, "yearly": 1.0,
+}
+_RATE = re.compile(
+    r"(?:\s*(?:per|a|an|each|every|/)\s*(?:user|seat|person|member|head|licen[cs]e|device)\b)?"
+    r"\s*(?:(?:per|a|an|each|every|/)\s*(?P<period>day|week|month|mo|quarter|year|yr|annum)\b"
+    r"|,?\s*(?:billed\s+)?(?P<adverb>daily|weekly|monthly|quarterly|yearly|annually)\b)",
+    re.IGNORECASE,
+)
+# "Weight: 1.2 kg", "Team plan: $20 per user per month": a line that starts with a short label.
+_LABEL = re.compile(r"^[ \t]*(?P<label>[A-Za-z][\w&/()' -]{0,40}?)[ \t]*:[ \t]")
+_LABEL_MAX_WORDS = 4
+"""Longest label, in words: "Team plan:" is a label, "Sales agent said the price was:" is speech."""
 
 
 @dataclass(frozen=True)
@@ -121,18 +230,67 @@ class Mention:
     unit: str | None = None
     parts: tuple[str | int | None, ...] = ()
     """Extra detail: (year, month, day) for dates, (subject, object, polarity) for relations."""
+    role: str = ""
+    """"elapsed" ("40 days ago"), "upper" ("within 30 days"), "lower" ("after 30 days") or "" (plain)."""
+    bounds: tuple[float, float] | None = None
+    """(low, high) of the range this value ends ("5 to 10 business days"), in the value's units."""
+    per: float | None = None
+    """For a rate ("$20 per month"): how many of its periods make a year."""
+    label: str | None = None
+    """The label of a label–value line the value stands on ("Weight" in "Weight: 1.2 kg")."""
 
     def to_commitment(self) -> Commitment:
-        """The public, serialisable form."""
+        """The public, serialisable form (a value with no end, such as "lifetime", has no number)."""
+        value = None if self.value is not None and math.isinf(self.value) else self.value
         return Commitment(kind=self.kind, text=self.text, start=self.start, end=self.end,
-                          value=self.value, unit=self.unit)
+                          value=value, unit=self.unit)
+
+    @property
+    def unbounded(self) -> bool:
+        """Whether the value has no end: "lifetime", "unlimited", "at any time"."""
+        return self.value is not None and math.isinf(self.value)
 
 
 def find_mentions(text: str) -> list[Mention]:
     """Every typed value, entity, relation and negation in `text`, ordered by position."""
+    return list(_find_mentions(text))
+
+
+def find_values(text: str) -> list[Mention]:
+    """The mentions of `text` that are values (kinds in VALUE_KINDS), ordered by position.
+
+    The same values `find_mentions` has; comparing a claim's values with a sentence's needs no more,
+    and most sentences of a case are read only for that.
+    """
+    return list(_find_values(text)[0])
+
+
+# A case compares the mentions of a claim and of its sentences many times over; each text is read once.
+# Mentions are frozen and the caches hold tuples, so no caller can change what another one reads.
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _find_mentions(text: str) -> tuple[Mention, ...]:
+    values, taken = _find_values(text)
+    mentions = [*values, *_entities(text, taken), *_find_relations(text)]
+    mentions.extend(
+        Mention("negation", text[start:end], start, end) for word, start, end in words(text)
+        if word in NEGATION_WORDS
+    )
+    return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end)))
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int], ...]]:
+    """The values of `text` by position, and the spans they take (no name is read inside a value)."""
     mentions: list[Mention] = []
     taken: list[tuple[int, int]] = []
-    for match in YEAR_RANGE.finditer(text):
+    digit = _DIGIT.search(text)
+    # Where the first number or number word is: no match of a pattern that starts at one can start
+    # earlier, so those scans begin there (a scan from a later position finds the same matches when
+    # none starts before it; look-behinds and word boundaries still see the text before it).
+    count_word = _COUNT_WORD.search(text, 0, digit.start() if digit else len(text))
+    has_digit, has_count = digit is not None, digit is not None or count_word is not None
+    first_number = min(match.start() for match in (digit, count_word) if match) if has_count else len(text)
+    for match in YEAR_RANGE.finditer(text, first_number) if has_digit else ():
         years = year_range(match)
         if years is None or _COUNT_AFTER.match(text, match.end()):
             continue
@@ -141,22 +299,26 @@ def find_mentions(text: str) -> list[Mention]:
             mentions.append(Mention("date", match[group], match.start(group), match.end(group), float(year),
                                     "date", (year, None, None)))
         taken.append(match.span())
+    values: list[Mention] = []
+    for match in _UNBOUNDED.finditer(text):
+        values.append(_unbounded(match))
+        taken.append(match.span())
     for kind, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
+        if not (has_digit if kind in _NEEDS_DIGIT else has_count):
+            continue
+        if kind in _NEEDS_WORD and not _NEEDS_WORD[kind].search(text):
+            continue
+        scan_from = 0 if kind in _STARTS_ANYWHERE else max(0, first_number - _SIGN_BEFORE_NUMBER)
+        for match in pattern.finditer(text, scan_from):
             span = match.span()
             if span[0] == span[1] or any(span[0] < end and start < span[1] for start, end in taken):
                 continue
             mention = _build(kind, match)
             if mention is not None:
-                mentions.append(mention)
+                values.append(mention)
                 taken.append(span)
-    mentions.extend(_entities(text, taken))
-    mentions.extend(find_relations(text))
-    mentions.extend(
-        Mention("negation", text[start:end], start, end) for word, start, end in words(text)
-        if word in NEGATION_WORDS
-    )
-    return sorted(mentions, key=lambda mention: (mention.start, mention.end))
+    mentions.extend(_in_context(text, _ranges(text, sorted(values, key=lambda m: m.start))))
+    return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end))), tuple(taken)
 
 
 def find_commitments(text: str) -> list[Commitment]:
@@ -166,30 +328,55 @@ def find_commitments(text: str) -> list[Commitment]:
 
 def find_relations(text: str) -> list[Mention]:
     """Who did what to whom, for a small set of verbs, active ("A acquired B") or passive."""
+    return list(_find_relations(text))
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _find_relations(text: str) -> tuple[Mention, ...]:
     relations = []
     for pattern in (_ACTIVE, _PASSIVE):
         for match in pattern.finditer(text):
             subj, obj = _entity_key(match.group("subj")), _entity_key(match.group("obj"))
-            if not subj or not obj or subj == obj:
+            # "She replaced James Marshall": a pronoun names no one a source could be checked against.
+            if not subj or not obj or subj == obj or {subj, obj} & _NOT_ENTITIES:
                 continue
             verb = stem(match.group("verb").split()[0].lower())
+            verb = _SAME_ACT.get(verb, verb)
             polarity = "neg" if match.group("neg") else "pos"
             relations.append(Mention("relation", match.group(), match.start(), match.end(), None, verb,
                                      (subj, obj, polarity)))
-    return relations
+    for pattern in _NOMINAL if _NOMINAL_HINT.search(text) else ():
+        for match in pattern.finditer(text):
+            subj, obj = _entity_key(match.group("subj")), _entity_key(match.group("obj"))
+            if not subj or not obj or subj == obj or {subj, obj} & _NOT_ENTITIES:
+                continue
+            between = (match.groupdict().get("lead") or "") + match.group("gap")
+            leading = [word for word, _, _ in words(between)]
+            polarity = (
+                "neg" if any(word in NEGATION_WORDS or word.startswith(_UNDONE) for word in leading)
+                else "open" if any(word.startswith(_UNSETTLED) for word in leading) else "pos"
+            )
+            act = _NOMINAL_ACTS[match.group("noun").lower()]
+            relations.append(Mention("relation", match.group(), match.start(), match.end(), None, act,
+                                     (subj, obj, polarity)))
+    return tuple(relations)
 
 
 def comparable(a: Mention, b: Mention) -> bool:
     """Whether two mentions measure the same kind of thing, so that different values disagree."""
     if a.kind != b.kind or a.kind not in VALUE_KINDS:
         return False
+    # "bought 40 days ago" is a time that has passed; "within 30 days" a limit: never the same quantity.
+    if (a.role == "elapsed") != (b.role == "elapsed"):
+        return False
     if a.kind == "number":
         return a.unit is not None and a.unit == b.unit
     if a.kind == "money":
         return a.unit == b.unit
     if a.kind == "duration":
-        # "every 4 hours" and "aged 12 years" are both durations but never about the same thing.
-        return a.parts == b.parts
+        # "every 4 hours" and "aged 12 years" are both durations but never about the same thing;
+        # "at any time" has no scale and compares with either.
+        return a.parts == b.parts or a.unbounded or b.unbounded
     return True
 
 
@@ -199,10 +386,77 @@ def agree(a: Mention, b: Mention) -> bool:
         return all(x is None or y is None or x == y for x, y in zip(a.parts, b.parts, strict=False))
     if a.value is None or b.value is None:
         return a.text.lower() == b.text.lower()
-    if a.value == b.value:
+    if a.unbounded or b.unbounded:
+        return a.value == b.value
+    first, second = a.value, b.value
+    if a.per and b.per and a.per != b.per:
+        # A rate is compared per year: "$20 per month" is "$240 per year".
+        first, second = first * a.per, second * b.per
+    if first == second:
         return True
     # "$212.4 million" and "$212 million" are the same figure stated at two precisions.
-    return abs(a.value - b.value) <= 0.01 * max(abs(a.value), abs(b.value))
+    return abs(first - second) <= 0.01 * max(abs(first), abs(second))
+
+
+def grounds(claimed: Mention, found: Mention) -> bool:
+    """Whether `found`, in a source, states the claim's value or a rule that applies to it.
+
+    Equal values ground each other; numbers agree on value alone, so a bare "400" grounds "400 freshmen"
+    and "230 metres" grounds "230 meters" (only numbers with one unit can disagree); a date grounds a claim's date
+    only when it is at least as precise ("2015" does not ground "March 5, 2015"); an elapsed time is
+    grounded by a limit that applies to it: "bought 40 days ago" by "after 30 days", "bought 10 days
+    ago" by "within 30 days".
+    """
+    if claimed.kind == found.kind == "number" and claimed.value is not None and found.value is not None:
+        return agree(claimed, found)
+    if claimed.kind == "number" and claimed.unit is None and found.kind in ("duration", "money", "percentage"):
+        # A bare "12" ("aged 12 and over") is grounded by the same number with a unit ("12 years").
+        return not found.unbounded and _written_number(found) == claimed.value
+    if found.kind == "number" and found.unit is None and found.bounds and claimed.kind in ("duration", "percentage"):
+        # The end of a bare range ("people aged 10-24") states the number of "24 year old"; a lone bare
+        # number ("3 Idiots") is too often something else.
+        return not claimed.unbounded and found.value == _written_number(claimed)
+    if claimed.kind == "number" and claimed.unit is None and found.kind == "date":
+        # "On 12 July" without a year is read as a bare 12; "12 July 2019" states it.
+        return claimed.value in (found.parts[0], found.parts[2])
+    if claimed.role == "elapsed" and found.kind == "duration" == claimed.kind and found.role in ("upper", "lower"):
+        if claimed.value is None or found.value is None or claimed.unbounded:
+            return False
+        return claimed.value > found.value if found.role == "lower" else claimed.value <= found.value
+    if not comparable(claimed, found) or not agree(claimed, found):
+        return False
+    if claimed.kind == "date":
+        return all(said is None or said == stated for said, stated in zip(claimed.parts, found.parts, strict=False))
+    return True
+
+
+def value_words(text: str, mention: Mention) -> str:
+    """The words that say a value, with what completes it: "$20 per month", "40 days ago"."""
+    end = mention.end
+    completed = _RATE.match(text, end) if mention.per else _ELAPSED_AFTER.match(text, end)
+    if completed and (mention.per or mention.role == "elapsed"):
+        end = completed.end()
+    return text[mention.start : end]
+
+
+def contradicts(claimed: Mention, found: Mention) -> bool:
+    """Whether `found` states another value for the same quantity as the claim's.
+
+    A value inside a range is not another value ("7 days" against "5 to 10 days", either way round),
+    and a rate for another period is not either ("$204 per year" beside "$20 per month" may be a
+    discount, not a mistake).
+    """
+    if not comparable(claimed, found) or agree(claimed, found):
+        return False
+    if claimed.kind == "number" and claimed.unit is None:
+        return False
+    if claimed.per and found.per and claimed.per != found.per:
+        return False
+    if claimed.value is not None and found.value is not None:
+        for inner, outer in ((claimed, found), (found, claimed)):
+            if outer.bounds and outer.bounds[0] <= inner.value <= outer.bounds[1]:  # type: ignore[operator]
+                return False
+    return True
 
 
 def entity_key(text: str) -> str:
@@ -210,6 +464,7 @@ def entity_key(text: str) -> str:
     return _entity_key(text)
 
 
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _entity_key(text: str) -> str:
     tokens = [stem(word) for word, _, _ in words(text) if word not in {"the", "a", "an"}]
     return " ".join(tokens)
@@ -241,7 +496,9 @@ def _build(kind: CommitmentKind, match: re.Match[str]) -> Mention | None:
         currency = currency or _CURRENCY_WORDS.get((groups["cur"] or "").lower(), "USD")
         if currency == "USD-cent":
             currency, scale = "USD", 0.01
-        return Mention("money", text, start, end, number * scale, currency)
+        rate = _RATE.match(match.string, end)
+        per = _PERIODS_PER_YEAR[(rate["period"] or rate["adverb"]).lower()] if rate else None
+        return Mention("money", text, start, end, number * scale, currency, per=per)
     if kind == "percentage":
         number = _number(groups["num"])
         return None if number is None else Mention("percentage", text, start, end, number, "%")
@@ -307,3 +564,86 @@ def _entities(text: str, taken: list[tuple[int, int]]) -> list[Mention]:
             continue
         found.append(Mention("entity", name, start, end, None, None, (_entity_key(name),)))
     return found
+
+
+def _unbounded(match: re.Match[str]) -> Mention:
+    text, start, end = match.group(), match.start(), match.end()
+    what = match.group("what")
+    if what and what.lower() not in STOP_WORDS:
+        # "unlimited seats" is a count of seats with no end: "up to 10 seats" says otherwise.
+        return Mention("number", text, start, end, math.inf, stem(what.lower()))
+    if what or text.lower().startswith("unlimited"):
+        # A bare "unlimited" says no end of something unnamed: only another "unlimited" grounds it.
+        return Mention("number", text[: len("unlimited")], start, start + len("unlimited"), math.inf, None)
+    return Mention("duration", text, start, end, math.inf, "day", ("days",))
+
+
+def _written_number(mention: Mention) -> float | None:
+    """The number as the text writes it: 212.4 in "$212.4 million", 10 in "10 business days"."""
+    found = re.search(_COUNT, mention.text, re.IGNORECASE)
+    return _number(found.group()) if found else None
+
+
+def _ranges(text: str, values: list[Mention]) -> list[Mention]:
+    """Join the two ends of a range: each gets the other's kind and unit and the range as bounds.
+
+    "5 to 10 business days" is read as "5" and "10 business days"; the 5 is days as well, and a
+    claim of "7 days" neither matches nor contradicts either end on its own.
+    """
+    out = list(values)
+    for i in range(len(out) - 1):
+        low, high = out[i], out[i + 1]
+        if low.kind == "date" or high.kind == "date" or low.unbounded or high.unbounded:
+            continue
+        gap = text[low.end : high.start]
+        if not _RANGE_GAP.fullmatch(gap):
+            continue
+        joiner = gap.strip().lower()
+        if joiner == "and" and not _RANGE_OPENER.search(text, 0, low.start):
+            continue  # "5 apples and 10 pears" is two counts
+        if joiner == "or" and (low.unit or low.kind != "number"):
+            continue  # "$3.1 billion or $6.78 per share" restates; "1 or 2 tablets" is a range
+        typed = low if low.unit or low.kind != "number" else high
+        if typed is low and (high.unit or high.kind != "number") and (high.kind, high.unit) != (low.kind, low.unit):
+            continue  # "2 tablets or 400 mg": two quantities, not a range
+        factor = None
+        if typed.value is not None and (written := _written_number(typed)):
+            factor = typed.value / written
+        ends = []
+        for mention in (low, high):
+            if mention.kind == typed.kind and mention.unit == typed.unit:
+                ends.append(mention)
+                continue
+            written = _written_number(mention)
+            if written is None or factor is None:
+                break
+            ends.append(replace(mention, kind=typed.kind, unit=typed.unit, value=written * factor,
+                                parts=typed.parts, per=typed.per))
+        if len(ends) != 2 or ends[0].value is None or ends[1].value is None:
+            continue
+        bounds = (min(ends[0].value, ends[1].value), max(ends[0].value, ends[1].value))
+        if bounds[0] <= 0 or bounds[1] > _RANGE_SPREAD * bounds[0]:
+            continue  # "5 to 10 days" is a range; "6.78 to 3.1 billion" never is
+        out[i], out[i + 1] = (replace(end, bounds=bounds) for end in ends)
+    return out
+
+
+def _in_context(text: str, values: list[Mention]) -> list[Mention]:
+    """Each value with its role and, on a label–value line, its label."""
+    out = []
+    for mention in values:
+        before = text[max(0, mention.start - 30) : mention.start]
+        role = ""
+        if mention.kind == "duration" and _ELAPSED_AFTER.match(text, mention.end):
+            role = "elapsed"
+        elif _UPPER_BEFORE.search(before):
+            role = "upper"
+        elif _LOWER_BEFORE.search(before):
+            role = "lower"
+        line_start = text.rfind("\n", 0, mention.start) + 1
+        labelled = _LABEL.match(text[line_start : mention.start])
+        label = None
+        if labelled and len(labelled["label"].split()) <= _LABEL_MAX_WORDS:
+            label = labelled["label"].strip()
+        out.append(replace(mention, role=role, label=label) if role or label else mention)
+    return out

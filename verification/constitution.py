@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verification.model import ChatModel, PromptTemplate, run_role
+from verification.release import DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
 from verification.types import (
     Claim,
     FindingProblem,
@@ -136,6 +137,12 @@ class Policy(_Frozen):
     """Critique-revise rounds for failing rules before a rule is recorded as non-converging."""
     max_blast_radius: float = Field(default=0.5, gt=0.0, le=1.0)
     """Largest share of a candidate's claims one repair may change or remove."""
+    max_unsafe_release_rate: float = Field(default=DEFAULT_MAX_UNSAFE_RELEASE_RATE, gt=0.0, lt=1.0)
+    """The risk budget: the largest share of inconsistent answers this constitution accepts to release
+    without a person. The release threshold is calibrated for it (`verification.release`)."""
+    release_calibration: ReleaseCalibration | None = None
+    """A threshold calibrated on this organisation's own labelled cases, with its provenance; None uses
+    the built-in calibration of the verifier for `max_unsafe_release_rate`."""
     spot_check_share: float | None = Field(default=None, ge=0.0, le=1.0)
     """Share (0..1) of PERMIT runs also queued for a person as spot checks; None leaves it to the
     deployment's default. The engine does not read it: routing a released case is the console's job."""

@@ -7,18 +7,22 @@ removes or breaks a supported claim or a passing rule is a regression: rejected,
 attempt, and the next operation is tried. The loop stops on PERMIT; ABSTAIN when a (candidate hash,
 state vector) repeats or a budget runs out; REVIEW when policy needs a person; REJECT when nothing
 worth sending survives or a blocking rule fails.
+
+Budgets are caps, not tallies: a verification, a model call or a repair starts only while the budgets
+left can pay for it (model calls counted at their worst case, every retry included). A claim the budget
+did not reach is UNRESOLVED, never assumed supported, and the run stops with that budget's reason.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from verification.cache import VerificationCache
-from verification.claims import ExtractedClaim, extract_claims
+from verification.claims import ExtractedClaim, Extraction, extract
 from verification.cohesion import claim_core
-from verification.constitution import Constitution, Policy, judge
+from verification.constitution import Constitution, JudgedRule, Policy, judge
 from verification.contract import (
     Operation,
     Operator,
@@ -29,9 +33,11 @@ from verification.contract import (
     contract_violations,
     surface_blast_radius,
 )
+from verification.cove import ModelVerifier
 from verification.critic import critique
-from verification.model import ChatModel
+from verification.model import MAX_ATTEMPTS, ChatModel
 from verification.regeneration import failure_record, regenerate
+from verification.release import held_back, release_threshold
 from verification.repair import RepairPlan
 from verification.tokens import content_stems
 from verification.types import (
@@ -52,6 +58,13 @@ from verification.verifier import Verdict, Verifier
 _FAILED = frozenset({State.REFUTED, State.INSUFFICIENT_EVIDENCE})
 _JUDGED_OUT = frozenset({State.NOT_VERIFIABLE})
 _KEPT = (State.SUPPORTED, State.NOT_VERIFIABLE)
+# No one could decide these: a critical one goes to a person whatever the policy says.
+_UNDECIDED = frozenset({State.NOT_VERIFIABLE, State.UNRESOLVED, State.CONFLICTING})
+_BUDGETS = {
+    Reason.VERIFIER_BUDGET_EXHAUSTED: "verifier",
+    Reason.MODEL_BUDGET_EXHAUSTED: "model",
+    Reason.TIME_BUDGET_EXHAUSTED: "time",
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,16 +112,23 @@ class Controller:
         self._cache = VerificationCache(self.verifier, self.case.sources)
         self._seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self._claim_numbers = 0
+        # Cache keys of every claim text verified so far: the rest are misses that cost a verifier call.
+        self._verified: set[tuple[str, str, str, str]] = set()
         self._context = RepairContext(self.case.question, self.case.sources, self.constitution, self.model)
         self._sources_text = "\n\n".join(f"[{s.id}] {s.text}" for s in self.case.sources)
+        self.calibration = release_threshold(
+            self.verifier.name, max_unsafe_release_rate=self.policy.max_unsafe_release_rate,
+            calibration=self.policy.release_calibration,
+        )
+        """The release threshold in force; None when the verifier has no calibration (then states alone decide)."""
 
     # -- entry point
 
     def run(self, text: str, origin: Origin, model_record: ModelCallRecord | None = None) -> Outcome:
         """Verify the first candidate and repair until a stop."""
-        first = self._build(text, parent=None, origin=origin, operation=None, model_record=model_record)
+        first, stop = self._build(text, parent=None, origin=origin, operation=None, model_record=model_record)
         self._append(first)
-        return self._loop()
+        return stop or self._loop()
 
     def _loop(self) -> Outcome:
         unrepairable: set[str] = set()
@@ -139,7 +159,10 @@ class Controller:
                     continue
                 if self.plan.regenerate and self.model is not None and not regenerated and not self._budget_stop():
                     regenerated = True
-                    if self._regenerate(current):
+                    result = self._regenerate(current)
+                    if isinstance(result, Outcome):
+                        return result
+                    if result:
                         unrepairable.clear()
                         continue
                 return Outcome(Terminal.REJECT, Reason.NOTHING_SUPPORTED, None)
@@ -212,6 +235,9 @@ class Controller:
                 failing_rules=tuple(failing),
             )
             for operator in self.plan.for_rules:
+                stop = self._budget_stop()
+                if stop is not None:
+                    return stop
                 proposal = operator.propose(current, contract, self._context)
                 if proposal is None:
                     continue
@@ -246,10 +272,17 @@ class Controller:
         if proposal.failure:
             self.repairs.append(Repair(**record, to=None, outcome="REJECTED", failure=proposal.failure))
             return False
-        child = self._build(
+        child, stop = self._build(
             proposal.text, parent=parent, origin=Origin.REPAIR, operation=operator.name,
             rewritten=proposal.rewritten, model_record=proposal.model_record,
         )
+        if stop is not None:
+            # Not verified in full, so not a candidate: the chain ends at its parent.
+            self.repairs.append(Repair(
+                **record, to=None, outcome="REJECTED", failure=f"not verified: {stop.budget_reason}",
+                proposed_text=child.text,
+            ))
+            return stop
         lost = [
             c.id for c in parent.claims if c.state is State.SUPPORTED and _state_of(child, c.id) is not State.SUPPORTED
         ]
@@ -287,7 +320,8 @@ class Controller:
 
     # -- full regeneration
 
-    def _regenerate(self, current: Candidate) -> bool:
+    def _regenerate(self, current: Candidate) -> bool | Outcome:
+        """One full regeneration; True when accepted, an Outcome when a budget stopped its verification."""
         assert self.model is not None
         failed = failure_record(current, self.case.question)
         result = regenerate(failed, self.case.sources, self.model)
@@ -300,8 +334,12 @@ class Controller:
             self.repairs.append(Repair(**record, to=None, outcome="REJECTED",
                                        failure=f"the generator's output failed validation: {last}"))
             return False
-        child = self._build(result.output.answer.strip(), parent=current, origin=Origin.GENERATOR,
-                            operation=Operation.FULL_REGENERATION.value, fresh=True, model_record=result.record)
+        child, stop = self._build(result.output.answer.strip(), parent=current, origin=Origin.GENERATOR,
+                                  operation=Operation.FULL_REGENERATION.value, fresh=True, model_record=result.record)
+        if stop is not None:
+            self.repairs.append(Repair(**record, to=None, outcome="REJECTED",
+                                       failure=f"not verified: {stop.budget_reason}", proposed_text=child.text))
+            return stop
         contract = RepairContract((), (), (Operation.FULL_REGENERATION.value,), max_blast_radius=1.0)
         failures = contract_violations(current, child, contract, self.case.sources)
         details = {"changed_claim_ids": [c.id for c in current.claims], "surface_blast_radius": 1.0,
@@ -317,33 +355,55 @@ class Controller:
     # -- decisions
 
     def _permit_or_review(self) -> Outcome:
+        # A promise no one could check is never released, whatever the policy says (NOT_VERIFIABLE
+        # included: that a verifier cannot check a refund promise does not make it true).
+        undecided = _critical_ids(c for candidate in self.candidates for c in candidate.claims if c.state in _UNDECIDED)
+        if undecided:
+            why = f"critical claims could not be verified: {', '.join(undecided)}"
+            return Outcome(Terminal.REVIEW, Reason.CRITICAL_CLAIM, why)
         original = self.candidates[0]
-        critical = [
-            c.id for c in original.claims
-            if c.severity is Severity.CRITICAL and c.state not in (State.SUPPORTED, State.NOT_VERIFIABLE)
-        ]
+        critical = _critical_ids(c for c in original.claims if c.state is not State.SUPPORTED)
         if critical and self.policy.review_critical_claims:
             why = f"critical claims were not supported in the original answer: {', '.join(critical)}"
             return Outcome(Terminal.REVIEW, Reason.CRITICAL_CLAIM, why)
+        if self.calibration is not None:
+            doubtful = held_back(self.candidates[-1].claims, self.calibration)
+            if doubtful:
+                scores = ", ".join(f"{c.id} {c.release_score or 0:.2f}" for c in doubtful)
+                why = (f"supported, but below the release threshold {self.calibration.threshold:.2f} that keeps "
+                       f"unsafe releases under {self.calibration.max_unsafe_release_rate:.0%}: {scores}")
+                return Outcome(Terminal.REVIEW, Reason.BELOW_RELEASE_THRESHOLD, why)
         return Outcome(Terminal.PERMIT, Reason.REPAIRED if len(self.candidates) > 1 else Reason.ALL_SUPPORTED)
 
     def _budget_stop(self) -> Outcome | None:
+        """The stop before a repair: one that the budgets left cannot carry through is not started."""
         attempts = len(self.repairs)
+        if attempts >= self.policy.max_repairs:
+            return _exhausted(Reason.REPAIR_BUDGET_EXHAUSTED,
+                              f"{attempts} repair attempts, the budget is {self.policy.max_repairs}")
+        if self.verifier_calls >= self.policy.max_verifier_calls:
+            return _exhausted(Reason.VERIFIER_BUDGET_EXHAUSTED,
+                              f"{self.verifier_calls} verifier calls, the budget is {self.policy.max_verifier_calls}")
+        # With a model, every new candidate costs at least one role call (the critic's).
+        return self._time_stop() or self._model_stop(MAX_ATTEMPTS if self.model is not None else 0)
+
+    def _time_stop(self) -> Outcome | None:
         elapsed_ms = (time.monotonic() - self.started) * 1000
-        checks = (
-            (attempts >= self.policy.max_repairs, Reason.REPAIR_BUDGET_EXHAUSTED,
-             f"{attempts} repair attempts, the budget is {self.policy.max_repairs}"),
-            (self.verifier_calls >= self.policy.max_verifier_calls, Reason.VERIFIER_BUDGET_EXHAUSTED,
-             f"{self.verifier_calls} verifier calls, the budget is {self.policy.max_verifier_calls}"),
-            (self.model is not None and self.model_calls >= self.policy.max_model_calls,
-             Reason.MODEL_BUDGET_EXHAUSTED,
-             f"{self.model_calls} model calls, the budget is {self.policy.max_model_calls}"),
-            (elapsed_ms >= self.policy.max_wall_ms, Reason.TIME_BUDGET_EXHAUSTED,
-             f"{elapsed_ms:.0f} ms, the budget is {self.policy.max_wall_ms} ms"),
-        )
-        for exhausted, reason, why in checks:
-            if exhausted:
-                return Outcome(Terminal.ABSTAIN, reason, "a budget ran out before the answer was safe", why)
+        if elapsed_ms >= self.policy.max_wall_ms:
+            return _exhausted(Reason.TIME_BUDGET_EXHAUSTED,
+                              f"{elapsed_ms:.0f} ms, the budget is {self.policy.max_wall_ms} ms")
+        return None
+
+    def _model_stop(self, calls: int) -> Outcome | None:
+        """The stop when `calls` more model calls cannot be made: the time is up or the budget cannot afford them."""
+        if not calls:
+            return None
+        if (stop := self._time_stop()) is not None:
+            return stop
+        if self.model_calls + calls > self.policy.max_model_calls:
+            return _exhausted(Reason.MODEL_BUDGET_EXHAUSTED,
+                              f"{self.model_calls} model calls, {calls} more could be needed and the budget is "
+                              f"{self.policy.max_model_calls}")
         return None
 
     # -- building a candidate
@@ -367,33 +427,40 @@ class Controller:
         rewritten: Mapping[str, str] | None = None,
         fresh: bool = False,
         model_record: ModelCallRecord | None = None,
-    ) -> Candidate:
+    ) -> tuple[Candidate, Outcome | None]:
+        """The candidate for `text`, verified and judged, and the budget's stop when a budget cut that short."""
         disclosures = self.constitution.disclosures()
-        extracted = extract_claims(text)
-        checkable = [c for c in extracted if c.checkable and c.text.strip() not in disclosures]
+        extraction = extract(text)
+        found = [c for c in extraction.claims if c.text.strip() not in disclosures]
         if parent is None:
-            self.notes.extend(_claim_notes(extracted, checkable))
-        named = self._name_claims(checkable, None if fresh else parent, rewritten or {})
+            self.notes.extend(_claim_notes(extraction, found))
+        named = self._name_claims(found, None if fresh else parent, rewritten or {})
         # A regenerated answer is verified from scratch: nothing of the failed chain is reused.
-        verdicts, verified = self._cache.verify(named, use_cache=not fresh)
-        self.cache_hits += len(named) - len(verified)
-        self.verifier_calls += len(verified)
-        self.model_calls += sum(_model_calls(verdict) for verdict in verified)
+        verdicts, stop = self._verify(named, fresh=fresh, partial=parent is None)
         claims = [_claim_record(claim, verdict) for claim, verdict in zip(named, verdicts, strict=True)]
         earlier = [c for candidate in self.candidates for c in candidate.claims]
+        # Judged rules and the critic use the model only while the budgets can pay for it: once one has
+        # run out, the run stops here and the rest is judged offline for the record.
+        judged_rules = sum(isinstance(rule, JudgedRule) for rule in self.constitution.rules)
+        stop = stop or self._model_stop(MAX_ATTEMPTS * judged_rules if self.model is not None else 0)
         judgement = judge(
             self.constitution, text=text, claims=claims, earlier_claims=earlier,
-            question=self.case.question, sources_text=self._sources_text, model=self.model,
+            question=self.case.question, sources_text=self._sources_text, model=None if stop else self.model,
         )
         self.model_calls += judgement.model_calls
+        stop = stop or self._model_stop(MAX_ATTEMPTS if self.model is not None else 0)
         review = critique(
             question=self.case.question, sources=self.case.sources, draft=text, claims=claims,
-            rule_verdicts=judgement.verdicts, rule_problems=self.constitution.rule_problems(), model=self.model,
-            rubric=self.critic_rubric,
+            rule_verdicts=judgement.verdicts, rule_problems=self.constitution.rule_problems(),
+            model=None if stop else self.model, rubric=self.critic_rubric,
         )
         if review.model_record is not None:
             self.model_calls += review.model_record.attempts
-        return Candidate(
+        if stop is not None and self.model is not None:
+            self.notes.append(
+                f"c{len(self.candidates)}: {stop.budget_reason}; its rules and critic were judged without the model"
+            )
+        candidate = Candidate(
             id=f"c{len(self.candidates)}",
             parent=parent.id if parent else None,
             origin=origin,
@@ -406,6 +473,64 @@ class Controller:
             model_record=model_record,
             judge_records=[*judgement.records, *([review.model_record] if review.model_record else [])],
         )
+        return candidate, stop
+
+    def _verify(
+        self, claims: Sequence[ExtractedClaim], *, fresh: bool, partial: bool
+    ) -> tuple[list[Verdict], Outcome | None]:
+        """One verdict per claim, and the budget's stop if one ran out; cache misses reach the verifier only
+        as far as the budgets go, and a claim they could not cover is UNRESOLVED.
+
+        `partial` verifies what the budgets allow (the first candidate: a reviewer sees what was checked);
+        without it nothing is verified unless every miss fits, since a repair verified in part is discarded.
+        """
+        verdicts: list[Verdict | None] = [None] * len(claims)
+        pending = [i for i, c in enumerate(claims) if fresh or self._cache.key(c.text) not in self._verified]
+        hits = sorted(set(range(len(claims))) - set(pending))
+        if hits:
+            cached, _ = self._cache.verify([claims[i] for i in hits])
+            verdicts = _placed(verdicts, hits, cached)
+            self.cache_hits += len(hits)
+        stop = None
+        left = self.policy.max_verifier_calls - self.verifier_calls
+        if not partial and len(pending) > left:
+            stop = _exhausted(Reason.VERIFIER_BUDGET_EXHAUSTED,
+                              f"{len(pending)} claims to verify, {max(0, left)} of {self.policy.max_verifier_calls} "
+                              "verifier calls left")
+        while pending and stop is None:
+            affordable, stop = self._affordable(len(pending))
+            if stop is not None:
+                break
+            batch, pending = pending[:affordable], pending[affordable:]
+            done, fresh_verdicts = self._cache.verify([claims[i] for i in batch], use_cache=not fresh)
+            verdicts = _placed(verdicts, batch, done)
+            self.verifier_calls += len(fresh_verdicts)
+            self.cache_hits += len(batch) - len(fresh_verdicts)
+            self.model_calls += sum(_model_calls(verdict) for verdict in fresh_verdicts)
+            self._verified.update(self._cache.key(claims[i].text) for i in batch)
+        if pending and stop is not None:
+            verdicts = _placed(verdicts, pending, [_unverified(stop)] * len(pending))
+        return [verdict for verdict in verdicts if verdict is not None], stop
+
+    def _affordable(self, wanted: int) -> tuple[int, Outcome | None]:
+        """How many of `wanted` verifications the budgets allow now (at least one), or the stop when none."""
+        if (stop := self._time_stop()) is not None:
+            return 0, stop
+        left = self.policy.max_verifier_calls - self.verifier_calls
+        if left <= 0:
+            why = f"{self.verifier_calls} verifier calls, the budget is {self.policy.max_verifier_calls}"
+            return 0, _exhausted(Reason.VERIFIER_BUDGET_EXHAUSTED, why)
+        per_claim = _model_calls_per_claim(self.verifier)
+        if per_claim:
+            # Batches sized for the worst case (every call retried) keep the cap exact; what a batch
+            # did not spend pays for the next one.
+            by_model = (self.policy.max_model_calls - self.model_calls) // per_claim
+            if by_model <= 0:
+                return 0, _exhausted(Reason.MODEL_BUDGET_EXHAUSTED,
+                                     f"{self.model_calls} model calls, a claim can take {per_claim} more and the "
+                                     f"budget is {self.policy.max_model_calls}")
+            left = min(left, by_model)
+        return min(wanted, left), None
 
     def _name_claims(
         self, extracted: Sequence[ExtractedClaim], parent: Candidate | None, rewritten: Mapping[str, str]
@@ -450,8 +575,42 @@ def _by_priority(claims: Sequence[Claim]) -> list[Claim]:
     return sorted(claims, key=lambda c: (rank[c.severity], c.state is not State.REFUTED, c.start))
 
 
+def _critical_ids(claims: Iterable[Claim]) -> list[str]:
+    """The ids of the CRITICAL ones among `claims`, once each, in order."""
+    return list(dict.fromkeys(c.id for c in claims if c.severity is Severity.CRITICAL))
+
+
+def _exhausted(reason: Reason, why: str) -> Outcome:
+    return Outcome(Terminal.ABSTAIN, reason, "a budget ran out before the answer was safe", why)
+
+
+def _unverified(stop: Outcome) -> Verdict:
+    # Never a guess: a claim the budget did not reach is undecided, and the case goes to a person.
+    budget = _BUDGETS.get(stop.reason, "run")
+    return Verdict(
+        state=State.UNRESOLVED,
+        confidence=0.0,
+        method="budget",
+        rationale=f"Not verified: the {budget} budget ran out ({stop.budget_reason}).",
+    )
+
+
+def _placed(verdicts: list[Verdict | None], positions: Sequence[int], found: Sequence[Verdict]) -> list[Verdict | None]:
+    placed = list(verdicts)
+    for position, verdict in zip(positions, found, strict=True):
+        placed[position] = verdict
+    return placed
+
+
+def _model_calls_per_claim(verifier: Verifier) -> int:
+    """The most model calls verifying one claim can take: each role call may be retried."""
+    if isinstance(verifier, ModelVerifier):
+        return MAX_ATTEMPTS * (2 if verifier.write_questions else 1)
+    return 0
+
+
 def _unrepaired(failing: Sequence[Claim]) -> Outcome:
-    critical = [c.id for c in failing if c.severity is Severity.CRITICAL]
+    critical = _critical_ids(failing)
     if critical:
         why = f"critical claims are not supported: {', '.join(critical)}"
         return Outcome(Terminal.REVIEW, Reason.CRITICAL_CLAIM, why)
@@ -498,6 +657,7 @@ def _claim_record(claim: ExtractedClaim, verdict: Verdict) -> Claim:
         evidence=list(verdict.evidence),
         method=verdict.method,
         confidence=verdict.confidence,
+        release_score=None if verdict.release_score is None else min(1.0, max(0.0, verdict.release_score)),
         commitments=list(claim.commitments),
         rationale=verdict.rationale,
         model_record=verdict.model_record,
@@ -514,12 +674,11 @@ def _model_calls(verdict: Verdict) -> int:
     return verdict.model_record.attempts if verdict.model_record else 0
 
 
-def _claim_notes(extracted: Sequence[ExtractedClaim], checkable: Sequence[ExtractedClaim]) -> list[str]:
+def _claim_notes(extraction: Extraction, claims: Sequence[ExtractedClaim]) -> list[str]:
     notes = []
-    if not checkable:
+    if not claims:
         notes.append("the answer has no checkable claim: nothing in it can be checked against the sources")
-    skipped = [claim for claim in extracted if not claim.checkable]
-    if skipped:
-        listed = "; ".join(f"{claim.id} {claim.text!r}" for claim in skipped)
-        notes.append(f"not checkable (opinion or advice), left out of the claims: {listed}")
+    if extraction.left_out:
+        listed = "; ".join(f"{sentence.text!r} ({sentence.kind})" for sentence in extraction.left_out)
+        notes.append(f"not factual, left out of the claims: {listed}")
     return notes

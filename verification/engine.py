@@ -20,6 +20,7 @@ from verification.errors import PermanentError
 from verification.generator import draft_answer
 from verification.model import ChatModel
 from verification.offline import OfflineVerifier
+from verification.release import describe
 from verification.repair import RepairPlan, repair_plan
 from verification.types import (
     Candidate,
@@ -116,12 +117,21 @@ def check_case(
         repairs=controller.repairs,
         metrics=_metrics(controller, first, current, started),
         review_package=_review_package(controller, outcome) if needs_person else None,
-        notes=[*draft.notes, *controller.notes],
+        notes=[*draft.notes, *controller.notes, *_gate_notes(controller, verifier)],
         verifier=verifier.name,
         constitution=constitution.pinned,
         non_converging_rules=controller.non_converging_rules,
+        release_threshold=controller.calibration.threshold if controller.calibration else None,
+        release_calibration=describe(controller.calibration) if controller.calibration else None,
         metadata=case.metadata,
     )
+
+
+def _gate_notes(controller: Controller, verifier: Verifier) -> list[str]:
+    if controller.calibration is not None:
+        return []
+    return [f"no release calibration for verifier {verifier.name}: release rests on claim states alone; "
+            "calibrate it on labelled cases (python -m verification calibrate)"]
 
 
 def _named_constitution(case: Case) -> Constitution:

@@ -2,7 +2,10 @@
 
 The data files live outside the repository (`shared/data` next to it, or VERIFICATION_DATA_DIR);
 nothing else in the engine reads them. A record counts as "supported" when every checkable claim
-extracted from its answer is SUPPORTED, which is the same rule the controller uses to PERMIT.
+extracted from its answer is SUPPORTED. Beside that verdict each record gets its answer's release score
+(`release.answer_score`), which gives the figures that matter for a release gate: how well the score
+ranks (AUROC), and at the calibrated threshold of a risk budget, the share of inconsistent answers
+released as written (the unsafe release rate) and of consistent ones (automation).
 """
 
 from __future__ import annotations
@@ -22,7 +25,17 @@ from verification.claims import extract_claims
 from verification.errors import PermanentError
 from verification.evidence import SourceIndex
 from verification.offline import OfflineVerifier
+from verification.release import (
+    DEFAULT_MAX_UNSAFE_RELEASE_RATE,
+    LabelledScores,
+    ReleaseCalibration,
+    answer_score,
+    auroc,
+    builtin_calibration,
+    upper_bound,
+)
 from verification.types import Source, State
+from verification.verifier import Verifier
 
 DATASETS = ("wice", "summedits", "halueval")
 SPLITS = ("tune", "report")
@@ -83,6 +96,7 @@ def run(
     limit: int | None = None,
     output: str | None = None,
     progress: bool = True,
+    max_unsafe_release_rate: float = DEFAULT_MAX_UNSAFE_RELEASE_RATE,
 ) -> dict:
     """Verify every record of a split with the offline engine, print a summary and return the figures."""
     records = load(dataset, split, limit)
@@ -96,8 +110,14 @@ def run(
         except Exception as error:  # a crash is a finding to count, not a reason to stop measuring
             crashes += 1
             rows.append({"id": record.id, "gold": record.supported, "predicted": False, "crash": repr(error),
-                         "domain": record.domain, "label": record.label, "states": []})
+                         "domain": record.domain, "label": record.label, "states": [], "score": 0.0})
     report = _summarise(dataset, split, rows, crashes, time.perf_counter() - started, verifier)
+    calibration = builtin_calibration(verifier.name, max_unsafe_release_rate)
+    report.update(release_figures(rows, calibration))
+    if calibration is not None and calibration.verifier != f"{verifier.name} {verifier.config_fingerprint()}":
+        # The figures at the threshold are still what the engine would do, but the threshold was measured
+        # on another configuration's scores: say so rather than let a stale bound pass for a fresh one.
+        report["calibration"] += " (STALE: recalibrate with `python -m verification calibrate --tune --save-builtin`)"
     print(format_summary(report))
     if output:
         Path(output).write_text(json.dumps({**report, "records": rows}, indent=2) + "\n", encoding="utf-8")
@@ -109,12 +129,58 @@ def format_summary(report: dict) -> str:
     lines = [f"{report['dataset']} / {report['split']}: {report['records']} records, "
              f"{report['crashes']} crashes, {report['elapsed_s']:.1f} s ({report['verifier']})"]
     for key in ("balanced_accuracy", "accuracy", "three_way_accuracy", "evidence_recall_at_3",
-                "average_balanced_accuracy"):
+                "average_balanced_accuracy", "release_auroc", "release_threshold", "unsafe_release_rate",
+                "unsafe_release_upper_bound", "automation"):
         if report.get(key) is not None:
             lines.append(f"  {key:<28}{report[key]:.4f}")
+    if report.get("calibration"):
+        lines.append(f"  calibration                 {report['calibration']}")
     for domain, figures in sorted(report.get("per_domain", {}).items()):
         lines.append(f"  {domain:<28}{figures['balanced_accuracy']:.4f}  ({figures['records']} records)")
     return "\n".join(lines)
+
+
+def release_figures(rows: list[dict], calibration: ReleaseCalibration | None) -> dict:
+    """AUROC of the answers' release scores and, at the calibrated threshold, unsafe releases and automation.
+
+    An answer is released as written when its score reaches the threshold (every claim SUPPORTED, the
+    weakest at or above it); `unsafe_release_rate` is the share of answers labelled inconsistent that
+    are, `automation` the share of consistent ones.
+    """
+    consistent = [row["score"] for row in rows if row["gold"]]
+    inconsistent = [row["score"] for row in rows if not row["gold"]]
+    figures: dict = {"release_auroc": auroc(consistent, inconsistent)}
+    if calibration is None:
+        return figures
+    threshold = calibration.threshold if calibration.met else float("inf")
+    unsafe = sum(score >= threshold for score in inconsistent)
+    figures.update({
+        "release_threshold": calibration.threshold,
+        "max_unsafe_release_rate": calibration.max_unsafe_release_rate,
+        "unsafe_release_rate": unsafe / len(inconsistent) if inconsistent else None,
+        "unsafe_release_upper_bound": upper_bound(unsafe, len(inconsistent), calibration.confidence)
+        if inconsistent else None,
+        "automation": sum(score >= threshold for score in consistent) / len(consistent) if consistent else None,
+        "calibration": f"{calibration.verifier}, budget {calibration.max_unsafe_release_rate:.0%}, "
+        f"calibrated on {calibration.data}",
+    })
+    return figures
+
+
+def score_answer(answer: str, sources: list[Source], verifier: Verifier) -> tuple[list, float]:
+    """The verdicts on an answer's checkable claims and the answer's release score."""
+    claims = [claim for claim in extract_claims(answer) if claim.checkable]
+    verdicts = verifier.verify(claims, sources) if claims else []
+    return verdicts, answer_score(verdicts)
+
+
+def labelled_scores(dataset: str, split: str, verifier: Verifier, *, progress: bool = False) -> LabelledScores:
+    """The release scores of a labelled split's answers, consistent and inconsistent apart."""
+    consistent, inconsistent = [], []
+    for record in tqdm(load(dataset, split), desc=f"{dataset}/{split}", file=sys.stderr, disable=not progress):
+        _, score = score_answer(record.answer, record.sources, verifier)
+        (consistent if record.supported else inconsistent).append(score)
+    return LabelledScores(name=f"{dataset}/{split}", consistent=consistent, inconsistent=inconsistent)
 
 
 def balanced_accuracy(gold: list[bool], predicted: list[bool]) -> float:
@@ -130,7 +196,8 @@ def balanced_accuracy(gold: list[bool], predicted: list[bool]) -> float:
 def _evaluate(record: Record, verifier: OfflineVerifier) -> dict:
     index = SourceIndex(record.sources)
     claims = extract_claims(record.answer)
-    states = [verifier.verify_claim(claim, index).state for claim in claims]
+    verdicts = [verifier.verify_claim(claim, index) for claim in claims]
+    states = [verdict.state for verdict in verdicts]
     checked = [state for claim, state in zip(claims, states, strict=True) if claim.checkable]
     supported = sum(1 for state in checked if state is State.SUPPORTED)
     row: dict = {
@@ -142,6 +209,7 @@ def _evaluate(record: Record, verifier: OfflineVerifier) -> dict:
         "label": record.label,
         "domain": record.domain,
         "states": [str(state) for state in states],
+        "score": answer_score(v for claim, v in zip(claims, verdicts, strict=True) if claim.checkable),
     }
     if record.gold_sets:
         top = index.search(record.answer, 3)

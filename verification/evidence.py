@@ -1,6 +1,6 @@
 """Finding the sentences of a case's sources that bear on one claim, with exact offsets.
 
-The sources are split into sentences once per case and ranked with BM25 (`bm25s`) for every claim.
+The sources are split into sentences once per case and ranked with BM25 for every claim.
 BM25 alone favours one sentence that repeats a rare word; a claim often needs two or three
 sentences between them, so the best-ranked candidates are re-ordered greedily by how much of the
 claim each new sentence covers, with BM25 and nearness to the sentences already chosen as lesser
@@ -14,12 +14,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import bm25s
 import numpy as np
 
-from verification.commitments import Mention, find_mentions
+from verification.commitments import Mention, find_mentions, find_values
 from verification.sentences import split_sentences
-from verification.tokens import content_stems, has_negation, negated_stems
+from verification.tokens import NEGATION_WORDS, STOP_WORDS, content_stems, has_negation, negated_stems, stem, words
 from verification.types import EvidenceSpan, Source
 
 _CANDIDATES = 12
@@ -58,13 +57,23 @@ class Passage:
     stem_set: frozenset[str] = field(default_factory=frozenset)
     """The same, as a set."""
     _mentions: list[Mention] | None = None
+    _values: list[Mention] | None = None
 
     @property
     def mentions(self) -> list[Mention]:
-        """Typed values in the sentence, computed on first use (most sentences never need them)."""
+        """Values, names, relations and negations in the sentence, computed on first use (most sentences
+        never need them)."""
         if self._mentions is None:
             self._mentions = find_mentions(self.text)
         return self._mentions
+
+    @property
+    def values(self) -> list[Mention]:
+        """The mentions that are values (VALUE_KINDS): all a claim's values are compared with, and
+        cheaper than `mentions`, which also reads names and relations."""
+        if self._values is None:
+            self._values = find_values(self.text)
+        return self._values
 
     @property
     def negated(self) -> bool:
@@ -76,9 +85,10 @@ class Passage:
         """The words a negation in the sentence applies to."""
         return negated_stems(self.text)
 
-    def span(self) -> EvidenceSpan:
-        """The passage as an evidence span."""
-        return EvidenceSpan(source_id=self.source_id, start=self.start, end=self.end, quote=self.text)
+    def span(self, covers: Sequence[str] = ()) -> EvidenceSpan:
+        """The passage as an evidence span, with what of the claim it grounds or contradicts."""
+        return EvidenceSpan(source_id=self.source_id, start=self.start, end=self.end, quote=self.text,
+                            covers=list(covers))
 
 
 @dataclass(frozen=True)
@@ -108,10 +118,10 @@ class SourceIndex:
         self.vocabulary = frozenset(self.document_frequency)
         self.prefixes = frozenset(word[:5] for word in self.vocabulary if len(word) >= 5)
         """First five letters of every longer stem: "reduc" for a source that says "reduction"."""
-        self._retriever = bm25s.BM25()
-        # bm25s cannot index a corpus without a single token (a source of only punctuation).
-        if self.vocabulary:
-            self._retriever.index([passage.stems for passage in self.passages], show_progress=False)
+        self._subjects: dict[str, frozenset[str]] = {}
+        # Retrieval, value checks and grounding each rank the same claim: it is scored once per case.
+        self._ranked: dict[tuple[str, int], tuple[Hit, ...]] = {}
+        self._bm25 = _Bm25(self.passages, self.document_frequency)
 
     def idf(self, stem: str) -> float:
         """Inverse document frequency of a stem over the passages; high for stems no passage has."""
@@ -119,15 +129,20 @@ class SourceIndex:
 
     def rank(self, query: str, k: int = _CANDIDATES) -> list[Hit]:
         """The k passages BM25 ranks highest for `query`, best first; passages scoring zero are left out."""
+        if (query, k) not in self._ranked:
+            self._ranked[query, k] = self._rank(query, k)
+        return list(self._ranked[query, k])
+
+    def _rank(self, query: str, k: int) -> tuple[Hit, ...]:
         stems = [stem for stem in content_stems(query) if stem in self.vocabulary]
         if not stems:
-            return []
-        scores = self._retriever.get_scores(stems)
+            return ()
+        scores = self._bm25.scores(stems)
         count = min(k, len(scores))
         top = np.argpartition(-scores, count - 1)[:count]
         # Ties are broken by position so the order never depends on numpy's partition internals.
         ordered = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
-        return [Hit(self.passages[i], float(scores[i])) for i in ordered if scores[i] > 0]
+        return tuple(Hit(self.passages[i], float(scores[i])) for i in ordered if scores[i] > 0)
 
     def select(self, query: str, k: int = 3) -> list[Hit]:
         """Up to k passages that between them cover the most of the query, best first.
@@ -140,10 +155,14 @@ class SourceIndex:
         chosen: list[Hit] = []
         covered: set[str] = set()
         nearby: set[int] = set()
+        # The query's words each candidate has, in the query's order, found once rather than every round.
+        shared = {
+            hit.passage.position: [(stem, weight) for stem, weight in needed.items() if stem in hit.passage.stem_set]
+            for hit in hits
+        }
 
         def merit(hit: Hit) -> tuple[float, int]:
-            stems = hit.passage.stem_set
-            gain = sum(weight for stem, weight in needed.items() if stem in stems and stem not in covered)
+            gain = sum(weight for stem, weight in shared[hit.passage.position] if stem not in covered)
             credit = _RANK_WEIGHT * hit.score / top_score + _NEARBY_BONUS * (hit.passage.position in nearby)
             return gain + credit, -hit.passage.position
 
@@ -168,6 +187,21 @@ class SourceIndex:
             if 0 <= position < len(self.passages) and self.passages[position].source_id == passage.source_id
         }
 
+    def subject_stems(self, source_id: str) -> frozenset[str]:
+        """Stems of what a source is about: its title, and its first line when that is a heading.
+
+        A spec sheet titled "Arden 14 specifications" says "Weight: 1.2 kg" of the Arden 14 without
+        naming it again; the title is where the subject of its label lines is written.
+        """
+        if source_id not in self._subjects:
+            source = self.sources.get(source_id)
+            found = set(content_stems(source.title or "")) if source is not None else set()
+            first = next((p for p in self.passages if p.source_id == source_id), None)
+            if first is not None and is_heading(first.text):
+                found |= first.stem_set
+            self._subjects[source_id] = frozenset(found)
+        return self._subjects[source_id]
+
     def neighbours(self, passage: Passage) -> list[Passage]:
         """The sentences just before and after `passage` in the same source."""
         around = []
@@ -177,6 +211,95 @@ class SourceIndex:
         return around
 
 
+class _Bm25:
+    """BM25 scores of a case's sentences, exactly as `bm25s` (Lucene variant, k1=1.5, b=0.75) computes them.
+
+    bm25s builds a sparse index meant for millions of documents; for a case's few dozen sentences
+    building it cost more than all of the case's queries together. This computes the same numbers,
+    operation for operation, so rankings, ties and the scores the features read are unchanged: each
+    word's weight in a sentence in float64 from the float32 idf, rounded to float32; a query adds the
+    weights of its words (repeats included) in float32, in the query's order.
+    `tests/verification/test_evidence.py` checks it against bm25s itself.
+    """
+
+    k1 = 1.5
+    b = 0.75
+
+    def __init__(self, passages: Sequence[Passage], document_frequency: Counter[str]) -> None:
+        self._count = count = len(passages)
+        # Per word, the sentences that have it and its weight in each; made arrays when first queried.
+        self._postings: dict[str, tuple[list[int], list[float]]] = {word: ([], []) for word in document_frequency}
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        if not document_frequency:
+            return  # no sentence has a word (a source of only punctuation): nothing to score
+        idf = {
+            word: float(np.float32(math.log(1 + (count - df + 0.5) / (df + 0.5))))
+            for word, df in document_frequency.items()
+        }
+        average_length = sum(len(passage.stems) for passage in passages) / count
+        for position, passage in enumerate(passages):
+            length_norm = self.k1 * ((1 - self.b) + self.b * len(passage.stems) / average_length)
+            for word, frequency in Counter(passage.stems).items():
+                positions, weights = self._postings[word]
+                positions.append(position)
+                weights.append(idf[word] * (frequency / (length_norm + frequency)))
+
+    def scores(self, stems: Sequence[str]) -> np.ndarray:
+        """Each sentence's score for a query of indexed stems, as float32."""
+        total = np.zeros(self._count, dtype=np.float32)
+        for word in stems:
+            if word not in self._arrays:
+                positions, weights = self._postings[word]
+                # float32 here is where bm25s rounds each weight too.
+                self._arrays[word] = np.array(positions, dtype=np.intp), np.array(weights, dtype=np.float32)
+            positions, weights = self._arrays[word]
+            total[positions] += weights
+        return total
+
+
 def retrieve(claim_text: str, sources: Sequence[Source], k: int = 3) -> list[EvidenceSpan]:
     """One-off search; build a `SourceIndex` instead when checking several claims of a case."""
     return SourceIndex(sources).search(claim_text, k)
+
+
+_HEADING_MAX_WORDS = 6
+"""Longest first line, in words, read as a heading ("Refund policy") rather than a sentence."""
+
+
+def is_heading(text: str) -> bool:
+    """Whether a line is a title or heading: short, with no sentence punctuation and no label."""
+    return len(text.split()) <= _HEADING_MAX_WORDS and not text.rstrip().endswith((".", "!", "?", ":")) \
+        and ":" not in text
+
+
+def covered_phrases(
+    claim_text: str,
+    stems: frozenset[str],
+    values: Sequence[tuple[int, int]] = (),
+    unstated: Sequence[tuple[int, int]] = (),
+) -> list[str]:
+    """What of the claim a sentence grounds, as the claim writes it: its values, and runs of its words.
+
+    `stems` are the sentence's content stems; `values` the (start, end) of the claim's values the
+    sentence states, `unstated` those of its values it does not (their words count for nothing: the
+    "10" of "$10" is not grounded by "10 seats"). Words the sentence shares are joined into phrases
+    across the function words between them ("Team plan", "user per month"); each value is one item.
+    """
+    items: list[tuple[int, int]] = list(values)
+    run: tuple[int, int] | None = None
+    for word, start, end in words(claim_text):
+        if any(v_start <= start < v_end for v_start, v_end in (*values, *unstated)):
+            if run:
+                items.append(run)
+            run = None
+            continue
+        content = word not in STOP_WORDS and (len(word) > 1 or word.isdigit())
+        if content and stem(word) in stems:
+            run = (run[0], end) if run else (start, end)
+        elif content or word in NEGATION_WORDS:
+            if run:
+                items.append(run)
+            run = None
+    if run:
+        items.append(run)
+    return list(dict.fromkeys(claim_text[start:end] for start, end in sorted(items)))

@@ -8,15 +8,34 @@ is reported to the reviewer as the reason for a REFUTED or CONFLICTING verdict.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from verification.antonyms import flipped_word
-from verification.commitments import VALUE_KINDS, Mention, agree, comparable, find_mentions
+from verification.commitments import (
+    MONTHS,
+    VALUE_KINDS,
+    Mention,
+    agree,
+    comparable,
+    contradicts,
+    find_mentions,
+    grounds,
+)
 from verification.evidence import Hit, Passage, SourceIndex
 from verification.novelty import unsupported_words
 from verification.substitution import swapped_name
-from verification.tokens import STOP_WORDS, after_negation_stems, content_stems, negated_stems, stem, words
+from verification.tokens import (
+    STOP_WORDS,
+    TEXT_CACHE_SIZE,
+    after_negation_stems,
+    content_stems,
+    negated_stems,
+    stem,
+    words,
+)
 
 FEATURE_NAMES = (
     "coverage",
@@ -63,6 +82,9 @@ class ValueCheck:
     """Sentences that state the same value, best first."""
     disagreeing: tuple[tuple[Passage, Mention], ...]
     """Sentences about the same thing that state a different value, best first."""
+    grounding: tuple[tuple[Passage, Mention], ...] = ()
+    """The agreeing sentences that state the value at least as precisely as the claim (`commitments.grounds`):
+    "2015" agrees with "March 5, 2015" (so it does not contradict it) but does not ground it."""
 
 
 @dataclass
@@ -71,6 +93,8 @@ class Assessment:
 
     hits: list[Hit]
     """The evidence selected for the claim, best first."""
+    claim_text: str = ""
+    """The claim as written."""
     values: list[ValueCheck] = field(default_factory=list)
     """One check per typed value of the claim."""
     negation_mismatch: Passage | None = None
@@ -83,6 +107,12 @@ class Assessment:
     """A closely matching sentence with the opposite of one of the claim's words (rise / fall)."""
     relation_conflict: tuple[Passage, Mention] | None = None
     """A sentence that swaps who did what to whom, or names someone else as the doer."""
+    claim_stems: list[str] = field(default_factory=list)
+    """The claim's content stems, each once, in order."""
+    mentions: list[Mention] = field(default_factory=list)
+    """Everything the claim commits to (`commitments.find_mentions`)."""
+    candidates: list[Passage] = field(default_factory=list)
+    """Every sentence the claim's values were compared with: the hits, their neighbours, other BM25 hits."""
     vector: tuple[float, ...] = ()
     """The measures, in FEATURE_NAMES order."""
 
@@ -93,7 +123,7 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
     stems = content_stems(claim_text)
     unique = list(dict.fromkeys(stems))
     mentions = find_mentions(claim_text)
-    assessment = Assessment(hits=hits)
+    assessment = Assessment(hits=hits, claim_text=claim_text, claim_stems=unique, mentions=mentions)
     if not unique:
         assessment.vector = (0.0,) * len(FEATURE_NAMES)
         return assessment
@@ -107,25 +137,36 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
     global_coverage = 1 - len(missing) / len(unique)
 
     candidates = _candidates(claim_text, index, hits)
+    assessment.candidates = candidates
+    # What a sentence must share before its values can disagree: the claim's words, not the unit of a
+    # time ("months" in "lasts 18 months" says how long, not what lasts). A counted noun stays:
+    # "20 customers" is about customers.
+    value_stems = {word for m in mentions if m.kind == "duration" for word in content_stems(m.text)}
     word_stems = {stem for stem in unique if not stem[:1].isdigit()}
+    context_stems = (word_stems, word_stems - value_stems)
+    subjects = _subjects(claim_text)
     assessment.values = [
-        _check_value(value, candidates, word_stems) for value in mentions if value.kind in VALUE_KINDS
+        _check_value(value, candidates, context_stems, subjects, index)
+        for value in mentions if value.kind in VALUE_KINDS
     ]
     confirmed = sum(1 for check in assessment.values if check.agreeing)
     assessment.negation_mismatch = _negation_mismatch(claim_text, hits, set(unique))
     assessment.relation_conflict = _relation_conflict(mentions, candidates)
     if len(unique) >= _NEGATION_MIN_STEMS:
         assessment.denied = _denied(claim_text, hits, index)
-        assessment.flipped = _one_word_swapped(
-            claim_text, hits, set(unique), flipped_word, allowance=1
+        assessment.flipped = _stated_elsewhere(
+            _one_word_swapped(claim_text, hits, set(unique), flipped_word, allowance=1), hits, unique
         ) or _unsaid_opposite(claim_text, hits, index)
-    assessment.swapped = _one_word_swapped(claim_text, hits, set(unique), swapped_name)
+    assessment.swapped = _other_subject_swap(
+        _one_word_swapped(claim_text, hits, set(unique), swapped_name), assessment, candidates, unique
+    )
     entities = [m for m in mentions if m.kind == "entity" and m.start > 0]
     entities_missing = sum(
         1 for m in entities if not all(part in index.vocabulary for part in str(m.parts[0]).split())
     )
 
     short = 1.0 / (1.0 + len(index.passages) / 20)  # 1 for one sentence, 0.5 at 20, towards 0 beyond
+    names = name_stems(claim_text)
     assessment.vector = (
         coverage,
         best,
@@ -136,17 +177,17 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
         entities_missing / len(entities) if entities else 0.0,
         math.log(len(unique)),
         math.log1p(sum(1 for stem in unique if stem not in window)),
-        float(sum(1 for stem in _name_stems(claim_text) if stem not in window)),
+        float(sum(1 for stem in names if stem not in window)),
         math.log(len(index.passages) + 1),
         (hits[0].score / len(unique)) if hits else 0.0,
         *_token_support(unique, hits, index),
-        float(sum(1 for stem in _name_stems(claim_text) if stem not in index.vocabulary)),
+        float(sum(1 for stem in names if stem not in index.vocabulary)),
         short,
         short * math.log1p(sum(1 for stem in unique if stem not in window)),
         short * coverage,
         *_novelty(claim_text, hits, index),
         float(confirmed < len(assessment.values)),
-        float(any(stem not in index.vocabulary for stem in _name_stems(claim_text))),
+        float(any(stem not in index.vocabulary for stem in names)),
     )
     return assessment
 
@@ -179,7 +220,7 @@ def _novelty(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[floa
     return probabilities[0], sum(probabilities[:2]) / 2, math.log1p(sum(probabilities))
 
 
-def _name_stems(claim_text: str) -> set[str]:
+def name_stems(claim_text: str) -> set[str]:
     """Stems of the words that name something: capitalised (past the first word) or numeric."""
     # A lone initial ("J." in "Michael J. Fox") names nothing a source must repeat.
     return {
@@ -202,21 +243,110 @@ def _candidates(claim_text: str, index: SourceIndex, hits: list[Hit]) -> list[Pa
     return list(seen.values())
 
 
-def _check_value(value: Mention, candidates: list[Passage], word_stems: set[str]) -> ValueCheck:
-    agreeing, disagreeing = [], []
+def _check_value(
+    value: Mention,
+    candidates: list[Passage],
+    context_stems: tuple[set[str], set[str]],
+    subjects: frozenset[tuple[str, str]],
+    index: SourceIndex,
+) -> ValueCheck:
+    agreeing, disagreeing, grounding = [], [], []
     for passage in candidates:
-        same_kind = [m for m in passage.mentions if comparable(value, m)]
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
-        # on value alone, but only numbers with the same unit can disagree.
-        loose = [m for m in passage.mentions if m.kind == value.kind == "number" and agree(value, m)]
-        if not same_kind and not loose:
+        # on value alone, but only numbers with the same unit can disagree (`commitments.grounds`).
+        stated = passage.values
+        matching = [m for m in stated if grounds(value, m)]
+        if not matching and _dated_in_parts(value, passage, index):
+            matching = [value]
+        # "2015" is consistent with "March 5, 2015", and "7 days" with "5 to 10 days": neither grounds
+        # the claim's value, and neither lets another sentence's value contradict it.
+        consistent = matching or [
+            m for m in stated
+            if comparable(value, m) and (agree(value, m) or _inside(value, m))
+        ]
+        if consistent:
+            agreeing.append((passage, consistent[0]))
+            if matching:
+                grounding.append((passage, matching[0]))
             continue
-        matching = [m for m in same_kind if agree(value, m)] or loose
-        if matching:
-            agreeing.append((passage, matching[0]))
-        elif _context(passage, word_stems) >= _CONTEXT_FOR_VALUES:
-            disagreeing.append((passage, same_kind[0]))
-    return ValueCheck(value, tuple(agreeing), tuple(disagreeing))
+        against = [m for m in passage.values if contradicts(value, m)]
+        if (
+            against
+            and max(_context(passage, stems) for stems in context_stems) >= _CONTEXT_FOR_VALUES
+            and not _another_subject(passage, subjects)
+        ):
+            disagreeing.append((passage, against[0]))
+    return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))
+
+
+def _dated_in_parts(value: Mention, passage: Passage, index: SourceIndex) -> bool:
+    """A claim's date told in parts: "May 2018" against "to screen in May" in a source dated 2018.
+
+    The month (and the day beside it) must be in the sentence; the year may be anywhere in the same
+    source, which is where a dateline puts it. The sentence is read as text: its own date parsing can
+    miss "Thursday 18 October 15:30".
+    """
+    if value.kind != "date" or value.parts[1] is None:
+        return False
+    year, month, day = value.parts
+    names = "|".join(re.escape(name) for name, number in MONTHS.items() if number == month)
+    month_pattern = rf"\b(?i:{names})\.?" if month != 5 else r"\bMay\b"
+    if day is None:
+        stated = re.search(month_pattern, passage.text)
+    else:
+        stated = re.search(rf"\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{month_pattern}", passage.text) or re.search(
+            rf"{month_pattern}\s+{day}(?:st|nd|rd|th)?(?![\d:])", passage.text
+        )
+    if not stated:
+        return False
+    return year is None or any(
+        other.source_id == passage.source_id and str(year) in other.stem_set for other in index.passages
+    )
+
+
+def _inside(value: Mention, found: Mention) -> bool:
+    """Whether the value lies in the range `found` ends."""
+    return value.value is not None and found.bounds is not None and found.bounds[0] <= value.value <= found.bounds[1]
+
+
+# A sentence is asked about its subjects for every claim whose value it contradicts: read once per text.
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _subjects(text: str) -> frozenset[tuple[str, str]]:
+    """(name, the word after it) for each name in `text`: ("basic", "plan") for "the Basic plan"."""
+    found = set()
+    for mention in find_mentions(text):
+        if mention.kind != "entity":
+            continue
+        following = words(text[mention.end : mention.end + 40])
+        if following and following[0][0] not in STOP_WORDS:
+            found.add((str(mention.parts[0]), stem(following[0][0])))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _names(text: str) -> tuple[frozenset[str], ...]:
+    """The words of each name in `text`."""
+    return tuple(frozenset(str(m.parts[0]).split()) for m in find_mentions(text) if m.kind == "entity")
+
+
+def _another_subject(passage: Passage, subjects: frozenset[tuple[str, str]]) -> bool:
+    """Whether the sentence is about something else of the same sort as the claim's subject.
+
+    "Team plan: $25 per month" says nothing about the Basic plan's price: it names another plan
+    where the claim names its own, and never names the claim's.
+    """
+    if not subjects:
+        return False
+    found = _subjects(passage.text)
+    named = _names(passage.text)
+    # "Oue served" is "Eiji Oue served": a name that is part of the other is the same name.
+    return any(
+        head == other_head
+        and not (set(name.split()) & set(other.split()))
+        and not any(set(name.split()) <= words_named or words_named <= set(name.split()) for words_named in named)
+        for name, head in subjects
+        for other, other_head in found
+    )
 
 
 def _context(passage: Passage, word_stems: set[str]) -> float:
@@ -228,11 +358,18 @@ _NEGATION_MIN_STEMS = 3
 
 
 def _negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) -> Passage | None:
-    """A closely matching sentence that negates a word the claim asserts, or the other way round."""
+    """A closely matching sentence that negates a word the claim asserts, or the other way round.
+
+    A sentence that matches the claim at least as closely with the claim's own polarity says it is a
+    different statement that happens to share words ("take 1 or 2 tablets" beside "do not take more
+    than 6 tablets"): then nothing is contradicted.
+    """
     if len(claim_stems) < _NEGATION_MIN_STEMS:
         return None
     claim_negated = negated_stems(claim_text)
-    for hit in hits[:2]:
+    mismatch: tuple[Passage, float] | None = None
+    agreeing = 0.0
+    for hit in hits[:3]:
         passage = hit.passage
         overlap = len(passage.stem_set & claim_stems) / len(claim_stems)
         if overlap < 0.55:
@@ -241,8 +378,64 @@ def _negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) 
         if (claim_negated - passage.negated_stems) & passage.stem_set or (
             passage.negated_stems - claim_negated
         ) & claim_stems:
-            return passage
-    return None
+            if mismatch is None and hit in hits[:2]:
+                mismatch = passage, overlap
+        else:
+            agreeing = max(agreeing, overlap)
+    if mismatch is None or agreeing >= mismatch[1]:
+        return None
+    return mismatch[0]
+
+
+def _overlap(passage: Passage, claim_stems: list[str]) -> float:
+    return len(passage.stem_set.intersection(claim_stems)) / len(claim_stems) if claim_stems else 0.0
+
+
+def _stated_elsewhere(
+    found: tuple[Passage, str, str] | None, hits: list[Hit], claim_stems: list[str]
+) -> tuple[Passage, str, str] | None:
+    """`found`, unless another of the best sentences has the claim's own word and matches it as closely."""
+    if found is None:
+        return None
+    passage, said, _ = found
+    said_stems = set(content_stems(said))
+    for hit in hits[:3]:
+        other = hit.passage
+        if other is passage or not said_stems <= other.stem_set:
+            continue
+        if _overlap(other, claim_stems) >= _overlap(passage, claim_stems):
+            return None
+    return found
+
+
+def _other_subject_swap(
+    found: tuple[Passage, str, str] | None, assessment: Assessment, candidates: list[Passage], claim_stems: list[str]
+) -> tuple[Passage, str, str] | None:
+    """A swapped name, unless the sentence is about another subject rather than a mistake about this one.
+
+    "The Basic plan costs $10" against "The Team plan costs $25" differs in the name and the price: it
+    is the Team plan's sentence. So is any sentence when another one says the claim's name in as many
+    of its words.
+    """
+    if found is None:
+        return None
+    passage, said, _ = found
+    for check in assessment.values:
+        grounded_here = any(other is passage for other, _ in check.agreeing)
+        if grounded_here and said in check.claim_value.text:
+            return None  # "$240 per year" is the passage's "$20 per month", not another number
+        if said in check.claim_value.text or check.claim_value.text in said:
+            continue  # the swapped name is this value: that is the swap, not another subject
+        if not grounded_here and any(
+            contradicts(check.claim_value, m) for m in passage.values
+        ):
+            return None
+    folded = said.casefold()
+    overlap = _overlap(passage, claim_stems)
+    for other in candidates:
+        if other is not passage and folded in other.text.casefold() and _overlap(other, claim_stems) >= overlap:
+            return None
+    return found
 
 
 _CONDITIONALS = frozenset({"if", "unless", "whether", "when", "until"})

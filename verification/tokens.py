@@ -109,6 +109,18 @@ def words(text: str) -> list[tuple[str, int, int]]:
     The short end of a year range is written out ("2018–19" gives "2018" and "2019"), so it matches
     a source that spells the range in full.
     """
+    return list(_words(text))
+
+
+# A case asks for the words of its claims and sentences dozens of times (stems, names, negation,
+# values); each text is tokenised once and the result shared. The cache holds tuples, so no caller
+# can change what another one reads; bounded, it holds many cases' texts at once.
+TEXT_CACHE_SIZE = 4096
+"""How many texts' words, stems and mentions are kept."""
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _words(text: str) -> tuple[tuple[str, int, int], ...]:
     out: list[tuple[str, int, int]] = []
     short_years = {
         match.start(2): str(years[1]) for match in YEAR_RANGE.finditer(text)
@@ -126,25 +138,34 @@ def words(text: str) -> list[tuple[str, int, int]]:
             out.append(("n't", end - 3, end))
         else:
             out.append((word, start, end))
-    return out
+    return tuple(out)
 
 
 def content_stems(text: str) -> list[str]:
     """Stems of the words that carry content, in order, duplicates kept."""
-    return [
+    return list(_content_stems(text))
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _content_stems(text: str) -> tuple[str, ...]:
+    return tuple(
         stem(word)
-        for word, _, _ in words(text)
+        for word, _, _ in _words(text)
         if word not in STOP_WORDS and word not in NEGATION_WORDS and len(word) > 1 or word[:1].isdigit()
-    ]
+    )
 
 
 def has_negation(text: str) -> bool:
     """Whether any negating word appears in `text`."""
-    return any(word in NEGATION_WORDS for word, _, _ in words(text))
+    return any(word in NEGATION_WORDS for word, _, _ in _words(text))
 
 
 _NEGATION_REACH = 3
 """How many words after a negating word may pass before the word it negates."""
+_NEGATION_PHRASES = frozenset({("no", "longer"), ("not", "longer"), ("never", "again"), ("not", "yet")})
+"""A negating word and the word that completes it: the negated word comes after both."""
+_NOT_A_NEGATION = frozenset({"only", "merely"})
+"""After "not" these make "not only ... but also", which asserts both parts and denies nothing."""
 
 
 @lru_cache(maxsize=8192)
@@ -155,12 +176,14 @@ def negated_stems(text: str) -> frozenset[str]:
     negating word anywhere, keeps an unrelated "never" elsewhere in a long sentence from flipping
     the polarity of what the claim says.
     """
-    tokens = words(text)
+    tokens = _words(text)
     negated = set()
     for i, (word, _, _) in enumerate(tokens):
-        if word not in NEGATION_WORDS:
+        if word not in NEGATION_WORDS or tokens[i + 1 : i + 2] and tokens[i + 1][0] in _NOT_A_NEGATION:
             continue
         for following, _, _ in tokens[i + 1 : i + 1 + _NEGATION_REACH]:
+            if (word, following) in _NEGATION_PHRASES:
+                continue  # "no longer refundable" negates "refundable", not "longer"
             if following not in STOP_WORDS and following not in NEGATION_WORDS:
                 negated.add(stem(following))
                 break
@@ -177,7 +200,7 @@ def after_negation_stems(text: str) -> frozenset[str]:
     """
     near: set[str] = set()
     negated = False
-    for word, _, _ in words(text):
+    for word, _, _ in _words(text):
         if word in NEGATION_WORDS:
             negated = True
         elif negated and word not in STOP_WORDS:

@@ -65,6 +65,7 @@ class Reason(StrEnum):
     BLOCKING_RULE_FAILED = "BLOCKING_RULE_FAILED"
     NOTHING_SUPPORTED = "NOTHING_SUPPORTED"
     MODEL_OUTPUT_INVALID = "MODEL_OUTPUT_INVALID"
+    BELOW_RELEASE_THRESHOLD = "BELOW_RELEASE_THRESHOLD"
 
 
 class Origin(StrEnum):
@@ -176,6 +177,8 @@ class EvidenceSpan(_Frozen):
     """End offset (exclusive); `source.text[start:end] == quote`."""
     quote: str
     """The quoted text."""
+    covers: tuple[str, ...] = ()
+    """The claim's commitments this span grounds or contradicts, as the claim writes them ("$20", "Team plan")."""
 
 
 class ModelCallRecord(_Frozen):
@@ -225,6 +228,9 @@ class Claim(_Frozen):
     """Which procedure decided the state, such as "offline:typed-match" or "model:gpt-4o"."""
     confidence: float = Field(ge=0.0, le=1.0)
     """How sure the method is of the state."""
+    release_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    """How safe the claim is to release as written, 0..1; a release needs it at or above the constitution's
+    calibrated threshold. None when the verifier gives no score (NOT_VERIFIABLE)."""
     commitments: list[Commitment] = Field(default_factory=list)
     """What the claim commits to: numbers, money, dates, entities, negation."""
     rationale: str = ""
@@ -420,6 +426,11 @@ class RunRecord(_Frozen):
     """The constitution (name@version) the run was judged against."""
     non_converging_rules: list[str] = Field(default_factory=list)
     """Rules that still failed after the bounded critique-revise loop."""
+    release_threshold: float | None = None
+    """The release threshold the gate applied: every claim needed a score at or above it. None when the
+    verifier has no calibration, and release rested on claim states alone."""
+    release_calibration: str | None = None
+    """What backs the threshold: the risk budget, the bound, the labelled data and when it was computed."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Echo of the case's metadata."""
 

@@ -26,6 +26,8 @@ class Verdict:
     """Spans that bear on the claim, best first; each quote equals its source slice."""
     confidence: float = 0.5
     """How sure the verifier is, 0..1."""
+    release_score: float | None = None
+    """How safe the claim is to release as written, 0..1 (a support probability; 0 for a contradiction)."""
     method: str = ""
     """Which procedure decided, such as "offline:typed-mismatch" or "model:<id>"."""
     rationale: str = ""

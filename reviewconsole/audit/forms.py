@@ -12,7 +12,7 @@ from reviewconsole.audit.models import ExportFormat
 from reviewconsole.audit.selectors import AuditFilter
 from reviewconsole.intake.models import Client
 from reviewconsole.review.models import DecisionKind
-from verification import Reason
+from reviewconsole.review.reasons import reason_choices
 
 _DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 
@@ -34,7 +34,7 @@ class AuditFilterForm(forms.Form):
     actor = forms.CharField(required=False, max_length=150, help_text='e.g. "user:rita", "engine", "client:bot"')
     action = forms.ChoiceField(required=False, choices=_action_choices)
     decision = forms.ChoiceField(required=False, choices=[("", "Any")] + DecisionKind.choices)
-    reason = forms.ChoiceField(required=False, choices=[("", "Any")] + [(r.value, r.value) for r in Reason])
+    reason = forms.ChoiceField(required=False, choices=[("", "Any"), *reason_choices()])
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
     def __init__(self, *args, **kwargs):

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import logging
-
 from django.conf import settings
 
 from verification import Case, RunRecord
 from verification.constitution import Constitution
 from verification.engine import check_case
 from verification.model import OpenAIChatModel
-
-# bm25s (imported by the engine) sets its logger to DEBUG on import and logs every index it builds.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 def configured_model() -> OpenAIChatModel | None:

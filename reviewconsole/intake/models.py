@@ -156,6 +156,9 @@ class Claim(ImmutableModel):
     evidence = models.JSONField(default=list)
     method = models.CharField(max_length=100)
     confidence = models.FloatField()
+    release_score = models.FloatField(
+        null=True, blank=True, help_text="How safe the claim is to release as written (0..1); empty when unscored"
+    )
     commitments = models.JSONField(default=list)
     rationale = models.TextField(blank=True)
     model_record = models.JSONField(null=True, blank=True)

@@ -10,7 +10,7 @@ from reviewconsole.audit import events as audit_events
 from reviewconsole.intake.models import Case, CaseStatus
 from reviewconsole.review.models import Escalation
 from reviewconsole.webhooks import services as webhooks
-from verification import RunRecord, Severity, State, Terminal
+from verification import Claim, RunRecord, Severity, State, Terminal
 
 # Priority = severity weight + reason weight: a critical money claim outranks a minor cycle.
 _SEVERITY_WEIGHT = {Severity.CRITICAL.value: 300, Severity.MODERATE.value: 200, Severity.MINOR.value: 100}
@@ -27,6 +27,8 @@ _REASON_WEIGHT = {
     "MODEL_BUDGET_EXHAUSTED": 20,
     "TIME_BUDGET_EXHAUSTED": 20,
     "UNSUPPORTED_CLAIM": 15,
+    # Every claim is supported, but one is not surely enough to send as written: below unsupported claims.
+    "BELOW_RELEASE_THRESHOLD": 12,
     "NO_CHECKABLE_CLAIMS": 5,
 }
 _SEVERITY_ORDER = [Severity.MINOR.value, Severity.MODERATE.value, Severity.CRITICAL.value]
@@ -40,12 +42,24 @@ def escalation_priority(*, severity: str, reason: str, spot_check: bool = False)
 
 
 def escalation_severity(record: RunRecord) -> str:
-    """The highest severity among the final candidate's failing claims (or all claims if none fail)."""
+    """The highest severity among the final candidate's failing claims, else among the supported claims
+    the release gate held back, else among all its claims."""
     claims = record.candidates[-1].claims if record.candidates else []
-    failing = [c for c in claims if c.state not in (State.SUPPORTED, State.NOT_VERIFIABLE)] or claims
+    failing = (
+        [c for c in claims if c.state not in (State.SUPPORTED, State.NOT_VERIFIABLE)]
+        or _held_back(claims, record.release_threshold)
+        or claims
+    )
     if not failing:
         return Severity.MINOR.value
     return max((c.severity.value for c in failing), key=_SEVERITY_ORDER.index)
+
+
+def _held_back(claims: list[Claim], threshold: float | None) -> list[Claim]:
+    """Supported claims scored below the run's release threshold (an unscored one counts as 0, as in the gate)."""
+    if threshold is None:
+        return []
+    return [c for c in claims if c.state is State.SUPPORTED and (c.release_score or 0.0) < threshold]
 
 
 def spot_check_share(case: Case) -> float:

@@ -306,6 +306,7 @@ def _claim_row(candidate: Candidate, position: int, claim: contract.Claim) -> Cl
         evidence=[span.model_dump(mode="json") for span in claim.evidence],
         method=claim.method,
         confidence=claim.confidence,
+        release_score=claim.release_score,
         commitments=[commitment.model_dump(mode="json") for commitment in claim.commitments],
         rationale=claim.rationale,
         model_record=claim.model_record.model_dump(mode="json") if claim.model_record else None,

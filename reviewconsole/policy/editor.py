@@ -61,7 +61,14 @@ POLICY_FIELDS = (
     FieldSpec("max_model_calls", "Model calls", "number"),
     FieldSpec("max_wall_ms", "Wall time (ms)", "number"),
     FieldSpec("max_blast_radius", "Blast radius (share of claims one repair may change)", "number"),
+    FieldSpec("max_unsafe_release_rate", "Risk budget: most unsafe releases (share, between 0 and 1)", "number",
+              "max_unsafe_release_rate: the largest share of wrong answers this constitution accepts to send "
+              "without a person; the release threshold is calibrated for it. 0.05 allows at most 5%."),
 )
+# Knobs whose every error reads better as one sentence naming the knob than as pydantic's wording.
+_POLICY_MESSAGES = {
+    "max_unsafe_release_rate": "max_unsafe_release_rate must be a number strictly between 0 and 1, such as 0.05",
+}
 TERMINALS = [terminal.value for terminal in Terminal]
 
 
@@ -118,10 +125,12 @@ def form_from_constitution(constitution: Constitution) -> ConstitutionForm:
     return _bind(constitution.name, data, {})
 
 
-def form_from_post(name: str, post: QueryDict) -> ConstitutionForm:
+def form_from_post(name: str, post: QueryDict, *, base: Constitution | None = None) -> ConstitutionForm:
     """Read the editor's fields, validate them with the engine's model and bind every error to its input.
 
     An "add_rule" value appends an empty rule of that kind (not validated yet: it was just added).
+    What the editor has no input for is kept from `base`, the version being edited: its own release
+    calibration, as long as the risk budget it was computed for is still the one asked for.
     """
     rules = []
     positions = sorted({int(key.split("-")[1]) for key in post if key.startswith("rules-") and key.count("-") >= 2
@@ -146,6 +155,9 @@ def form_from_post(name: str, post: QueryDict) -> ConstitutionForm:
             policy[spec.name] = None
         else:
             policy[spec.name] = raw.strip()
+    own_calibration = base.policy.release_calibration if base is not None else None
+    if own_calibration is not None:
+        policy["release_calibration"] = own_calibration.model_dump(mode="json")
     data = {"name": name, "description": post.get("description", "").strip(), "rules": rules, "policy": policy}
     added = post.get("add_rule", "")
     if added:
@@ -161,6 +173,12 @@ def form_from_post(name: str, post: QueryDict) -> ConstitutionForm:
         for problem in error.errors():
             input_name, message = _input_for(problem)
             errors.setdefault(input_name, message)
+    if constitution is not None and own_calibration is not None \
+            and constitution.policy.max_unsafe_release_rate != own_calibration.max_unsafe_release_rate:
+        # A threshold calibrated for another budget would make the new budget a dead letter: drop it, so
+        # the verifier's built-in calibration for the new budget applies until the team recalibrates.
+        policy_without = constitution.policy.model_copy(update={"release_calibration": None})
+        constitution = constitution.model_copy(update={"policy": policy_without})
     form = _bind(name, data, errors)
     form.constitution = constitution if not errors else None
     return form
@@ -195,7 +213,7 @@ def _input_for(problem: dict[str, Any]) -> tuple[str, str]:
             return prefix + named, rest
         return prefix.rstrip("-"), message
     if loc and loc[0] == "policy" and len(loc) >= 2:
-        return f"policy-{loc[1]}", message
+        return f"policy-{loc[1]}", _POLICY_MESSAGES.get(str(loc[1]), message)
     if loc and loc[0] in ("description", "name"):
         return str(loc[0]), message
     return "general", message

@@ -17,6 +17,7 @@ from reviewconsole.policy.models import (
     RubricVersion,
     VersionStatus,
 )
+from verification import describe_release as describe
 
 
 def constitution_in_force(name: str) -> ConstitutionVersion | None:
@@ -26,6 +27,12 @@ def constitution_in_force(name: str) -> ConstitutionVersion | None:
         .filter(document__name=name, status=VersionStatus.PUBLISHED)
         .first()
     )
+
+
+def release_calibration_text(version: ConstitutionVersion) -> str:
+    """The version's own release calibration in one line; empty when the verifier's built-in one applies."""
+    calibration = version.constitution().policy.release_calibration
+    return describe(calibration) if calibration is not None else ""
 
 
 def rubric_in_force(rubric: Rubric) -> RubricVersion | None:

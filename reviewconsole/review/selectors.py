@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import reduce
 from typing import Any
@@ -32,6 +32,7 @@ from reviewconsole.review.models import (
     EscalationStatus,
 )
 from reviewconsole.review.states import FAILING_STATES, state_label
+from verification import State
 from verification import constitution as constitutions
 from verification.engine import UnknownConstitution
 
@@ -242,6 +243,28 @@ class EvidenceLink:
     anchor: str
     source_id: str
     quote: str
+    covers: list[str] = field(default_factory=list)
+    """The claim's commitments this span grounds or contradicts, as the claim writes them."""
+
+
+@dataclass(frozen=True)
+class ReleaseGate:
+    """The release gate a run applied: its threshold and what backs it (None: no calibrated threshold)."""
+
+    threshold: float | None
+    calibration: str
+    digits: int = 2
+    """Decimals that tell every score on the page from the threshold (2, or 4 where 2 would blur them)."""
+
+    @property
+    def threshold_text(self) -> str:
+        return f"{self.threshold:.{self.digits}f}" if self.threshold is not None else ""
+
+    def holds_back(self, claim: Claim) -> bool:
+        """A supported claim scored below the threshold; unscored counts as 0, as in the engine's gate."""
+        if self.threshold is None or claim.state != State.SUPPORTED.value:
+            return False
+        return (claim.release_score or 0.0) < self.threshold
 
 
 @dataclass(frozen=True)
@@ -252,6 +275,10 @@ class ClaimRow:
     anchor: str
     label: str
     evidence: list[EvidenceLink]
+    held_back: bool = False
+    """Supported, but scored below the run's release threshold: a person decides whether it goes out."""
+    score_text: str = ""
+    """The release score as shown ("0.83"); empty when the verifier gave none."""
 
     @property
     def failing(self) -> bool:
@@ -278,6 +305,12 @@ class CaseReview:
     candidate_html: Any = None
     marked_sources: list[tuple[Any, SafeString]] = field(default_factory=list)
     claim_rows: list[ClaimRow] = field(default_factory=list)
+    release_gate: ReleaseGate | None = None
+    """The run's release gate; None for a run recorded before the gate existed."""
+
+    @property
+    def held_back_count(self) -> int:
+        return sum(row.held_back for row in self.claim_rows)
 
     @property
     def current_verification(self) -> EditVerification | None:
@@ -326,6 +359,11 @@ def case_review(escalation: Escalation, *, version: str = "") -> CaseReview:
         review_package=record.get("review_package"),
         metrics=record.get("metrics") or {},
     )
+    if "release_threshold" in record:
+        threshold = record["release_threshold"]
+        review.release_gate = ReleaseGate(
+            float(threshold) if threshold is not None else None, str(record.get("release_calibration") or "")
+        )
     if review.current is not None:
         review.shown = next((c for c in candidates if c.candidate_id == version), review.current)
         _mark_spans(review)
@@ -377,18 +415,36 @@ def _mark_spans(review: CaseReview) -> None:
             Span(start, end, f"ev-{position}-{len(spans)}", claim.state, f"Evidence for: {claim.text}",
                  href=f"#{claim_anchor(claim)}"),
         )
-        links[claim.pk].append(EvidenceLink(span.anchor, evidence.get("source_id", ""), evidence.get("quote", "")))
+        links[claim.pk].append(EvidenceLink(
+            span.anchor, evidence.get("source_id", ""), evidence.get("quote", ""),
+            [str(item) for item in evidence.get("covers") or []],
+        ))
+    gate = review.release_gate
+    if gate is not None and gate.threshold is not None:
+        gate = review.release_gate = replace(gate, digits=_score_digits(claims, gate.threshold))
     claim_spans = []
     for claim in claims:
         label = state_label(claim.state)
-        claim_spans.append(Span(claim.start, claim.end, f"text-{claim_anchor(claim)}", claim.state, label,
+        held_back = gate is not None and gate.holds_back(claim)
+        claim_spans.append(Span(claim.start, claim.end, f"text-{claim_anchor(claim)}", claim.state,
+                                f"{label}, held back" if held_back else label,
                                 href=f"#{claim_anchor(claim)}", badge=True))
-        review.claim_rows.append(ClaimRow(claim, claim_anchor(claim), label, links[claim.pk]))
+        score_text = f"{claim.release_score:.{gate.digits if gate else 2}f}" if claim.release_score is not None else ""
+        review.claim_rows.append(ClaimRow(claim, claim_anchor(claim), label, links[claim.pk], held_back, score_text))
     review.candidate_html = highlight(review.shown.text, claim_spans)
     review.marked_sources = [
         (source, highlight(source.text, list(evidence_spans.get(source.position, {}).values())))
         for source in review.sources
     ]
+
+
+def _score_digits(claims: list[Claim], threshold: float) -> int:
+    """2 decimals, or 4 when a score below the threshold would read as equal or above it at 2 (or back)."""
+    for claim in claims:
+        score = claim.release_score
+        if score is not None and (score < threshold) != (round(score, 2) < round(threshold, 2)):
+            return 4
+    return 2
 
 
 def candidate_diff(review: CaseReview, older_id: str, newer_id: str) -> tuple[Candidate, Candidate, list[ClaimChange]]:

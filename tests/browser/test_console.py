@@ -10,12 +10,14 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from reviewconsole.accounts.roles import Role
-from reviewconsole.intake.services import client_create
+from reviewconsole.intake.services import case_submit, client_create
+from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review import services as review_services
 from reviewconsole.review.models import Escalation
 from reviewconsole.review.tasks import verify_edit
 from tests.browser.session import sign_in
-from tests.reviewconsole.review.conftest import EARNINGS_CASE, escalate_case, refund_case
+from tests.reviewconsole.review.conftest import EARNINGS_CASE, PLANS_CASE, escalate_case, gate_record, refund_case
+from verification import Case as Submission
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -159,3 +161,26 @@ def test_script_in_a_claim_renders_as_text(page, reviewer, api_client):
 
     assert page.evaluate("window.__xss") is None
     assert "<script>window.__xss = 1</script>" in page.locator("tr.state-refuted td").first.inner_text()
+
+
+def test_a_held_back_claim_says_so_and_its_evidence_link_reaches_the_one_sentence_it_cites(
+    page, reviewer, api_client, monkeypatch
+):
+    monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", lambda case, **options: gate_record())
+    case, _ = case_submit(client=api_client, submission=Submission.model_validate(PLANS_CASE))
+    verify_case.apply(args=(case.pk,))
+    sign_in(page, "rita")
+
+    page.goto(f"/review/cases/{case.pk}/")
+
+    assert page.locator("#release-gate").inner_text().startswith("Release gate: threshold 0.71 — release threshold")
+    held = page.locator("tr.held-back")
+    assert held.count() == 1 and held.locator(".tag.held-back").is_visible()
+    assert "0.42" in held.inner_text() and "held back" in held.inner_text()
+    assert "covers phone support" in held.inner_text()
+    held.locator("a.evidence-link").click()
+    assert page.locator("mark:target").inner_text() == "Phone support is included with the Team plan."
+    # Only what the claims cite is marked: the sentence about tax stays plain.
+    assert page.locator(".source-text mark").all_inner_texts() == [
+        "The Team plan costs $20 per user per month.", "Phone support is included with the Team plan."
+    ]

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from verification.claims import extract_claims
+import pytest
+
+from verification.claims import extract, extract_claims
 from verification.types import Severity
 
 
@@ -26,12 +28,78 @@ def test_ids_follow_text_order():
     assert [c.start for c in claims] == sorted(c.start for c in claims)
 
 
-def test_opinion_and_advice_are_not_checkable_but_typed_facts_are():
-    claims = extract_claims(
-        "I think the annual plan is the better deal. You should back up your files first. "
-        "Please contact support within 14 days to cancel."
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Contact support to get a full refund at any time.",  # an imperative that promises a refund
+        "Please contact support within 14 days to cancel.",
+        "I think the annual plan is still the best value.",  # a hedge is still the same claim
+        "It may be possible to get your money back after 60 days.",
+        "Your order has probably been refunded already.",
+        "If you cancel within 30 days, you get a full refund.",
+        "Always read the leaflet before use.",  # advice: checked, never released unchecked
+        "You should register your headphones to speed up claims.",
+        "Feel free to return the headphones within 90 days for a full refund.",  # reads like an offer of help
+        "Let me know if you want a full refund.",
+        "Thank you for your patience while we process your full refund.",
+        "I hope your refund arrives within 5 days.",
+    ],
+)
+def test_imperatives_hedges_conditionals_and_advice_are_checkable_claims(sentence: str):
+    extraction = extract(sentence)
+    assert [(c.text, c.checkable) for c in extraction.claims] == [(sentence, True)]
+    assert extraction.left_out == ()
+
+
+def test_a_promise_in_an_imperative_is_a_critical_claim():
+    (claim,) = extract_claims("Contact support to get a full refund at any time.")
+    assert claim.severity is Severity.CRITICAL
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("Thanks for reaching out! You can request a full refund within 60 days",
+         ["You can request a full refund within 60 days"]),
+        ("Thanks, the refund takes 5 days.", ["the refund takes 5 days."]),
+        ("Sure, refunds reach your card in 5 to 10 days.", ["refunds reach your card in 5 to 10 days."]),
+        ("Hi Sam, your refund of $40 was approved.", ["your refund of $40 was approved."]),
+        ("Happy to help! Of course, the Team plan includes phone support.", ["the Team plan includes phone support."]),
+    ],
+)
+def test_a_courtesy_opening_keeps_the_assertion_after_it_as_a_claim(text: str, claims: list[str]):
+    found = extract_claims(text)
+    assert [c.text for c in found] == claims
+    assert all(text[c.start : c.end] == c.text for c in found)
+
+
+def test_each_left_out_sentence_names_the_entry_of_the_list_it_matched():
+    text = (
+        "Good morning! Thank you so much for getting in touch with us today. Refunds take 5 days. "
+        "Is there anything else I can do for you? The refund covers:\n- the annual fee\n"
+        "If you have any other questions, please don't hesitate to contact us. Hope this helps :)\n"
+        "Kind regards,\nAnna from the Larkspur team"
     )
-    assert [c.checkable for c in claims] == [False, False, True]
+    extraction = extract(text)
+    assert [c.text for c in extraction.claims] == ["Refunds take 5 days.", "the annual fee"]
+    assert [(s.text, s.kind) for s in extraction.left_out] == [
+        ("Good morning!", "greeting"),
+        ("Thank you so much for getting in touch with us today.", "thanks"),
+        ("Is there anything else I can do for you?", "question"),
+        ("The refund covers:", "list heading"),
+        ("If you have any other questions, please don't hesitate to contact us.", "offer of help"),
+        ("Hope this helps :)", "offer of help"),
+        ("Kind regards,", "sign-off"),
+        ("Anna from the Larkspur team", "sign-off"),
+    ]
+    assert all(text[s.start : s.end] == s.text for s in extraction.left_out)
+
+
+def test_a_bare_yes_or_absolutely_answers_the_question_and_is_a_claim():
+    # "Can I get a refund after 60 days?" "Absolutely!": it is checked (and omitted when nothing grounds it),
+    # never waved through as a courtesy.
+    claims = extract_claims("Absolutely! Yes. Refunds take 5 days. Great question! Sure, happy to help!")
+    assert [c.text for c in claims] == ["Absolutely!", "Yes.", "Refunds take 5 days.", "Sure, happy to help!"]
 
 
 def test_claims_carry_commitments_and_severity():
@@ -53,7 +121,7 @@ def test_empty_answer_has_no_claims():
 
 
 def test_an_assertion_after_yes_or_no_is_a_claim_without_the_answer_word():
-    text = "Yes, both bands are American rock bands. Sure!"
+    text = "Yes, both bands are American rock bands. Happy to help!"
     claims = extract_claims(text)
     assert [claim.text for claim in claims] == ["both bands are American rock bands."]
     assert text[claims[0].start : claims[0].end] == claims[0].text

@@ -16,7 +16,7 @@ from tests.verification.conftest import LARKSPUR_CLAIMS
 from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Reply
 from tests.verification.replies import cove_reply, role_of
 from verification import cli
-from verification.types import Reason, RunRecord, Terminal
+from verification.types import Reason, RunRecord, State, Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +61,10 @@ def test_check_prints_the_run_record_as_json(tmp_path: Path) -> None:
     assert record.external_id == "cli-1" and record.verifier.startswith("offline/")
     [claim] = record.candidates[0].claims
     assert claim.text == "Your data is kept for 30 days after cancelling."
-    assert (record.terminal, record.reason) == (Terminal.PERMIT, Reason.ALL_SUPPORTED)
+    # Supported, but a paraphrase of a one-sentence source scores below the default release threshold:
+    # the run record says so, and a person decides.
+    assert claim.state is State.SUPPORTED and claim.release_score < record.release_threshold
+    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.BELOW_RELEASE_THRESHOLD)
 
 
 def test_check_reads_stdin_and_writes_to_a_file(tmp_path: Path) -> None:
@@ -212,10 +215,12 @@ def test_eval_passes_its_arguments_to_the_evaluation(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(evaluation, "run", run)
 
-    status = cli.main(["eval", "--dataset", "summedits", "--split", "report", "--limit", "5", "--output", "o.json"])
+    status = cli.main(["eval", "--dataset", "summedits", "--split", "report", "--limit", "5", "--output", "o.json",
+                       "--max-unsafe-release-rate", "0.1"])
 
     assert status == 0
-    assert calls == [("summedits", "report", {"limit": 5, "output": "o.json", "progress": True})]
+    assert calls == [("summedits", "report", {"limit": 5, "output": "o.json", "progress": True,
+                                              "max_unsafe_release_rate": 0.1})]
     assert verification.evaluation is evaluation
 
 

@@ -172,7 +172,7 @@ def test_a_doubtless_verification_question_is_flagged_on_the_claim_and_by_the_cr
 def test_a_word_limit_is_checked_in_code_and_converges() -> None:
     constitution = Constitution(name="short", rules=[WordLimit(name="word-limit", max_words=20)])
     answer = ("Thanks so much for getting in touch with us today! Acme was founded in 1999 by Jane Roe. "
-              "Acme is based in Oslo. I think you will really enjoy working with the whole team here.")
+              "Acme is based in Oslo. If you have any other questions, please do not hesitate to contact us.")
 
     record = check_case(_case(answer, ACME_SOURCES), verifier=KeywordVerifier({}), constitution=constitution)
 

@@ -70,7 +70,9 @@ LARKSPUR_ANSWER = "Hello! " + " ".join(LARKSPUR_CLAIMS)  # three CRITICAL claims
     ("answer", "sources", "states", "terminal", "reason"),
     [
         (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, S, S], Terminal.PERMIT, Reason.ALL_SUPPORTED),
-        (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, N, S], Terminal.PERMIT, Reason.ALL_SUPPORTED),
+        (ACME, ACME_SOURCES, [S, N, S], Terminal.PERMIT, Reason.ALL_SUPPORTED),
+        # A critical promise that no one could check is never released.
+        (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, N, S], Terminal.REVIEW, Reason.CRITICAL_CLAIM),
         (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, C, U], Terminal.REVIEW, Reason.CONFLICTING_EVIDENCE),
         (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, R, U], Terminal.REVIEW, Reason.UNRESOLVED_CLAIM),
         (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, S, R], Terminal.REVIEW, Reason.CRITICAL_CLAIM),
@@ -131,12 +133,12 @@ def test_the_review_package_says_what_failed_and_why() -> None:
 def test_an_answer_with_no_checkable_claim_has_no_claims_and_a_note() -> None:
     verifier = StubVerifier([])
 
-    record = check_case(_case("Thanks for asking! I think you will love it."), verifier=verifier)
+    record = check_case(_case("Thanks for asking! Hope this helps."), verifier=verifier)
 
     assert record.candidates[0].claims == []
     assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.NO_CHECKABLE_CLAIMS)
     assert any("no checkable claim" in note for note in record.notes)
-    assert any("I think you will love it." in note for note in record.notes)
+    assert any("'Hope this helps.' (offer of help)" in note for note in record.notes)
     assert verifier.seen == [] and record.metrics.verifier_calls == 0
     assert record.review_package is not None and record.review_package.target_failures == []
 

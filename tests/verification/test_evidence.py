@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verification.evidence import SourceIndex, retrieve
+from verification.evidence import SourceIndex, covered_phrases, is_heading, retrieve
 from verification.sentences import split_sentences
+from verification.tokens import content_stems
 from verification.types import Source
 
 POLICY = Source(
@@ -112,3 +114,56 @@ def test_a_sentence_about_the_claim_beats_a_stray_line_sharing_one_rarer_word():
     )]
     assert quotes[1] == "Winslet and Rocknroll married in a ceremony in New York, her spokesman said."
     assert "Quiet please." not in quotes
+
+
+def test_what_a_sentence_covers_is_written_as_the_claim_writes_it():
+    claim = "The Team plan costs $20 per user per month."
+    price = (claim.index("$20"), claim.index("$20") + 3)
+    line = frozenset(content_stems("Team plan: $20 per user per month, billed monthly"))
+    assert covered_phrases(claim, line, [price]) == ["Team plan", "$20", "user per month"]
+    # A number the sentence has for something else ("10 seats") does not cover the claim's "$10".
+    claim = "The Basic plan costs $10 per month."
+    price = (claim.index("$10"), claim.index("$10") + 3)
+    other = frozenset(content_stems("The Team plan costs $25 per month and includes up to 10 seats."))
+    assert covered_phrases(claim, other, unstated=[price]) == ["plan costs", "month"]
+
+
+@pytest.mark.parametrize(
+    ("line", "heading"),
+    [("Refund policy", True), ("Weight: 1.2 kg", False), ("Refunds take 5 days.", False)],
+)
+def test_a_short_first_line_without_punctuation_is_a_heading(line, heading):
+    assert is_heading(line) is heading
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from("refund plan day annual card seat price team 30 2024".split()), max_size=9),
+             min_size=1, max_size=12),
+    st.lists(st.sampled_from("refund plan day annual card seat price team 30 2024".split()), min_size=1, max_size=8),
+)
+def test_bm25_scores_are_bm25s_scores_to_the_bit(documents, query):
+    """The index scores sentences itself; its float32 scores must be exactly bm25s's, or rankings and
+    the features that read the best score would drift."""
+    import bm25s
+    import numpy as np
+
+    from verification.evidence import _Bm25
+
+    class _Sentence:
+        def __init__(self, stems: list[str]) -> None:
+            self.stems = stems
+
+    frequency: dict[str, int] = {}
+    for stems in documents:
+        for word in set(stems):
+            frequency[word] = frequency.get(word, 0) + 1
+    indexed = [word for word in query if word in frequency]
+    if not indexed:
+        return
+    reference = bm25s.BM25()
+    reference.index(documents, show_progress=False)
+    ours = _Bm25([_Sentence(stems) for stems in documents], frequency)  # type: ignore[arg-type]
+    expected, scores = reference.get_scores(indexed), ours.scores(indexed)
+    assert scores.dtype == expected.dtype == np.float32
+    assert scores.tobytes() == expected.tobytes()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from verification.claims import extract_claims
+from verification.claims import ExtractedClaim, extract_claims
 from verification.offline import OfflineVerifier
 from verification.types import Case, Source, State
 
@@ -98,23 +98,28 @@ def test_conflicting_when_two_sources_disagree_about_the_claims_value():
     assert "30 days" in verdict.rationale and "60 days" in verdict.rationale
 
 
-def test_opinion_is_not_verifiable():
+def test_an_opinion_is_checked_like_any_claim():
+    # "I think" does not make a claim safe: no source says which plan is the best value.
     verdict = _verdict("I think the annual plan is the best value.", REFUNDS)
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+
+
+def test_a_claim_marked_not_checkable_is_not_verifiable():
+    claim = ExtractedClaim(id="k1", text="Welcome aboard.", start=0, end=15, checkable=False)
+    (verdict,) = OfflineVerifier().verify([claim], [REFUNDS])
     assert verdict.state is State.NOT_VERIFIABLE
 
 
 def test_verdicts_are_deterministic_and_in_claim_order():
     answer = (
         "Annual plans can be refunded within 60 days of purchase. The Team plan costs $20 per user per month. "
-        "Northwind opened a factory in Vietnam. I think it is a great plan."
+        "Northwind opened a factory in Vietnam."
     )
     claims = extract_claims(answer)
     sources = [REFUNDS, PRICING, HISTORY]
     first = OfflineVerifier().verify(claims, sources)
     second = OfflineVerifier().verify(claims, list(reversed(sources)))
-    assert [v.state for v in first] == [
-        State.REFUTED, State.SUPPORTED, State.INSUFFICIENT_EVIDENCE, State.NOT_VERIFIABLE,
-    ]
+    assert [v.state for v in first] == [State.REFUTED, State.SUPPORTED, State.INSUFFICIENT_EVIDENCE]
     assert [(v.state, v.confidence, v.method) for v in first] == [(v.state, v.confidence, v.method) for v in second]
     assert OfflineVerifier().config_fingerprint() == OfflineVerifier().config_fingerprint()
 
@@ -126,9 +131,8 @@ def test_demo_cases_are_valid_cases_and_cover_every_offline_state():
         case = Case.model_validate(raw)
         claims = extract_claims(case.answer or "")
         states |= {v.state for v in OfflineVerifier().verify(claims, case.sources)}
-    assert states == {
-        State.SUPPORTED, State.REFUTED, State.INSUFFICIENT_EVIDENCE, State.CONFLICTING, State.NOT_VERIFIABLE,
-    }
+    # No NOT_VERIFIABLE: every sentence that is not a greeting, thanks or the like is checked.
+    assert states == {State.SUPPORTED, State.REFUTED, State.INSUFFICIENT_EVIDENCE, State.CONFLICTING}
 
 
 MINUTES = Source(id="minutes", text="The board approved the merger with Contoso on Monday. The vote was unanimous.")
@@ -272,3 +276,56 @@ def test_a_denial_the_source_also_makes_in_halting_speech_is_not_refuted():
     )
     verdict = _verdict("The designer said voice recognition is hard to learn, but not for elderly users.", source)
     assert verdict.method != "offline:denied"
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["offline", "features", "commitments", "evidence", "citations", "tokens", "antonyms", "substitution",
+     "novelty", "sentences", "claims", "severity", "grounding", "grounding.clauses", "grounding.finding",
+     "grounding.negation", "grounding.qualifiers", "grounding.relations"],
+)
+def test_the_fingerprint_changes_with_any_word_list_or_gate_constant(monkeypatch, module):
+    # A cached verdict is keyed by the fingerprint: editing a word list in any of these modules
+    # (one more pair of opposites, one more stop word) must never reuse stale verdicts.
+    from verification import offline
+
+    read = offline._read_module
+    before = OfflineVerifier().config_fingerprint()
+    edited = {module: read(module) + b"\n# one more word"}
+    monkeypatch.setattr(offline, "_read_module", lambda name: edited.get(name) or read(name))
+    assert OfflineVerifier().config_fingerprint() != before
+    monkeypatch.setattr(offline, "_read_module", read)
+    assert OfflineVerifier().config_fingerprint() == before
+
+
+def test_every_module_of_a_fingerprinted_package_is_fingerprinted():
+    # A package's name reads only its __init__: a word list moved into a new submodule must not drop
+    # out of the fingerprint unnoticed.
+    import importlib
+    import pkgutil
+
+    from verification import offline
+
+    for name in offline._VERDICT_MODULES:
+        module = importlib.import_module(f"verification.{name}")
+        for found in pkgutil.iter_modules(getattr(module, "__path__", [])):
+            assert f"{name}.{found.name}" in offline._VERDICT_MODULES
+
+
+def test_the_fingerprint_reads_the_modules_that_exist():
+    from verification import offline
+
+    assert b"STOP_WORDS = frozenset(" in offline._read_module("tokens")
+    assert offline._read_module("no_such_module") == b""
+
+
+def test_each_verdict_carries_a_release_score():
+    claims = extract_claims(
+        "Annual plans can be refunded within 60 days of purchase. The Team plan costs $20 per user per month. "
+        "Northwind opened a factory in Vietnam."
+    )
+    refuted, supported, insufficient = OfflineVerifier().verify(claims, [REFUNDS, PRICING, HISTORY])
+    assert refuted.state is State.REFUTED and refuted.release_score == 0.0
+    assert supported.state is State.SUPPORTED and supported.release_score == supported.extra["probability"]
+    assert insufficient.state is State.INSUFFICIENT_EVIDENCE
+    assert insufficient.release_score == insufficient.extra["probability"]

@@ -73,9 +73,12 @@ def _diff_context(request: HtmxHttpRequest, versions: list[ConstitutionVersion])
 @builtins_seeded
 def version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.constitution_version_get(name, number)
+    constitution = version.constitution()
     return render(request, "policy/version.html", {
-        "version": version, "constitution": version.constitution(), "in_force": selectors.constitution_in_force(name),
-        "cases": version.cases.count(),
+        "version": version, "constitution": constitution, "in_force": selectors.constitution_in_force(name),
+        "cases": version.cases.count(), "own_calibration": selectors.release_calibration_text(version),
+        # ":g" drops float noise: 0.05 reads "5%", 0.025 "2.5%".
+        "risk_budget_percent": f"{constitution.policy.max_unsafe_release_rate * 100:g}%",
     })
 
 
@@ -88,7 +91,7 @@ def constitution_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpR
     if request.method == "GET":
         form = editor.form_from_constitution(base.constitution())
         return _render_editor(request, base, form)
-    form = editor.form_from_post(name, request.POST)
+    form = editor.form_from_post(name, request.POST, base=base.constitution())
     if request.POST.get("add_rule"):
         return _render_editor(request, base, form)
     if not form.is_valid:
@@ -103,7 +106,7 @@ def constitution_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpR
 def _render_editor(request, base: ConstitutionVersion, form: editor.ConstitutionForm, status: int = 200):
     return render(request, "policy/edit.html", {
         "base": base, "form": form, "rule_kinds": editor.RULE_KINDS, "terminals": editor.TERMINALS,
-        "note": request.POST.get("note", ""),
+        "note": request.POST.get("note", ""), "own_calibration": selectors.release_calibration_text(base),
     }, status=status)
 
 

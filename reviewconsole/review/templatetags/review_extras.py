@@ -1,9 +1,10 @@
-"""Template filters for the console: states in words, so no state is shown by colour alone."""
+"""Template filters for the console: states and reasons in words, so no state is shown by colour alone."""
 
 from __future__ import annotations
 
 from django import template
 
+from reviewconsole.review.reasons import reason_label
 from reviewconsole.review.states import FAILING_STATES, state_label
 
 register = template.Library()
@@ -12,6 +13,11 @@ register = template.Library()
 @register.filter
 def state_word(state: str) -> str:
     return state_label(state or "")
+
+
+@register.filter
+def reason_word(reason: str) -> str:
+    return reason_label(reason or "")
 
 
 @register.filter

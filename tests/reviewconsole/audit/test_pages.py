@@ -7,7 +7,10 @@ from django.urls import reverse
 
 from reviewconsole.audit import selectors
 from reviewconsole.audit.models import AuditEvent
+from reviewconsole.intake.services import client_create
 from tests.personas import PASSWORD_SUFFIX
+from tests.reviewconsole.audit.conftest import run_case
+from tests.reviewconsole.review.conftest import PLANS_CASE, gate_record
 
 PAGES = ["audit:events", "audit:cases", "audit:exports", "audit:metrics"]
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -101,3 +104,18 @@ def test_events_are_paginated(client, support_lead, history, monkeypatch):
     second = client.get(reverse("audit:events") + "?page=2", **HTMX).content
     assert f"Page 2 of {-(-total // 10)}".encode() in second
     assert b'rel="prev"' in second and b"<td>11</td>" in second and b"<td>10</td>" not in second
+
+
+@pytest.mark.django_db
+def test_case_search_names_reasons_in_words_and_filters_by_the_release_gate(client, support_lead, monkeypatch):
+    monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", lambda case, **options: gate_record())
+    held = run_case(client_create(name="support-bot")[0], PLANS_CASE)
+    signed_in(client, support_lead)
+
+    page = client.get(reverse("audit:cases")).content.decode()
+    filtered = client.get(reverse("audit:cases") + "?reason=BELOW_RELEASE_THRESHOLD", **HTMX).content.decode()
+    other = client.get(reverse("audit:cases") + "?reason=UNSUPPORTED_CLAIM", **HTMX).content.decode()
+
+    assert '<option value="BELOW_RELEASE_THRESHOLD">Below the release threshold</option>' in page
+    assert f'?case={held.pk}"' in filtered and f'?case={held.pk}"' not in other
+    assert '<span class="muted" title="BELOW_RELEASE_THRESHOLD">Below the release threshold</span>' in filtered

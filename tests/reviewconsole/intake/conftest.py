@@ -23,9 +23,15 @@ REFUND_CASE: dict[str, Any] = {
         {
             "id": "refund-policy",
             "title": "Refund policy",
+            # The whole policy, as a client would send it: a release needs a claim's evidence to stand out
+            # among the source's other sentences, as it does in the labelled data the gate is calibrated on.
             "text": (
                 "Annual plans can be refunded in full within 30 days of purchase. "
-                "Approved refunds are returned to the original payment method within 5 to 10 business days."
+                "Approved refunds are returned to the original payment method within 5 to 10 business days. "
+                "Monthly plans are not refundable. Refund requests are made from the billing page of the account. "
+                "A refund cancels the plan at the end of the day it is approved. "
+                "Gift cards and vouchers are never refunded in cash. "
+                "Partial refunds are not given for unused months of a monthly plan."
             ),
         }
     ],

@@ -6,14 +6,18 @@ import re
 
 import pytest
 
+from reviewconsole.policy import services
 from reviewconsole.policy.models import ConstitutionVersion, VersionStatus
 from reviewconsole.policy.selectors import constitution_in_force
+from reviewconsole.policy.versioning import content_sha256
 from tests.reviewconsole.policy.conftest import editor_post
 from verification.constitution import CUSTOMER_SUPPORT
+from verification.release import GroupBound, ReleaseCalibration
 
 pytestmark = pytest.mark.django_db
 
 EDIT = "/policy/constitutions/customer-support/v1/edit"
+_BUDGET_ERROR = "max_unsafe_release_rate must be a number strictly between 0 and 1"
 # customer-support's rules, in order: word-limit, no-guarantees, say-when-not-found,
 # no-promise-outside-sources, answers-the-question.
 
@@ -35,6 +39,11 @@ def _error(html: str, field: str) -> str:
         ("rules-4-instruction", "", "at least 1 character"),
         ("policy-spot_check_share", "1.5", "less than or equal to 1"),
         ("policy-max_repairs", "-1", "greater than or equal to 0"),
+        ("policy-max_unsafe_release_rate", "0", _BUDGET_ERROR),
+        ("policy-max_unsafe_release_rate", "1", _BUDGET_ERROR),
+        ("policy-max_unsafe_release_rate", "-0.1", _BUDGET_ERROR),
+        ("policy-max_unsafe_release_rate", "five percent", _BUDGET_ERROR),
+        ("policy-max_unsafe_release_rate", "", _BUDGET_ERROR),
     ],
 )
 def test_each_rule_kind_and_knob_is_validated_with_a_message_on_its_field(admin_client, field, typed, message):
@@ -101,3 +110,72 @@ def test_a_new_constitution_starts_as_an_empty_draft_and_a_bad_name_is_refused(a
     assert good.status_code == 302 and good["Location"] == "/policy/constitutions/billing-support/v1/edit"
     version = ConstitutionVersion.objects.get(document__name="billing-support")
     assert version.status == VersionStatus.DRAFT and version.content["rules"] == []
+
+
+def test_the_editor_shows_the_risk_budget_of_the_version(admin_client):
+    html = admin_client.get(EDIT).content.decode()
+
+    assert '<input id="policy-max_unsafe_release_rate" name="policy-max_unsafe_release_rate" value="0.05"' in html
+    assert "Risk budget: most unsafe releases" in html
+
+
+def test_setting_the_risk_budget_saves_a_new_version_that_shows_it(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-max_unsafe_release_rate": "0.02"}))
+
+    draft = ConstitutionVersion.objects.get(document__name="customer-support", number=2)
+    assert response.status_code == 302 and response["Location"] == "/policy/constitutions/customer-support/v2/"
+    assert draft.constitution().policy.max_unsafe_release_rate == 0.02
+    assert draft.content["policy"]["max_unsafe_release_rate"] == 0.02
+    assert draft.sha256 != constitution_in_force("customer-support").sha256
+    assert constitution_in_force("customer-support").number == 1
+
+    new_page = admin_client.get("/policy/constitutions/customer-support/v2/").content.decode()
+    old_page = admin_client.get("/policy/constitutions/customer-support/v1/").content.decode()
+    assert re.search(r'id="max-unsafe-release-rate">0.02 <span class="muted">\(at most 2% ', new_page)
+    assert re.search(r'id="max-unsafe-release-rate">0.05 <span class="muted">\(at most 5% ', old_page)
+    assert "the verifier's built-in calibration for this budget" in new_page
+    diff = admin_client.get("/policy/constitutions/customer-support/").content.decode()
+    assert "policy.max_unsafe_release_rate" in diff
+
+
+def _own_calibration(budget: float) -> ReleaseCalibration:
+    group = GroupBound(name="acme/reviewer-labels", consistent=300, inconsistent=200, unsafe_released=4,
+                       unsafe_release_rate=0.02, unsafe_upper_bound=0.0457, automation=0.61)
+    return ReleaseCalibration(threshold=0.8125, max_unsafe_release_rate=budget, confidence=0.95,
+                              verifier="offline/test", groups=[group], computed="2026-11-20T10:00:00+00:00")
+
+
+def test_an_own_calibration_is_kept_while_the_budget_stays_and_dropped_when_it_changes(admin_client, policy_admin):
+    policy = CUSTOMER_SUPPORT.policy.model_copy(update={"release_calibration": _own_calibration(0.05)})
+    calibrated = services.constitution_draft_save(
+        constitution=CUSTOMER_SUPPORT.model_copy(update={"policy": policy}), author=policy_admin, note="recalibrated"
+    )
+    edit = f"/policy/constitutions/customer-support/v{calibrated.number}/edit"
+
+    page = admin_client.get(f"/policy/constitutions/customer-support/v{calibrated.number}/").content.decode()
+    assert "its own: release threshold 0.8125 for at most 5% unsafe releases" in page
+    assert "acme/reviewer-labels" in admin_client.get(edit).content.decode()
+
+    admin_client.post(edit, editor_post(CUSTOMER_SUPPORT, **{"rules-0-max_words": "90"}))
+    admin_client.post(edit, editor_post(CUSTOMER_SUPPORT, **{"policy-max_unsafe_release_rate": "0.1"}))
+
+    versions = ConstitutionVersion.objects.filter(document__name="customer-support")
+    kept, dropped = (versions.get(number=calibrated.number + n) for n in (1, 2))
+    assert kept.constitution().policy.release_calibration == _own_calibration(0.05)
+    assert kept.constitution().rules[0].max_words == 90
+    assert dropped.constitution().policy.release_calibration is None
+    assert dropped.constitution().policy.max_unsafe_release_rate == 0.1
+
+
+def test_a_version_saved_before_the_risk_budget_existed_loads_with_the_default(admin_client, policy_admin):
+    content = CUSTOMER_SUPPORT.model_dump(mode="json")
+    del content["policy"]["max_unsafe_release_rate"], content["policy"]["release_calibration"]
+    old = ConstitutionVersion.objects.create(
+        document=constitution_in_force("customer-support").document, number=2, content=content,
+        sha256=content_sha256(content), status=VersionStatus.DRAFT, author=policy_admin,
+    )
+
+    assert old.constitution().policy.max_unsafe_release_rate == 0.05
+    page = admin_client.get("/policy/constitutions/customer-support/v2/")
+    assert page.status_code == 200 and 'id="max-unsafe-release-rate">0.05 ' in page.content.decode()
+    assert admin_client.get("/policy/constitutions/customer-support/v2/edit").status_code == 200

@@ -10,6 +10,7 @@ from reviewconsole.policy import services
 from reviewconsole.policy.models import VersionStatus
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.policy.tryout import sources_from_text
+from tests.reviewconsole.review.conftest import GATE_CALIBRATION, gate_record
 from verification import Case as Submission
 from verification.constitution import CUSTOMER_SUPPORT, ForbiddenPhrases, WordLimit
 
@@ -129,3 +130,13 @@ def test_the_diff_shows_a_changed_list_as_its_items(admin_client, policy_admin):
     assert "<code>phrases</code>" in fragment
     assert "“risk-free”" in fragment and "&quot;risk-free&quot;" not in fragment
     assert "[&#x27;" not in fragment and "['" not in fragment
+
+
+def test_a_tried_sample_shows_the_reason_in_words_and_the_release_gate_it_met(admin_client, draft, monkeypatch):
+    monkeypatch.setattr("reviewconsole.policy.tryout.run_engine", lambda case, **options: gate_record())
+
+    html = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/try", SAMPLE,
+                             HTTP_HX_REQUEST="true").content.decode()
+
+    assert "· Below the release threshold <code" in html
+    assert f"Release gate: threshold <strong>0.7100</strong> — {GATE_CALIBRATION}" in html

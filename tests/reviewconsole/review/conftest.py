@@ -14,6 +14,7 @@ from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review.models import Escalation
 from tests.reviewconsole.intake.conftest import REFUND_CASE
 from verification import Case as Submission
+from verification import types as contract
 
 # The engine refutes "60 days" against the 30-day policy, omits it, and sends the case to a person.
 EARNINGS_CASE: dict[str, Any] = {
@@ -60,3 +61,95 @@ def escalate(webhook_client) -> Callable[..., Case]:
         return escalate_case(webhook_client, {**(body or refund_case()), **changes})
 
     return make
+
+
+# --- A run the release gate held back -----------------------------------------------------------------
+# The engine is built by hand here so the page is tested against exactly what the contract allows it to
+# emit (scores, covers, a threshold with its provenance), whatever the verifier currently scores.
+
+PLANS_SOURCE = (
+    "The Team plan costs $20 per user per month. "
+    "Phone support is included with the Team plan. "
+    "Prices are shown without sales tax."
+)
+PLANS_ANSWER = "The Team plan costs $20 per user per month. It includes phone support."
+GATE_CALIBRATION = (
+    "release threshold 0.7100 for at most 5% unsafe releases (95% upper bound 4.8% on wice/tune; "
+    "1,480 labelled answers, 2026-11-20)"
+)
+
+
+def _span(sentence: str, covers: list[str]) -> contract.EvidenceSpan:
+    start = PLANS_SOURCE.index(sentence)
+    return contract.EvidenceSpan(
+        source_id="plans", start=start, end=start + len(sentence), quote=sentence, covers=covers
+    )
+
+
+def _claim(claim_id: str, text: str, **fields: Any) -> contract.Claim:
+    start = PLANS_ANSWER.index(text)
+    values: dict[str, Any] = {
+        "state": contract.State.SUPPORTED, "severity": contract.Severity.MODERATE, "method": "offline:typed-match",
+        "confidence": 0.9, **fields,
+    }
+    return contract.Claim(id=claim_id, text=text, start=start, end=start + len(text), **values)
+
+
+def gate_record(
+    *, price_score: float = 0.93, support_score: float | None = 0.42, threshold: float | None = 0.71,
+    calibration: str | None = GATE_CALIBRATION, price_covers: list[str] | None = None,
+    support_severity: contract.Severity = contract.Severity.MODERATE,
+    price_severity: contract.Severity = contract.Severity.MODERATE,
+) -> contract.RunRecord:
+    """Both claims SUPPORTED, each citing exactly one sentence; the second scores below the threshold."""
+    claims = [
+        _claim("k1", "The Team plan costs $20 per user per month.", release_score=price_score,
+               severity=price_severity,
+               evidence=[_span("The Team plan costs $20 per user per month.",
+                               ["$20", "Team plan"] if price_covers is None else price_covers)]),
+        _claim("k2", "It includes phone support.", release_score=support_score, severity=support_severity,
+               evidence=[_span("Phone support is included with the Team plan.", ["phone support"])]),
+    ]
+    candidate = contract.Candidate(
+        id="c0", parent=None, origin=contract.Origin.CLIENT, text=PLANS_ANSWER,
+        sha256=contract.sha256_text(PLANS_ANSWER), claims=claims,
+    )
+    return contract.RunRecord(
+        terminal=contract.Terminal.REVIEW,
+        reason=contract.Reason.BELOW_RELEASE_THRESHOLD,
+        final_answer=PLANS_ANSWER,
+        candidates=[candidate],
+        metrics=contract.Metrics(claims=2, unsupported_before=0, unsupported_after=0, supported_removed=0,
+                                 model_calls=0, verifier_calls=2, elapsed_ms=5),
+        review_package=contract.ReviewPackage(
+            original_candidate="c0", current_candidate="c0", target_failures=[],
+            states={"k1": contract.State.SUPPORTED, "k2": contract.State.SUPPORTED},
+            evidence_used=[span for claim in claims for span in claim.evidence], attempts=[], new_failures=[],
+            policy_reason="a supported claim scored below the release threshold",
+        ),
+        verifier="offline/test",
+        release_threshold=threshold,
+        release_calibration=calibration,
+    )
+
+
+PLANS_CASE: dict[str, Any] = {
+    "external_id": "plans-1",
+    "question": "What does the Team plan cost, and does it include phone support?",
+    "answer": PLANS_ANSWER,
+    "sources": [{"id": "plans", "title": "Plans and prices", "text": PLANS_SOURCE}],
+}
+
+
+@pytest.fixture
+def run_as_engine(monkeypatch, webhook_client) -> Callable[..., Case]:
+    """Submit a case and store `record` as the engine's run of it, through the real task and services."""
+
+    def run(record: contract.RunRecord, **changes: Any) -> Case:
+        monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", lambda case, **options: record)
+        case, _ = case_submit(client=webhook_client, submission=Submission.model_validate({**PLANS_CASE, **changes}))
+        verify_case.apply(args=(case.pk,))
+        case.refresh_from_db()
+        return case
+
+    return run

@@ -1,0 +1,295 @@
+"""SUPPORTED means proven: the relation and its argument order, negation and its scope, quantifiers and
+absolute qualifiers must each be grounded in the evidence a claim cites."""
+
+from __future__ import annotations
+
+import pytest
+
+from verification.claims import extract_claims
+from verification.commitments import entity_key, find_relations
+from verification.evidence import SourceIndex
+from verification.grounding import check
+from verification.offline import THRESHOLD, OfflineVerifier
+from verification.types import Source, State
+
+DEAL = Source(
+    id="press-release",
+    text=(
+        "Corvane, a maker of industrial pumps, completed its acquisition of Tessaly in March 2021. "
+        "The deal was worth $40 million."
+    ),
+)
+WARRANTY = Source(
+    id="warranty",
+    text=(
+        "The warranty covers manufacturing defects for two years from the date of purchase. "
+        "Damage from misuse or accidents is not covered."
+    ),
+)
+PLANS = Source(
+    id="plans",
+    text=(
+        "The Basic plan costs $10 per month and includes email support. "
+        "The Enterprise plan costs $40 per month. "
+        "Only the Enterprise plan includes phone support."
+    ),
+)
+BOARD = Source(
+    id="board",
+    text=(
+        "Ana Lima was elected to the board of directors in 2020. "
+        "Rui Costa joined the company as an engineer in 2016."
+    ),
+)
+
+
+def _verdict(text: str, *sources: Source):
+    claims = extract_claims(text)
+    assert len(claims) == 1, claims
+    (verdict,) = OfflineVerifier().verify(claims, list(sources))
+    return verdict
+
+
+def _cites_exact_spans(verdict, *sources: Source) -> None:
+    texts = {source.id: source.text for source in sources}
+    assert verdict.evidence
+    for span in verdict.evidence:
+        assert texts[span.source_id][span.start : span.end] == span.quote
+
+
+# --- the relation and the order of its arguments -------------------------------------------------
+
+
+def test_a_reversed_acquisition_is_refuted_by_the_nominal_form():
+    verdict = _verdict("Tessaly acquired Corvane in 2021.", DEAL)
+
+    assert verdict.state is State.REFUTED
+    assert "completed its acquisition of Tessaly" in verdict.evidence[0].quote
+    assert verdict.release_score == 0.0
+    _cites_exact_spans(verdict, DEAL)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "Corvane's acquisition of Tessaly closed in March 2021.",
+        "The acquisition of Tessaly by Corvane closed in March 2021.",
+        "Tessaly's acquisition by Corvane closed in March 2021.",
+        "Tessaly was acquired by Corvane in March 2021.",
+        "Corvane bought Tessaly in March 2021.",
+    ],
+)
+def test_every_form_of_the_relation_keeps_its_argument_order(statement):
+    source = Source(id="news", text=statement)
+
+    assert _verdict("Tessaly acquired Corvane in 2021.", source).state is State.REFUTED
+    index = SourceIndex([source])
+    claim = "Corvane acquired Tessaly in 2021."
+    assert check(claim, index.select(claim, 3), index) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "polarity"),
+    [
+        ("Corvane completed its acquisition of Tessaly by March 2021.", "pos"),
+        ("Corvane, a maker of industrial pumps, has completed its $40 million acquisition of Tessaly.", "pos"),
+        ("Corvane abandoned its acquisition of Tessaly after the regulator objected.", "neg"),
+        ("Corvane announced its planned acquisition of Tessaly.", "open"),
+    ],
+)
+def test_the_nominal_form_names_its_doer_and_whether_it_happened(text, polarity):
+    (relation,) = find_relations(text)
+
+    assert relation.unit == find_relations("Corvane acquired Tessaly.")[0].unit
+    assert relation.parts == (entity_key("Corvane"), entity_key("Tessaly"), polarity)
+
+
+def test_a_planned_act_does_not_ground_the_act():
+    source = Source(id="news", text="Corvane announced its planned acquisition of Tessaly in March 2021.")
+
+    verdict = _verdict("Corvane acquired Tessaly in March 2021.", source)
+
+    assert verdict.state is not State.SUPPORTED
+
+
+def test_another_doer_of_the_same_act_does_not_ground_it():
+    verdict = _verdict("Brightline acquired Tessaly in 2021.", DEAL)
+
+    assert verdict.state is not State.SUPPORTED
+
+
+def test_a_relation_that_did_not_happen_is_refuted():
+    source = Source(id="news", text="Corvane abandoned its acquisition of Tessaly in March 2021.")
+
+    verdict = _verdict("Corvane acquired Tessaly in March 2021.", source)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:relation-negated"
+
+
+def test_a_relation_no_sentence_states_is_not_supported():
+    source = Source(
+        id="news",
+        text="In 2020 Tessaly signed a supply contract with Corvane. Tessaly was acquired in 2021.",
+    )
+
+    verdict = _verdict("Corvane acquired Tessaly in 2021.", source)
+
+    assert verdict.state is not State.SUPPORTED
+
+
+# --- negation and its scope ----------------------------------------------------------------------
+
+
+def test_a_predicate_the_source_denies_of_the_same_thing_is_refuted():
+    verdict = _verdict("The warranty also covers accidental drops.", WARRANTY)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:negation-scope"
+    assert verdict.evidence[0].quote == "Damage from misuse or accidents is not covered."
+    assert "not covered" in verdict.rationale
+    _cites_exact_spans(verdict, WARRANTY)
+
+
+def test_a_denial_of_something_else_refutes_nothing():
+    verdict = _verdict("The warranty covers manufacturing defects for two years.", WARRANTY)
+
+    assert verdict.state is State.SUPPORTED
+
+
+def test_the_claim_denying_what_the_source_states_is_refuted_even_when_the_source_denies_elsewhere():
+    verdict = _verdict("The warranty does not cover manufacturing defects.", WARRANTY)
+
+    assert verdict.state is State.REFUTED
+    assert "covers manufacturing defects" in verdict.evidence[0].quote
+
+
+def test_a_denial_about_a_different_subject_does_not_refute():
+    source = Source(
+        id="plans",
+        text="The Basic plan does not include phone support. The Premium plan includes phone support.",
+    )
+
+    verdict = _verdict("The Premium plan includes phone support.", source)
+
+    assert verdict.state is State.SUPPORTED
+
+
+def test_not_only_is_no_denial():
+    source = Source(id="policy", text="The home plan covers theft and fire damage.")
+
+    verdict = _verdict("The home plan not only covers theft but also fire damage.", source)
+
+    assert verdict.state is not State.REFUTED
+
+
+def test_an_attempt_in_the_source_is_not_a_statement():
+    source = Source(
+        id="news",
+        text="The man has never been identified. Police issued an e-fit in a bid to help identify the man.",
+    )
+
+    verdict = _verdict("The man has never been identified.", source)
+
+    assert verdict.state is State.SUPPORTED
+
+
+# --- quantifiers and absolute qualifiers ---------------------------------------------------------
+
+
+def test_both_is_refuted_by_only_one():
+    verdict = _verdict("Both plans include phone support.", PLANS)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:qualifier-restricted"
+    assert verdict.evidence[0].quote == "Only the Enterprise plan includes phone support."
+    assert "both" in verdict.rationale.lower()
+    _cites_exact_spans(verdict, PLANS)
+
+
+def test_a_qualifier_the_sources_never_state_is_insufficient_and_named():
+    source = Source(id="plans", text="The Team plan includes phone support and priority email.")
+
+    verdict = _verdict("All plans include phone support and priority email.", source)
+
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+    assert 'nothing the sources say states "all"' in verdict.rationale.lower()
+    assert verdict.release_score is not None and verdict.release_score <= 0.5 * THRESHOLD
+    _cites_exact_spans(verdict, source)
+
+
+@pytest.mark.parametrize(
+    ("claim", "statement"),
+    [
+        ("All plans include phone support.", "Every plan includes phone support."),
+        ("Each plan includes phone support.", "All plans include phone support."),
+        ("Annual plans get a full refund within 30 days.", "Annual plans are refunded in full within 30 days."),
+        ("Premium members can cancel at any time.", "Premium members can cancel anytime."),
+        ("The Pro plan includes unlimited storage.", "The Pro plan includes unlimited storage."),
+    ],
+)
+def test_an_equivalent_qualifier_in_the_source_grounds_it(claim, statement):
+    source = Source(id="faq", text=statement)
+    index = SourceIndex([source])
+
+    assert check(claim, index.select(claim, 3), index) is None
+
+
+def test_the_qualifier_must_bear_on_the_same_thing_in_the_same_clause():
+    source = Source(
+        id="faq",
+        text="Phone support is included in the Team plan, and all invoices are sent by email.",
+    )
+
+    verdict = _verdict("All plans include phone support.", source)
+
+    assert verdict.state is not State.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "statement"),
+    [
+        ("The price did not change at all in 2023.", "The price did not change in 2023."),
+        ("First of all, the Team plan costs $20 per month.", "The Team plan costs $20 per month."),
+        ("The Silver plan only costs $25 a month.", "The Silver plan costs $25 a month."),
+        ("Backups run every 6 hours.", "Backups run every 6 hours."),
+        ('Dolly Parton wrote "I Will Always Love You" in 1973.', "Dolly Parton wrote I Will Always Love You in 1973."),
+    ],
+)
+def test_idioms_titles_and_counted_words_are_not_qualifiers(claim, statement):
+    source = Source(id="faq", text=statement)
+    index = SourceIndex([source])
+
+    assert check(claim, index.select(claim, 3), index) is None
+
+
+def test_both_names_must_each_be_said_to_do_it():
+    verdict = _verdict("Both Ana Lima and Rui Costa were elected to the board of directors in 2020.", BOARD)
+
+    assert verdict.state is not State.SUPPORTED
+    index = SourceIndex([BOARD])
+    claim = "Both Ana Lima and Rui Costa were elected to the board of directors in 2020."
+    finding = check(claim, index.select(claim, 3), index)
+    assert finding is not None and "rui costa" in finding.rationale.lower()
+
+
+def test_both_names_grounded_one_by_one_is_supported():
+    source = Source(id="board", text=BOARD.text + " Rui Costa was also elected to the board of directors in 2020.")
+    claim = "Both Ana Lima and Rui Costa were elected to the board of directors in 2020."
+    index = SourceIndex([source])
+
+    assert check(claim, index.select(claim, 3), index) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "statement"),
+    [
+        ("The frame comes with a lifetime warranty.", "The frame comes with a 2-year warranty."),
+        ("You can cancel the subscription at any time.", "You can cancel the subscription within 14 days."),
+        ("The Pro plan includes unlimited storage.", "The Pro plan includes up to 100 GB of storage."),
+    ],
+)
+def test_an_unbounded_promise_against_a_bounded_source_is_not_supported(claim, statement):
+    verdict = _verdict(claim, Source(id="terms", text=statement))
+
+    assert verdict.state is not State.SUPPORTED

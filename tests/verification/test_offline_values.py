@@ -1,0 +1,248 @@
+"""SUPPORTED means proven, for values: each value a claim commits to must be stated by what it cites.
+
+Numbers with units, money (with scales), percentages, dates, durations and time windows, totals and
+ranges, label–value lines and the values with no end ("lifetime", "unlimited"). Evidence about a
+different subject never refutes. Each case is a realistic support-desk source.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from verification.claims import extract_claims
+from verification.offline import THRESHOLD, OfflineVerifier
+from verification.types import Source, State
+
+LEAFLET = Source(
+    id="leaflet",
+    title="Ibuprofen 200 mg tablets: patient leaflet",
+    text=(
+        "Adults and children aged 12 years and over: take 1 or 2 tablets (200 mg to 400 mg) every 6 hours, "
+        "as required.\nDo not take more than 6 tablets (1,200 mg) in any 24 hours.\nTake with or after food.\n"
+        "Do not give to children under 12 years."
+    ),
+)
+SPEC_SHEET = Source(
+    id="spec-sheet",
+    title="Arden 14 specifications",
+    text=(
+        "Weight: 1.2 kg\nBattery: 70 Wh, up to 18 hours of local video playback\n"
+        "Charger: 65 W USB-C, included. Fast charge to 80% in 45 minutes.\nDisplay: 14-inch, 2880 x 1800, 120 Hz"
+    ),
+)
+REFUNDS = Source(
+    id="refund-policy",
+    title="Refund policy",
+    text=(
+        "Refund policy\nAnnual plans can be refunded in full within 30 days of purchase. After 30 days, annual "
+        "plans are not refundable, but you can turn off renewal at any time.\nApproved refunds are returned to "
+        "the original payment method within 5 to 10 business days."
+    ),
+)
+TEAM_PLAN = Source(id="team", text="The Team plan costs $25 per month and includes up to 10 seats.")
+BASIC_PLAN = Source(id="basic", text="The Basic plan costs $10 per month for one user.")
+PRICING = Source(id="pricing", text="Team plan: $20 per user per month, billed monthly, with up to 10 seats.")
+BIKE = Source(id="bike-warranty", text="The Kestrel bike comes with a 2-year warranty on the frame.")
+HISTORY = Source(
+    id="history",
+    text=(
+        "Northwind was founded in 1987 by Maria Alvarez in Porto. "
+        "Northwind was acquired by Contoso in 2015 in a deal worth $212.4 million."
+    ),
+)
+CHANGELOG = Source(id="changelog", text="Version 4.2 was released on March 5, 2024, with support for Python 3.11.")
+SAVINGS = Source(id="billing", text="Pay annually and save 15% on every plan.")
+
+
+def _verdict(text: str, *sources: Source):
+    claims = extract_claims(text)
+    assert len(claims) == 1, claims
+    (verdict,) = OfflineVerifier().verify(claims, list(sources))
+    return verdict
+
+
+def test_a_daily_maximum_stated_as_a_parenthesised_total_is_supported():
+    # Demo case 2: "take 1 or 2 tablets" in the first line shares words with the claim but is not
+    # the sentence it says; the second line states the claim with its own negation and values.
+    verdict = _verdict("Do not take more than 1,200 mg in 24 hours.", LEAFLET)
+    assert verdict.state is State.SUPPORTED
+    assert [span.quote for span in verdict.evidence] == ["Do not take more than 6 tablets (1,200 mg) in any 24 hours."]
+    assert "1,200 mg" in verdict.evidence[0].covers
+
+
+def test_a_label_value_line_grounds_the_claim_about_the_subject_its_title_names():
+    # Demo case 10: "Weight: 1.2 kg" on the Arden 14's spec sheet.
+    verdict = _verdict("The Arden 14 weighs 1.2 kg", SPEC_SHEET)
+    assert verdict.state is State.SUPPORTED
+    assert verdict.method == "offline:label-value"
+    assert [span.quote for span in verdict.evidence] == ["Weight: 1.2 kg"]
+    assert verdict.evidence[0].covers == ("weighs", "1.2 kg")
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The Arden 14 weighs 1.4 kg",  # another value on the same line
+        "The Bexley 13 weighs 1.2 kg",  # another subject than the sheet's
+    ],
+)
+def test_a_label_value_line_does_not_ground_another_value_or_another_subject(claim):
+    assert _verdict(claim, SPEC_SHEET).state is not State.SUPPORTED
+
+
+def test_a_price_beside_another_plans_name_never_refutes():
+    # The Basic plan's sentence supports the claim; the Team plan's $25 is about another plan.
+    verdict = _verdict("The Basic plan costs $10 per month.", TEAM_PLAN, BASIC_PLAN)
+    assert verdict.state is State.SUPPORTED
+    assert [span.source_id for span in verdict.evidence] == ["basic"]
+
+
+def test_a_price_beside_another_plans_name_alone_is_not_evidence_either_way():
+    verdict = _verdict("The Basic plan costs $10 per month.", TEAM_PLAN)
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+
+
+def test_the_same_plans_other_price_refutes():
+    labelled = Source(
+        id="pricing", text="Team plan: $25 per month, up to 10 seats.\nBasic plan: $10 per month, one user."
+    )
+    verdict = _verdict("The Basic plan costs $15 per month.", labelled)
+    assert verdict.state is State.REFUTED
+    assert verdict.evidence[0].quote == "Basic plan: $10 per month, one user."
+
+
+def test_a_lifetime_warranty_is_refuted_by_a_finite_one():
+    verdict = _verdict("The Kestrel bike comes with a lifetime warranty on the frame.", BIKE)
+    assert verdict.state is State.REFUTED
+    assert '"lifetime"' in verdict.rationale and "2-year" in verdict.rationale
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("The frame has a lifetime warranty.", Source(id="w", text="The frame has a lifetime warranty; "
+                                                      "other parts are covered for 2 years.")),
+        ("You can turn off renewal at any time.", REFUNDS),
+    ],
+)
+def test_a_value_with_no_end_is_supported_where_the_source_states_it(claim, source):
+    assert _verdict(claim, source).state is State.SUPPORTED
+
+
+def test_a_warranty_length_the_source_does_not_state_is_refuted_by_the_one_it_does():
+    verdict = _verdict("The Kestrel bike comes with an 18-month warranty on the frame.", BIKE)
+    assert verdict.state is State.REFUTED
+
+
+def test_a_time_passed_is_not_compared_with_a_window_but_falls_under_it():
+    # A reviewer's correct edit: 40 days is past the 30-day window, and after it plans are not refundable.
+    verdict = _verdict("A plan bought 40 days ago is no longer refundable.", REFUNDS)
+    assert verdict.state is State.SUPPORTED
+    assert verdict.method == "offline:window"
+    quotes = [span.quote for span in verdict.evidence]
+    assert any(quote.startswith("After 30 days, annual plans are not refundable") for quote in quotes)
+
+
+def test_a_time_passed_inside_the_window_does_not_ground_the_rule_after_it():
+    verdict = _verdict("A plan bought 10 days ago is no longer refundable.", REFUNDS)
+    assert verdict.state is not State.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Refunds are returned to the original payment method between 5 and 10 business days after approval.",
+        "Refunds are returned to the original payment method within 5 to 10 business days.",
+    ],
+)
+def test_a_range_is_one_commitment_written_either_way(claim):
+    assert _verdict(claim, REFUNDS).state is State.SUPPORTED
+
+
+def test_a_dose_range_inside_a_tablet_count_is_supported():
+    verdict = _verdict("Children aged 12 and over can take 200 mg to 400 mg every 6 hours.", LEAFLET)
+    assert verdict.state is State.SUPPORTED
+    assert {"200 mg", "400 mg", "6 hours"} <= set(verdict.evidence[0].covers)
+
+
+def test_a_value_inside_a_range_is_not_contradicted_by_it():
+    # 7 business days is inside "5 to 10 business days": not stated, and not contradicted either.
+    verdict = _verdict("Refunds are returned to the original payment method within 7 business days.", REFUNDS)
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+
+
+def test_a_monthly_price_and_its_yearly_total_are_the_same_commitment():
+    verdict = _verdict("The Team plan costs $240 per user per year.", PRICING)
+    assert verdict.state is State.SUPPORTED
+    assert "$240" in verdict.evidence[0].covers
+
+
+def test_a_yearly_total_that_is_not_twelve_months_is_not_supported():
+    assert _verdict("The Team plan costs $300 per user per year.", PRICING).state is not State.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "state"),
+    [
+        ("Northwind was acquired by Contoso in 2015 for $212.4 million.", State.SUPPORTED),
+        ("Northwind was acquired by Contoso for $212 million.", State.SUPPORTED),
+        ("Northwind was acquired by Contoso for $212M.", State.SUPPORTED),
+        ("Northwind was acquired by Contoso for $250 million.", State.REFUTED),
+    ],
+)
+def test_money_with_scales(claim, state):
+    assert _verdict(claim, HISTORY).state is state
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "state"),
+    [
+        ("Annual billing saves 15% on every plan.", SAVINGS, State.SUPPORTED),
+        ("Annual billing saves 20% on every plan.", SAVINGS, State.REFUTED),
+        ("Annual billing saves 15% on every plan.", Source(id="b", text="Pay annually and save on every plan."),
+         State.INSUFFICIENT_EVIDENCE),
+    ],
+)
+def test_percentages(claim, source, state):
+    assert _verdict(claim, source).state is state
+
+
+@pytest.mark.parametrize(
+    ("claim", "state"),
+    [
+        ("Version 4.2 was released on March 5, 2024.", State.SUPPORTED),
+        ("Version 4.2 was released in March 2024.", State.SUPPORTED),
+        ("Version 4.2 was released on March 7, 2024.", State.REFUTED),
+    ],
+)
+def test_dates(claim, state):
+    assert _verdict(claim, CHANGELOG).state is state
+
+
+def test_a_date_more_precise_than_the_source_is_not_grounded():
+    # The source gives the year only; "March 5" is nowhere stated.
+    verdict = _verdict("Northwind was founded on March 5, 1987 by Maria Alvarez.", HISTORY)
+    assert verdict.state is not State.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "state"),
+    [
+        ("The Team plan includes up to 10 seats.", State.SUPPORTED),
+        ("The Team plan includes up to 12 seats.", State.REFUTED),
+    ],
+)
+def test_numbers_with_units(claim, state):
+    assert _verdict(claim, PRICING).state is state
+
+
+def test_a_covered_claim_with_a_value_no_source_states_is_held_back_and_names_the_value():
+    # Every word of the claim is in the source, the number too, but as a price, not a seat count:
+    # coverage alone calls it supported.
+    source = Source(id="plans", text="The Team plan includes email support and extra seats for 10 dollars each.")
+    verdict = _verdict("The Team plan includes 10 seats and email support.", source)
+    assert verdict.extra["probability"] >= THRESHOLD
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+    assert verdict.method == "offline:ungrounded-value"
+    assert 'nothing the sources say states "10 seats"' in verdict.rationale.lower()
+    assert verdict.release_score is not None and verdict.release_score <= 0.5 * THRESHOLD

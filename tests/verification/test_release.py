@@ -1,0 +1,215 @@
+"""The release gate: exact binomial bounds, the calibrated threshold, and the gate in a run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verification import release
+from verification.constitution import DEFAULT
+from verification.engine import check_case
+from verification.offline import OfflineVerifier
+from verification.release import LabelledScores, binomial_cdf, calibrate, upper_bound
+from verification.types import Case, Reason, Source, Terminal
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_binomial_cdf_matches_exact_values() -> None:
+    assert binomial_cdf(5, 10, 0.5) == pytest.approx(638 / 1024)
+    assert binomial_cdf(0, 20, 0.05) == pytest.approx(0.95**20)
+    assert binomial_cdf(20, 20, 0.3) == 1.0
+
+
+def test_upper_bound_with_no_failures_is_the_exact_clopper_pearson_value() -> None:
+    # With k = 0 the bound solves (1 - p)^n = delta.
+    assert upper_bound(0, 59, 0.95) == pytest.approx(1 - 0.05 ** (1 / 59), abs=1e-9)
+    assert upper_bound(0, 58, 0.95) > 0.05 > upper_bound(0, 59, 0.95)
+
+
+def test_upper_bound_covers_the_observed_rate_and_tightens_with_more_data() -> None:
+    small, large = upper_bound(5, 100, 0.95), upper_bound(50, 1000, 0.95)
+    assert small > 0.05 and large > 0.05
+    assert large < small
+    # The bound is where seeing k or fewer becomes a 5% event.
+    assert binomial_cdf(5, 100, small) == pytest.approx(0.05, abs=1e-6)
+
+
+def _spread(count: int, low: float, high: float) -> list[float]:
+    return [low + (high - low) * i / (count - 1) for i in range(count)]
+
+
+def test_threshold_is_the_lowest_whose_bound_stays_within_budget() -> None:
+    group = LabelledScores(name="support-desk", consistent=_spread(400, 0.5, 1.0), inconsistent=_spread(400, 0.0, 0.9))
+    calibration = calibrate([group], max_unsafe_release_rate=0.05, verifier="offline/test")
+
+    assert calibration.met
+    (bound,) = calibration.groups
+    assert bound.unsafe_upper_bound <= 0.05
+    released = sum(score >= calibration.threshold for score in group.inconsistent)
+    assert bound.unsafe_released == released
+    # One more inconsistent answer released would break the bound: the threshold is not needlessly high.
+    assert upper_bound(released + 1, 400, 0.95) > 0.05
+    assert 0 < bound.automation < 1
+
+
+def test_every_group_is_bounded_so_the_strictest_group_sets_the_threshold() -> None:
+    easy = LabelledScores(name="easy", consistent=_spread(300, 0.6, 1.0), inconsistent=_spread(300, 0.0, 0.5))
+    hard = LabelledScores(name="hard", consistent=_spread(300, 0.6, 1.0), inconsistent=_spread(300, 0.0, 0.95))
+    both = calibrate([easy, hard], max_unsafe_release_rate=0.05, verifier="offline/test")
+    alone = calibrate([hard], max_unsafe_release_rate=0.05, verifier="offline/test")
+
+    assert both.threshold == alone.threshold
+    assert all(group.unsafe_upper_bound <= 0.05 for group in both.groups)
+
+
+def test_too_few_labels_to_bound_the_rate_releases_nothing() -> None:
+    # Ten inconsistent answers cannot show a rate under 5% at 95% confidence, whatever the scores.
+    group = LabelledScores(name="pilot", consistent=[0.9] * 10, inconsistent=[0.0] * 10)
+    calibration = calibrate([group], max_unsafe_release_rate=0.05, verifier="offline/test")
+
+    assert not calibration.met
+    assert calibration.groups[0].automation == 0.0
+
+
+def test_a_group_without_inconsistent_answers_is_refused() -> None:
+    with pytest.raises(ValueError, match="has no inconsistent answers"):
+        calibrate([LabelledScores(name="all-good", consistent=[0.9], inconsistent=[])], verifier="v")
+
+
+def test_auroc_counts_ties_as_half() -> None:
+    assert release.auroc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert release.auroc([0.5], [0.5]) == 0.5
+    assert release.auroc([0.1], [0.9]) == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# The built-in calibration and the gate in a run
+
+LAPTOP = Source(id="spec-sheet", text="The Arden 14 has a 14-inch display. Its battery lasts up to 18 hours.")
+
+
+def test_the_builtin_calibration_was_computed_for_the_verifier_as_it_is_now() -> None:
+    verifier = OfflineVerifier()
+    data = json.loads(release.BUILTIN_PATH.read_text(encoding="utf-8"))
+    # A verifier changed without recalibrating would release at a threshold nobody measured.
+    assert data["verifier"] == f"{verifier.name} {verifier.config_fingerprint()}", (
+        "recalibrate: python -m verification calibrate --tune --save-builtin"
+    )
+    assert {group["name"] for group in data["groups"]} >= {"wice/tune", "summedits/tune"}
+
+
+def test_a_run_records_the_threshold_it_applied_and_what_backs_it() -> None:
+    case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
+                sources=[LAPTOP])
+    record = check_case(case)
+
+    expected = release.builtin_calibration(OfflineVerifier.name, DEFAULT.policy.max_unsafe_release_rate)
+    assert expected is not None and record.release_threshold == expected.threshold
+    assert "5%" in (record.release_calibration or "") and "wice/tune" in (record.release_calibration or "")
+    assert all(claim.release_score is not None for claim in record.candidates[0].claims)
+
+
+def _with_threshold(threshold: float, *, met: bool = True):
+    calibration = release.ReleaseCalibration(
+        threshold=threshold, max_unsafe_release_rate=0.05, confidence=0.95, verifier="offline/6 test",
+        groups=[], computed="2026-11-30T00:00:00+00:00", met=met,
+    )
+    policy = DEFAULT.policy.model_copy(update={"release_calibration": calibration})
+    return DEFAULT.model_copy(update={"policy": policy})
+
+
+def test_a_supported_answer_below_the_threshold_goes_to_a_person() -> None:
+    case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
+                sources=[LAPTOP])
+    released = check_case(case, constitution=_with_threshold(0.0))
+    held = check_case(case, constitution=_with_threshold(0.999))
+
+    assert released.terminal is Terminal.PERMIT
+    assert held.terminal is Terminal.REVIEW and held.reason is Reason.BELOW_RELEASE_THRESHOLD
+    assert "below the release threshold 1.00" in (held.review_package.policy_reason or "")
+    assert held.final_answer == case.answer  # nothing was repaired away: a person decides
+
+
+def test_a_calibration_that_could_not_be_met_releases_nothing() -> None:
+    case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
+                sources=[LAPTOP])
+    record = check_case(case, constitution=_with_threshold(0.0, met=False))
+    assert record.terminal is Terminal.REVIEW and record.reason is Reason.BELOW_RELEASE_THRESHOLD
+
+
+# ---------------------------------------------------------------------------------------------
+# python -m verification calibrate
+
+
+def _calibrate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "verification", "calibrate", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, check=False)
+
+
+def _labelled(consistent: bool, answer: str, group: str = "support") -> dict:
+    return {"question": "What is the refund window?", "answer": answer, "consistent": consistent, "group": group,
+            "sources": [{"id": "policy", "text": "Annual plans can be refunded in full within 30 days of purchase."}]}
+
+
+def test_calibrate_reads_labelled_cases_and_writes_the_threshold_with_its_provenance(tmp_path: Path) -> None:
+    lines = [_labelled(True, "Annual plans can be refunded in full within 30 days of purchase.")] * 3
+    lines += [_labelled(False, "Annual plans can be refunded in full within 90 days of purchase.")] * 80
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    output = tmp_path / "calibration.json"
+
+    result = _calibrate(str(path), "--offline", "--output", str(output))
+
+    assert result.returncode == 0, result.stderr
+    calibration = release.ReleaseCalibration.model_validate_json(output.read_text(encoding="utf-8"))
+    (group,) = calibration.groups
+    assert (group.name, group.consistent, group.inconsistent, group.unsafe_released) == ("support", 3, 80, 0)
+    assert calibration.met and group.automation == 1.0
+    assert group.unsafe_upper_bound == pytest.approx(upper_bound(0, 80, 0.95), abs=1e-4)
+    assert "support" in result.stderr and "automation 100.0%" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ({k: v for k, v in _labelled(True, "x").items() if k != "consistent"}, "line 1: consistent: required"),
+        ({**_labelled(True, "x"), "consistent": "yes"}, "line 1: consistent: required, true or false"),
+        ({**_labelled(True, "x"), "group": ""}, "line 1: group: must be a non-empty string"),
+        ({**_labelled(True, "x"), "sources": []}, "line 1: sources"),
+    ],
+)
+def test_calibrate_names_the_field_of_a_bad_line(tmp_path: Path, line: dict, message: str) -> None:
+    path = tmp_path / "labelled.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = _calibrate(str(path), "--offline")
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize("rate", ["0", "1", "1.5", "five"])
+def test_calibrate_refuses_a_budget_outside_zero_and_one(tmp_path: Path, rate: str) -> None:
+    result = _calibrate("--tune", "--max-unsafe-release-rate", rate)
+    assert result.returncode == 2 and "--max-unsafe-release-rate" in result.stderr
+
+
+def test_calibrate_needs_a_file_or_the_tune_splits() -> None:
+    result = _calibrate()
+    assert result.returncode == 2 and "give one LABELLED.jsonl file or --tune" in result.stderr
+
+
+
+def test_a_verifier_without_a_calibration_is_gated_by_states_and_the_record_says_so() -> None:
+    from tests.verification.verifiers import KeywordVerifier
+
+    case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
+                sources=[LAPTOP])
+    record = check_case(case, verifier=KeywordVerifier({}))
+
+    assert record.terminal is Terminal.PERMIT
+    assert record.release_threshold is None and record.release_calibration is None
+    assert any("no release calibration for verifier keyword/1" in note for note in record.notes)

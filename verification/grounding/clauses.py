@@ -1,0 +1,103 @@
+"""Words, clauses and keys: how the grounding checks read a claim and a source sentence.
+
+Each text is read once into tokens that carry a matching key and the number of the clause they are in
+(a qualifier or a negation does not reach across a clause); claims and source sentences alike are read
+through `clause_tokens`, which keeps what it has read, so a sentence cited for ten claims is read once.
+The word lists here are shared by the negation and qualifier checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from verification.evidence import Hit, Passage, SourceIndex
+from verification.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+
+NEGATORS = frozenset({"not", "n't", "never", "cannot"})
+BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
+CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until", "ask", "asks", "asked"})
+_CLAUSE_WORDS = frozenset({
+    "but", "while", "whereas", "although", "though", "because", "since", "unless", "if", "when",
+    "whether", "which", "who", "whom", "whose", "where",
+})
+"""Words that open a new clause: a qualifier or a negation does not reach across them."""
+_BOUNDARY_MARKS = frozenset(",;:()[]\"“”—–!?\n")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word of a text as the grounding checks read it."""
+
+    word: str
+    key: str
+    start: int
+    end: int
+    clause: int
+    content: bool
+    capitalised: bool
+    """Written with a capital or a digit first: part of a name."""
+
+
+@lru_cache(maxsize=16384)
+def clause_tokens(text: str) -> tuple[Token, ...]:
+    """The words of `text` with a matching key and the number of the clause each is in."""
+    out = []
+    clause, previous_end = 0, 0
+    for word, start, end in words(text):
+        if not _BOUNDARY_MARKS.isdisjoint(text[previous_end:start]) or word in _CLAUSE_WORDS:
+            clause += 1
+        previous_end = end
+        content = (word not in STOP_WORDS and word not in NEGATION_WORDS and len(word) > 1) or word[:1].isdigit()
+        capital = text[start].isupper() or word[:1].isdigit()
+        out.append(Token(word, _key(word), start, end, clause, content, capital))
+    return tuple(out)
+
+
+def _key(word: str) -> str:
+    """A stem that also maps "covers" and "covered" together (the shared stemmer splits them)."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s")):
+        word = word[:-3] + "y" if word.endswith("ies") else word[:-1]
+    return stem(word)
+
+
+def same_key(a: str, b: str) -> bool:
+    """Whether two keys name the same thing: equal, or one a longer form ("accident", "accidental")."""
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 5 and long_.startswith(short)
+
+
+def covered_keys(keys: Iterable[str], pool: Iterable[str]) -> list[str]:
+    """The keys among `keys` that some key of `pool` matches."""
+    pool = list(pool)
+    return [key for key in keys if any(same_key(key, other) for other in pool)]
+
+
+def phrase_at(tokens: Sequence[Token], i: int, phrase: str) -> bool:
+    parts = phrase.split()
+    if i + len(parts) > len(tokens):
+        return False
+    return all(tokens[i + k].word == part and tokens[i + k].clause == tokens[i].clause
+               for k, part in enumerate(parts))
+
+
+def near_passages(hits: list[Hit], index: SourceIndex) -> list[Passage]:
+    """The cited sentences and the ones around them, in order of relevance, without repeats."""
+    seen: dict[int, Passage] = {}
+    for hit in hits:
+        seen.setdefault(hit.passage.position, hit.passage)
+    for hit in hits:
+        for passage in index.neighbours(hit.passage):
+            seen.setdefault(passage.position, passage)
+    return list(seen.values())
+
+
+def wide_passages(claim_text: str, near: list[Passage], index: SourceIndex) -> list[Passage]:
+    """The sentences near the evidence and the other sentences ranked for the claim."""
+    seen = {passage.position: passage for passage in near}
+    for hit in index.rank(claim_text):
+        seen.setdefault(hit.passage.position, hit.passage)
+    return list(seen.values())

@@ -1,0 +1,343 @@
+"""The release gate: how safe an answer is to send as written, and the threshold a risk budget sets.
+
+Each claim carries a release score (0..1). An answer's score is its weakest claim's, and a claim that
+is not SUPPORTED scores 0: one unproven claim is enough to hold an answer back. A constitution states
+its risk budget, `max_unsafe_release_rate`: the largest share of inconsistent answers it accepts to
+release. The threshold comes from labelled cases, with a finite-sample guarantee in the manner of
+Learn-then-Test: thresholds are tried from the strictest down, and each is accepted only while an exact
+(Clopper-Pearson) upper confidence bound on the unsafe release rate stays within the budget in every
+group of labelled data. The first threshold that fails stops the descent, so the guarantee holds at the
+stated confidence without a correction for the number of thresholds tried.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from verification.types import Claim, State
+
+DEFAULT_MAX_UNSAFE_RELEASE_RATE = 0.05
+DEFAULT_CONFIDENCE = 0.95
+BUILTIN_PATH = Path(__file__).with_name("release_calibration.json")
+"""Scores of the tune splits' answers under the offline verifier: the built-in calibration data."""
+
+_METHOD = "Learn-then-Test fixed-sequence descent; exact binomial (Clopper-Pearson) upper bound per group"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class LabelledScores(_Frozen):
+    """The answer scores of one group of labelled cases (one data set, or one team's reviewer labels)."""
+
+    name: str
+    """Where the labels come from, such as "wice/tune"."""
+    consistent: list[float]
+    """Scores of the answers people judged consistent with their sources."""
+    inconsistent: list[float]
+    """Scores of the answers people judged inconsistent."""
+
+
+class GroupBound(_Frozen):
+    """What calibration measured on one group at the chosen threshold."""
+
+    name: str
+    """The group's name."""
+    consistent: int
+    """Consistent answers in the group."""
+    inconsistent: int
+    """Inconsistent answers in the group."""
+    unsafe_released: int
+    """Inconsistent answers at or above the threshold: the ones that would be released."""
+    unsafe_release_rate: float
+    """unsafe_released / inconsistent."""
+    unsafe_upper_bound: float
+    """The upper confidence bound on the unsafe release rate."""
+    automation: float
+    """Share of the consistent answers at or above the threshold: released without a person."""
+
+
+class ReleaseCalibration(_Frozen):
+    """A release threshold and its provenance: data, counts, bound, date."""
+
+    threshold: float = Field(ge=0.0, le=1.0)
+    """Answers release only when every claim is SUPPORTED with a score at or above this."""
+    max_unsafe_release_rate: float = Field(gt=0.0, lt=1.0)
+    """The risk budget the threshold was chosen for."""
+    confidence: float = Field(gt=0.0, lt=1.0)
+    """Confidence of the upper bound (1 - delta)."""
+    verifier: str
+    """The verifier (name and configuration fingerprint) whose scores were calibrated."""
+    groups: list[GroupBound]
+    """One entry per group of labelled data; the bound holds in each."""
+    method: str = _METHOD
+    """How the threshold was chosen."""
+    computed: str
+    """When, as an ISO 8601 UTC timestamp."""
+    met: bool = True
+    """False when no threshold meets the budget: then nothing is released without a person."""
+
+    @property
+    def data(self) -> str:
+        """The groups' names, joined for display."""
+        return ", ".join(group.name for group in self.groups)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores
+
+
+class Scored(Protocol):
+    """A claim or a verdict: anything with a state and a release score."""
+
+    state: State
+    release_score: float | None
+
+
+def answer_score(claims: Iterable[Scored]) -> float:
+    """The weakest claim's release score; a claim that is not SUPPORTED scores 0, no claim at all 0."""
+    scores = [_claim_score(claim) for claim in claims if claim.state is not State.NOT_VERIFIABLE]
+    return min(scores) if scores else 0.0
+
+
+def held_back(claims: Iterable[Claim], calibration: ReleaseCalibration) -> list[Claim]:
+    """The SUPPORTED claims the gate holds back: proven, but not surely enough to send as written."""
+    return [
+        claim for claim in claims
+        if claim.state is State.SUPPORTED and (not calibration.met or _claim_score(claim) < calibration.threshold)
+    ]
+
+
+def _claim_score(claim: Scored) -> float:
+    if claim.state is not State.SUPPORTED:
+        return 0.0
+    return claim.release_score if claim.release_score is not None else 0.0
+
+
+def auroc(consistent: Sequence[float], inconsistent: Sequence[float]) -> float | None:
+    """Probability that a consistent answer outscores an inconsistent one (ties count half)."""
+    if not consistent or not inconsistent:
+        return None
+    ranked = sorted(inconsistent)
+    wins = 0.0
+    for score in consistent:
+        below, upto = _bisect(ranked, score, strict=True), _bisect(ranked, score, strict=False)
+        wins += below + 0.5 * (upto - below)
+    return wins / (len(consistent) * len(inconsistent))
+
+
+def _bisect(ranked: Sequence[float], value: float, *, strict: bool) -> int:
+    """How many of `ranked` are below `value` (strict) or at most `value`."""
+    lo, hi = 0, len(ranked)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ranked[mid] < value or (not strict and ranked[mid] == value):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+# ---------------------------------------------------------------------------------------------
+# The bound
+
+
+def binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p), summed in log space so large n stays exact enough."""
+    if k >= n:
+        return 1.0
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 0.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    total = 0.0
+    for i in range(k + 1):
+        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p
+                          + (n - i) * log_q)
+    return min(1.0, total)
+
+
+def upper_bound(k: int, n: int, confidence: float) -> float:
+    """Exact one-sided (Clopper-Pearson) upper confidence bound on a rate seen k times in n."""
+    if n == 0:
+        return 1.0
+    if k >= n:
+        return 1.0
+    delta = 1.0 - confidence
+    lo, hi = k / n, 1.0
+    for _ in range(60):  # bisection to well below any displayed precision
+        mid = (lo + hi) / 2
+        if binomial_cdf(k, n, mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def calibrate(
+    groups: Sequence[LabelledScores],
+    *,
+    max_unsafe_release_rate: float = DEFAULT_MAX_UNSAFE_RELEASE_RATE,
+    confidence: float = DEFAULT_CONFIDENCE,
+    verifier: str,
+    now: datetime | None = None,
+) -> ReleaseCalibration:
+    """The lowest threshold whose unsafe release rate is bounded by the budget in every group.
+
+    Thresholds are the distinct scores, tried from the highest down (fixed-sequence testing); the
+    descent stops at the first that fails in any group. A group without inconsistent answers cannot
+    bound anything and is refused.
+    """
+    if not 0.0 < max_unsafe_release_rate < 1.0:
+        raise ValueError("max_unsafe_release_rate: must be between 0 and 1")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence: must be between 0 and 1")
+    if not groups:
+        raise ValueError("groups: no labelled data")
+    for group in groups:
+        if not group.inconsistent:
+            raise ValueError(f"groups: {group.name!r} has no inconsistent answers, so it bounds nothing")
+    ranked = [sorted(group.inconsistent) for group in groups]
+    candidates = sorted({score for group in groups for score in (*group.consistent, *group.inconsistent)} | {1.0},
+                        reverse=True)
+    chosen: float | None = None
+    for threshold in candidates:
+        if threshold <= 0.0:
+            break  # a score of 0 is a claim that is not SUPPORTED: never released
+        if all(
+            upper_bound(len(scores) - _bisect(scores, threshold, strict=True), len(scores), confidence)
+            <= max_unsafe_release_rate
+            for scores in ranked
+        ):
+            chosen = threshold
+        else:
+            break
+    # When nothing passes, no score releases: `met` is False and the gate holds every answer back.
+    met = chosen is not None
+    threshold = chosen if chosen is not None else 1.0
+    return ReleaseCalibration(
+        threshold=threshold,
+        max_unsafe_release_rate=max_unsafe_release_rate,
+        confidence=confidence,
+        verifier=verifier,
+        groups=[_group_bound(group, threshold if met else math.inf, confidence) for group in groups],
+        computed=(now or datetime.now(UTC)).replace(microsecond=0).isoformat(),
+        met=met,
+    )
+
+
+def _group_bound(group: LabelledScores, threshold: float, confidence: float) -> GroupBound:
+    unsafe = sum(score >= threshold for score in group.inconsistent)
+    released = sum(score >= threshold for score in group.consistent)
+    n = len(group.inconsistent)
+    return GroupBound(
+        name=group.name,
+        consistent=len(group.consistent),
+        inconsistent=n,
+        unsafe_released=unsafe,
+        unsafe_release_rate=round(unsafe / n, 4),
+        unsafe_upper_bound=round(upper_bound(unsafe, n, confidence), 4),
+        automation=round(released / len(group.consistent), 4) if group.consistent else 0.0,
+    )
+
+
+def curve(
+    groups: Sequence[LabelledScores], budgets: Sequence[float], *, confidence: float, verifier: str
+) -> list[ReleaseCalibration]:
+    """One calibration per budget: the trade-off between automation and unsafe releases."""
+    return [calibrate(groups, max_unsafe_release_rate=budget, confidence=confidence, verifier=verifier)
+            for budget in budgets]
+
+
+# ---------------------------------------------------------------------------------------------
+# The built-in calibration
+
+
+class CalibrationData(_Frozen):
+    """Labelled scores saved for one verifier, so any budget's threshold can be computed from them."""
+
+    verifier: str
+    """Name and fingerprint of the verifier that produced the scores."""
+    groups: list[LabelledScores]
+    """The labelled scores, one entry per group."""
+    computed: str
+    """When the scores were computed."""
+    confidence: float = DEFAULT_CONFIDENCE
+    """Confidence of the bounds computed from them."""
+
+
+def save_builtin(data: CalibrationData, path: Path = BUILTIN_PATH) -> None:
+    """Write the built-in calibration data (scores rounded to 4 places keep the file small and stable)."""
+    rounded = data.model_copy(update={"groups": [
+        group.model_copy(update={"consistent": sorted(round(s, 4) for s in group.consistent),
+                                 "inconsistent": sorted(round(s, 4) for s in group.inconsistent)})
+        for group in data.groups
+    ]})
+    path.write_text(json.dumps(rounded.model_dump(mode="json"), indent=1) + "\n", encoding="utf-8")
+    _builtin_data.cache_clear()
+    builtin_calibration.cache_clear()
+
+
+@lru_cache(maxsize=4)
+def _builtin_data(path: Path = BUILTIN_PATH) -> CalibrationData | None:
+    if not path.exists():
+        return None
+    return CalibrationData.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=64)
+def builtin_calibration(verifier_name: str, max_unsafe_release_rate: float) -> ReleaseCalibration | None:
+    """The built-in threshold for a verifier and budget, computed from the saved tune-split scores.
+
+    None when no data was saved for this verifier: the model-backed verifier, whose scores the tune
+    splits cannot be run through offline.
+    """
+    data = _builtin_data()
+    if data is None or data.verifier.split()[0] != verifier_name:
+        return None
+    computed = datetime.fromisoformat(data.computed)
+    return calibrate(data.groups, max_unsafe_release_rate=max_unsafe_release_rate, confidence=data.confidence,
+                     verifier=data.verifier, now=computed)
+
+
+def release_threshold(
+    verifier_name: str, *, max_unsafe_release_rate: float, calibration: ReleaseCalibration | None = None
+) -> ReleaseCalibration | None:
+    """The calibration in force: the constitution's own when it has one, else the built-in one."""
+    if calibration is not None:
+        return calibration
+    return builtin_calibration(verifier_name, max_unsafe_release_rate)
+
+
+def describe(calibration: ReleaseCalibration) -> str:
+    """One line a reviewer or admin reads: the threshold, the budget and what backs it."""
+    if not calibration.met:
+        return (f"no threshold keeps unsafe releases under {calibration.max_unsafe_release_rate:.0%} on "
+                f"{calibration.data or 'the labelled data'}: nothing is released without a person")
+    if not calibration.groups:
+        return (f"release threshold {calibration.threshold:.4f} for at most {calibration.max_unsafe_release_rate:.0%} "
+                f"unsafe releases (set by hand, without labelled data, {calibration.computed[:10]})")
+    worst = max(calibration.groups, key=lambda group: group.unsafe_upper_bound)
+    return (f"release threshold {calibration.threshold:.4f} for at most {calibration.max_unsafe_release_rate:.0%} "
+            f"unsafe releases ({calibration.confidence:.0%} upper bound {worst.unsafe_upper_bound:.1%} on "
+            f"{worst.name}; calibrated on {calibration.data}, "
+            f"{sum(g.inconsistent + g.consistent for g in calibration.groups)} labelled answers, "
+            f"{calibration.computed[:10]})")
+
+
+def group_scores(rows: Iterable[tuple[str, bool, float]]) -> list[LabelledScores]:
+    """Labelled scores by group from (group, consistent, score) rows, groups in first-seen order."""
+    grouped: dict[str, tuple[list[float], list[float]]] = {}
+    for name, consistent, score in rows:
+        grouped.setdefault(name, ([], []))[0 if consistent else 1].append(score)
+    return [LabelledScores(name=name, consistent=pair[0], inconsistent=pair[1]) for name, pair in grouped.items()]
