@@ -40,6 +40,6 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 
 ## benchmarks: each prints its figures and exits non-zero when it misses its issue's target
-BENCHMARKS := engine intake console export
+BENCHMARKS := engine release_gate intake console export
 benchmarks: $(VENV)/.installed-dev services
 	@set -e; for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(BIN)/python benchmarks/$$name.py; done

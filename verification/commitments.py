@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -101,11 +102,29 @@ _STARTS_ANYWHERE = frozenset({"date"})
 at a number, a number word, or a currency sign just before a number ("US$ 5")."""
 _SIGN_BEFORE_NUMBER = len("US$ ")
 """Farthest a match can start before its number."""
-_NEEDS_WORD: dict[CommitmentKind, re.Pattern[str]] = {
-    "percentage": re.compile(r"%|per ?cent", re.IGNORECASE),
-    "duration": re.compile(_DURATION_UNIT, re.IGNORECASE),
+_MONEY_WORDS = ("$", "usd", "eur", "gbp", "jpy", "inr", "cad", "aud", "chf", "dollar", "euro", "pound", "yen",
+                "rupee", "cent")
+"""A part of every sign and currency word the money pattern knows ("US$" has the "$")."""
+
+
+def _may_state_money(text: str) -> bool:
+    # A plain substring test is far cheaper than a case-blind regex; it is exact only for ASCII text
+    # (case-blind matching folds a few other letters too), so any other text is left to the pattern.
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in _MONEY_WORDS)
+
+
+_NEEDS_WORD: dict[CommitmentKind, Callable[[str], object]] = {
+    "money": _may_state_money,
+    "percentage": re.compile(r"%|per ?cent", re.IGNORECASE).search,
+    "duration": re.compile(_DURATION_UNIT, re.IGNORECASE).search,
+    # Every date form has a month name or four digits; every time a colon or a digit before "am"/"pm".
+    "date": re.compile(rf"\d{{4}}|{_MONTH}").search,
+    "time": re.compile(r":|\d\s?[ap]\.?m", re.IGNORECASE).search,
 }
-"""A word or sign the kind's pattern cannot match without."""
+"""A test for a word or sign the kind's pattern cannot match without: when it fails, the pattern would find nothing."""
 
 # Capitalised runs, allowing short lower-case joiners inside ("Bank of America", "Led by Donkeys").
 _ENTITY = re.compile(
@@ -265,6 +284,17 @@ def find_values(text: str) -> list[Mention]:
     return list(_find_values(text)[0])
 
 
+def find_names(text: str) -> list[Mention]:
+    """The mentions of `text` that are names (kind "entity"), ordered by position: the same names
+    `find_mentions` has, without reading relations, which a sentence asked only whom it names never needs."""
+    return list(_find_names(text))
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _find_names(text: str) -> tuple[Mention, ...]:
+    return tuple(_entities(text, _find_values(text)[1]))
+
+
 # A case compares the mentions of a claim and of its sentences many times over; each text is read once.
 # Mentions are frozen and the caches hold tuples, so no caller can change what another one reads.
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -306,7 +336,7 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
     for kind, pattern in _PATTERNS:
         if not (has_digit if kind in _NEEDS_DIGIT else has_count):
             continue
-        if kind in _NEEDS_WORD and not _NEEDS_WORD[kind].search(text):
+        if kind in _NEEDS_WORD and not _NEEDS_WORD[kind](text):
             continue
         scan_from = 0 if kind in _STARTS_ANYWHERE else max(0, first_number - _SIGN_BEFORE_NUMBER)
         for match in pattern.finditer(text, scan_from):

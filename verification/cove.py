@@ -186,6 +186,7 @@ class ModelVerifier:
             return Verdict(
                 state=State.INSUFFICIENT_EVIDENCE,
                 confidence=0.6,
+                release_score=0.0,
                 method=f"{VERSION}:no-passage",
                 rationale="No passage of the sources matched the verification question.",
                 question=question,
@@ -235,6 +236,7 @@ def _verdict(
             state=State.UNRESOLVED,
             evidence=tuple(retrieved),
             confidence=0.0,
+            release_score=0.0,
             method=f"model:{record.model}:invalid-output",
             rationale=f"The verifier's output failed validation {record.attempts} times; last: {last_error}",
             question=question,
@@ -252,6 +254,9 @@ def _verdict(
         # Quotes are what the verdict rests on; with none, the passages read are what a reviewer needs.
         evidence=tuple(spans) if spans else tuple(retrieved),
         confidence=answer.confidence,
+        # The model's own confidence ranks its SUPPORTED verdicts; a calibration on labelled cases turns it
+        # into a threshold. Anything else cannot be released as written, so it scores 0.
+        release_score=answer.confidence if answer.state == State.SUPPORTED.value else 0.0,
         method=f"model:{record.model}",
         rationale=rationale,
         question=question,

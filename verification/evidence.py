@@ -58,6 +58,14 @@ class Passage:
     """The same, as a set."""
     _mentions: list[Mention] | None = None
     _values: list[Mention] | None = None
+    _bigrams: frozenset[tuple[str, str]] | None = None
+
+    @property
+    def bigrams(self) -> frozenset[tuple[str, str]]:
+        """Each pair of consecutive content stems; asked for every claim the sentence is evidence for."""
+        if self._bigrams is None:
+            self._bigrams = frozenset(zip(self.stems, self.stems[1:], strict=False))
+        return self._bigrams
 
     @property
     def mentions(self) -> list[Mention]:
@@ -121,6 +129,7 @@ class SourceIndex:
         self._subjects: dict[str, frozenset[str]] = {}
         # Retrieval, value checks and grounding each rank the same claim: it is scored once per case.
         self._ranked: dict[tuple[str, int], tuple[Hit, ...]] = {}
+        self._neighbours: dict[int, tuple[Passage, ...]] = {}
         self._bm25 = _Bm25(self.passages, self.document_frequency)
 
     def idf(self, stem: str) -> float:
@@ -153,16 +162,16 @@ class SourceIndex:
         hits = self.rank(query)
         needed = {stem: self.idf(stem) for stem in content_stems(query)}
         chosen: list[Hit] = []
-        covered: set[str] = set()
         nearby: set[int] = set()
-        # The query's words each candidate has, in the query's order, found once rather than every round.
-        shared = {
+        # The query's words each candidate has and no chosen passage covers yet, in the query's order:
+        # found once, then shortened as passages are chosen, rather than filtered again every round.
+        uncovered = {
             hit.passage.position: [(stem, weight) for stem, weight in needed.items() if stem in hit.passage.stem_set]
             for hit in hits
         }
 
         def merit(hit: Hit) -> tuple[float, int]:
-            gain = sum(weight for stem, weight in shared[hit.passage.position] if stem not in covered)
+            gain = sum(weight for _, weight in uncovered[hit.passage.position])
             credit = _RANK_WEIGHT * hit.score / top_score + _NEARBY_BONUS * (hit.passage.position in nearby)
             return gain + credit, -hit.passage.position
 
@@ -170,9 +179,13 @@ class SourceIndex:
             top_score = hits[0].score or 1.0
             best = max(hits, key=merit)
             chosen.append(best)
-            covered |= best.passage.stem_set
             nearby |= self._around(best.passage, 2)
             hits = [hit for hit in hits if hit is not best]
+            covered = best.passage.stem_set
+            for hit in hits:
+                shared = uncovered[hit.passage.position]
+                if any(stem in covered for stem, _ in shared):
+                    uncovered[hit.passage.position] = [(stem, weight) for stem, weight in shared if stem not in covered]
         return chosen
 
     def search(self, query: str, k: int = 3) -> list[EvidenceSpan]:
@@ -204,11 +217,13 @@ class SourceIndex:
 
     def neighbours(self, passage: Passage) -> list[Passage]:
         """The sentences just before and after `passage` in the same source."""
-        around = []
-        for position in (passage.position - 1, passage.position + 1):
-            if 0 <= position < len(self.passages) and self.passages[position].source_id == passage.source_id:
-                around.append(self.passages[position])
-        return around
+        # Asked of each hit by retrieval, features, the token model and grounding: found once per sentence.
+        if passage.position not in self._neighbours:
+            self._neighbours[passage.position] = tuple(
+                self.passages[position] for position in (passage.position - 1, passage.position + 1)
+                if 0 <= position < len(self.passages) and self.passages[position].source_id == passage.source_id
+            )
+        return list(self._neighbours[passage.position])
 
 
 class _Bm25:

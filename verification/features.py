@@ -22,6 +22,7 @@ from verification.commitments import (
     comparable,
     contradicts,
     find_mentions,
+    find_names,
     grounds,
 )
 from verification.evidence import Hit, Passage, SourceIndex
@@ -255,27 +256,29 @@ def _check_value(
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
         # on value alone, but only numbers with the same unit can disagree (`commitments.grounds`).
         stated = passage.values
-        matching = [m for m in stated if grounds(value, m)]
-        if not matching and _dated_in_parts(value, passage, index):
-            matching = [value]
+        # Only the first mention of each sort is reported, so each search stops at it.
+        matching = next((m for m in stated if grounds(value, m)), None)
+        if matching is None and _dated_in_parts(value, passage, index):
+            matching = value
+        if matching is None and not stated:
+            continue  # most sentences state no value: nothing to agree or disagree with
         # "2015" is consistent with "March 5, 2015", and "7 days" with "5 to 10 days": neither grounds
         # the claim's value, and neither lets another sentence's value contradict it.
-        consistent = matching or [
-            m for m in stated
-            if comparable(value, m) and (agree(value, m) or _inside(value, m))
-        ]
-        if consistent:
-            agreeing.append((passage, consistent[0]))
-            if matching:
-                grounding.append((passage, matching[0]))
+        consistent = matching or next(
+            (m for m in stated if comparable(value, m) and (agree(value, m) or _inside(value, m))), None
+        )
+        if consistent is not None:
+            agreeing.append((passage, consistent))
+            if matching is not None:
+                grounding.append((passage, matching))
             continue
-        against = [m for m in passage.values if contradicts(value, m)]
+        against = next((m for m in stated if contradicts(value, m)), None)
         if (
-            against
+            against is not None
             and max(_context(passage, stems) for stems in context_stems) >= _CONTEXT_FOR_VALUES
             and not _another_subject(passage, subjects)
         ):
-            disagreeing.append((passage, against[0]))
+            disagreeing.append((passage, against))
     return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))
 
 
@@ -314,9 +317,7 @@ def _inside(value: Mention, found: Mention) -> bool:
 def _subjects(text: str) -> frozenset[tuple[str, str]]:
     """(name, the word after it) for each name in `text`: ("basic", "plan") for "the Basic plan"."""
     found = set()
-    for mention in find_mentions(text):
-        if mention.kind != "entity":
-            continue
+    for mention in find_names(text):
         following = words(text[mention.end : mention.end + 40])
         if following and following[0][0] not in STOP_WORDS:
             found.add((str(mention.parts[0]), stem(following[0][0])))
@@ -326,7 +327,7 @@ def _subjects(text: str) -> frozenset[tuple[str, str]]:
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _names(text: str) -> tuple[frozenset[str], ...]:
     """The words of each name in `text`."""
-    return tuple(frozenset(str(m.parts[0]).split()) for m in find_mentions(text) if m.kind == "entity")
+    return tuple(frozenset(str(m.parts[0]).split()) for m in find_names(text))
 
 
 def _another_subject(passage: Passage, subjects: frozenset[tuple[str, str]]) -> bool:
@@ -534,7 +535,5 @@ def _bigram_coverage(stems: list[str], hits: list[Hit]) -> float:
     pairs = set(zip(stems, stems[1:], strict=False))
     if not pairs:
         return 1.0
-    found: set[tuple[str, str]] = set()
-    for hit in hits:
-        found |= set(zip(hit.passage.stems, hit.passage.stems[1:], strict=False))
+    found = set().union(*(hit.passage.bigrams for hit in hits))
     return len(pairs & found) / len(pairs)

@@ -71,10 +71,7 @@ def token_vectors(claim_words: list[ClaimWord], hits: list[Hit], index: SourceIn
         for passage in index.neighbours(hit.passage):
             near |= passage.stem_set
     prefixes = {stem[:_PREFIX] for stem in window if len(stem) >= _PREFIX}
-    pairs: set[tuple[str, str]] = set()
-    for hit in hits:
-        stems = hit.passage.stems
-        pairs |= set(zip(stems, stems[1:], strict=False))
+    pairs = set().union(*(hit.passage.bigrams for hit in hits))
     top_idf = index.idf("") or 1.0
     found = [word.stem in window for word in claim_words]
     last = max(1, len(claim_words) - 1)
@@ -101,7 +98,11 @@ def token_vectors(claim_words: list[ClaimWord], hits: list[Hit], index: SourceIn
 
 def unsupported_probability(vector: tuple[float, ...]) -> float:
     """The token model's probability that the evidence does not say this word."""
-    z = TOKEN_BIAS + sum(TOKEN_WEIGHTS[name] * value for name, value in zip(TOKEN_FEATURES, vector, strict=True))
+    return _probability(vector, [TOKEN_WEIGHTS[name] for name in TOKEN_FEATURES])
+
+
+def _probability(vector: tuple[float, ...], weights: list[float]) -> float:
+    z = TOKEN_BIAS + sum(weight * value for weight, value in zip(weights, vector, strict=True))
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 
@@ -123,4 +124,6 @@ def claim_words(claim_text: str) -> list[tuple[ClaimWord, int]]:
 def unsupported_words(claim_text: str, hits: list[Hit], index: SourceIndex) -> list[float]:
     """Each content word's probability of being unsupported, in claim order."""
     words_ = [word for word, _ in claim_words(claim_text)]
-    return [unsupported_probability(vector) for vector in token_vectors(words_, hits, index)]
+    # The weights are read when asked (a fit or a test may change them), once per claim rather than per word.
+    weights = [TOKEN_WEIGHTS[name] for name in TOKEN_FEATURES]
+    return [_probability(vector, weights) for vector in token_vectors(words_, hits, index)]

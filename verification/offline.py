@@ -294,13 +294,8 @@ def _coverage_verdict(
         if grounded is not None:
             return grounded
         passed = value_words(assessment.claim_text, elapsed[0].claim_value)
-        return Verdict(
-            state=State.INSUFFICIENT_EVIDENCE,
-            evidence=citations.closest_spans(assessment),
-            confidence=0.7,
-            method="offline:ungrounded-value",
-            rationale=f"No rule the sources give for \"{passed}\" states the rest of the claim.",
-            extra={**extra, "ungrounded": [passed]},
+        return _ungrounded_value(
+            assessment, [passed], f"No rule the sources give for \"{passed}\" states the rest of the claim.", extra
         )
     if probability >= THRESHOLD:
         ungrounded = [check.claim_value.text for check in assessment.values if not check.grounding]
@@ -313,14 +308,10 @@ def _coverage_verdict(
                 rationale=f"The cited sentences state what the claim says (support {probability:.0%}).",
                 extra=extra,
             )
-        named = ", ".join(f'"{text}"' for text in dict.fromkeys(ungrounded))
-        return Verdict(
-            state=State.INSUFFICIENT_EVIDENCE,
-            evidence=citations.closest_spans(assessment),
-            confidence=0.7,
-            method="offline:ungrounded-value",
-            rationale=f"Nothing the sources say states {named}; the rest of the claim is covered.",
-            extra={**extra, "ungrounded": list(dict.fromkeys(ungrounded))},
+        unstated = list(dict.fromkeys(ungrounded))
+        named = ", ".join(f'"{text}"' for text in unstated)
+        return _ungrounded_value(
+            assessment, unstated, f"Nothing the sources say states {named}; the rest of the claim is covered.", extra
         )
     grounded = _grounded_support(assessment, index, extra)
     if grounded is not None:
@@ -334,6 +325,20 @@ def _coverage_verdict(
         method="offline:coverage",
         rationale=f"The sources do not say this: {missing} (support {probability:.0%}).",
         extra=extra,
+    )
+
+
+def _ungrounded_value(
+    assessment: Assessment, unstated: list[str], rationale: str, extra: dict[str, object]
+) -> Verdict:
+    """INSUFFICIENT_EVIDENCE for a claim the words cover but whose values no cited sentence states."""
+    return Verdict(
+        state=State.INSUFFICIENT_EVIDENCE,
+        evidence=citations.closest_spans(assessment),
+        confidence=0.7,
+        method="offline:ungrounded-value",
+        rationale=rationale,
+        extra={**extra, "ungrounded": unstated},
     )
 
 

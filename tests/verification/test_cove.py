@@ -276,3 +276,21 @@ def test_verifier_never_sees_the_draft_or_other_claims() -> None:
         assert [text for text in LARKSPUR_CLAIMS if text in request.text] == [own]
     for request in model.requests_for("verifier"):
         assert passages_in(request.text), "the verifier is shown passages from the sources"
+
+
+def test_the_model_verifiers_confidence_is_the_release_score_of_what_it_supports(larkspur_case: Case) -> None:
+    def verifier(request: ModelRequest) -> str:
+        state = "REFUTED" if "90 days" in claim_in(request.text) else "SUPPORTED"
+        return verdict_json(request.text, state)
+
+    model = ScriptedModel(
+        {"question_writer": _question_for, "verifier": verifier, "critic": lambda _: NO_FINDINGS}, model_id="m-7"
+    )
+    record = check_case(larkspur_case, model=model, repair="none")
+
+    scores = {claim.text: (claim.state, claim.release_score) for claim in record.candidates[0].claims}
+    assert scores[LARKSPUR_CLAIMS[2]] == (State.REFUTED, 0.0)
+    assert {score for state, score in scores.values() if state is State.SUPPORTED} == {0.9}
+    # No calibration exists for a model verifier here: the record says release rests on states alone.
+    assert record.release_threshold is None
+    assert any("no release calibration for verifier" in note for note in record.notes)
