@@ -67,11 +67,13 @@ def flipped_word(
     """
     claim = _stemmed(claim_text)
     passage = _stemmed(passage_text)
-    claim_stems = {s for _, s in claim}
-    passage_stems = {s for _, s in passage}
+    claim_stems = _stem_set(claim_text)
+    passage_stems = _stem_set(passage_text)
     for i, (word, key) in enumerate(claim):
         if key in passage_stems or (unsaid_in and (key in unsaid_in or word in STOP_WORDS)):
             continue  # a function word ("with") is in no vocabulary, which says nothing about it
+        if passage_stems.isdisjoint(OPPOSITES.get(key, ())):
+            continue  # asked for every claim word against every hit: most have no opposite there at all
         for j, (found, other) in enumerate(passage):
             if other in OPPOSITES.get(key, ()) and other not in claim_stems and (
                 _context(claim, i) & _context(passage, j)
@@ -83,6 +85,11 @@ def flipped_word(
 @lru_cache(maxsize=8192)
 def _stemmed(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((word, stem(word)) for word, _, _ in words(text))
+
+
+@lru_cache(maxsize=8192)
+def _stem_set(text: str) -> frozenset[str]:
+    return frozenset(key for _, key in _stemmed(text))
 
 
 def _context(sequence: tuple[tuple[str, str], ...], at: int) -> set[str]:

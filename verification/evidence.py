@@ -130,11 +130,16 @@ class SourceIndex:
         # Retrieval, value checks and grounding each rank the same claim: it is scored once per case.
         self._ranked: dict[tuple[str, int], tuple[Hit, ...]] = {}
         self._neighbours: dict[int, tuple[Passage, ...]] = {}
+        self._idf: dict[str, float] = {}
         self._bm25 = _Bm25(self.passages, self.document_frequency)
 
     def idf(self, stem: str) -> float:
         """Inverse document frequency of a stem over the passages; high for stems no passage has."""
-        return math.log((len(self.passages) + 1) / (self.document_frequency.get(stem, 0) + 0.5))
+        # Asked for each claim word by selection, features and the token model: computed once per stem.
+        weight = self._idf.get(stem)
+        if weight is None:
+            weight = self._idf[stem] = math.log((len(self.passages) + 1) / (self.document_frequency.get(stem, 0) + 0.5))
+        return weight
 
     def rank(self, query: str, k: int = _CANDIDATES) -> list[Hit]:
         """The k passages BM25 ranks highest for `query`, best first; passages scoring zero are left out."""

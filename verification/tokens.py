@@ -126,8 +126,11 @@ def _words(text: str) -> tuple[tuple[str, int, int], ...]:
         match.start(2): str(years[1]) for match in YEAR_RANGE.finditer(text)
         if len(match[2]) == 2 and (years := year_range(match))
     } if "-" in text or "–" in text or "—" in text else {}
-    for match in _WORD.finditer(text):
-        word = match.group().lower().replace("’", "'")
+    # Lower-casing ASCII text keeps every offset, so it is lowered once rather than word by word (the
+    # pattern matches either case alike); other text can change length when lowered ("İ").
+    ascii_text = text.isascii()
+    for match in _WORD.finditer(text.lower() if ascii_text else text):
+        word = match.group() if ascii_text else match.group().lower().replace("’", "'")
         start, end = match.span()
         if "." in word and word[:1].isalpha():
             word = word.replace(".", "")  # "U.K." is "uk", as a source that writes "UK" has it

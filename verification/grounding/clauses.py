@@ -55,6 +55,8 @@ def clause_tokens(text: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
+# Asked for every word of every text the grounding checks read; a word's key never changes.
+@lru_cache(maxsize=65536)
 def _key(word: str) -> str:
     """A stem that also maps "covers" and "covered" together (the shared stemmer splits them)."""
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s")):
