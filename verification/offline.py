@@ -75,7 +75,8 @@ UNGROUNDED_SCORE_CAP = 0.5 * THRESHOLD
 """Highest release score of a claim held back because a value it commits to is nowhere stated."""
 
 _VERDICT_MODULES = (
-    "offline", "features", "commitments", "evidence", "citations", "tokens", "antonyms", "substitution",
+    "offline", "features", "commitments", "commitments.compare", "commitments.mention", "commitments.names",
+    "commitments.relations", "commitments.values", "evidence", "citations", "tokens", "antonyms", "substitution",
     "novelty", "sentences", "claims", "severity", "grounding", "grounding.clauses", "grounding.finding",
     "grounding.negation", "grounding.qualifiers", "grounding.relations",
 )

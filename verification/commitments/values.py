@@ -1,15 +1,9 @@
-"""What a piece of text commits to: typed values a source can confirm or contradict.
-
-A claim that says "refunds within 60 days" is wrong against a source that says "within 30 days"
-even though nearly every word matches; lexical overlap cannot see that, typed values can. Each
-`Mention` carries a normalised value so two mentions of the same kind can be compared: money in
-base units of its currency, durations in days, percentages as numbers, dates as (year, month, day).
-
-A value also plays a role. "bought 40 days ago" is an elapsed time and "within 30 days" a window: they
-are different quantities, so they never disagree, and the window decides by arithmetic whether it
-applies (40 > 30, so "after 30 days" does). The two ends of "5 to 10 business days" are one range, not
-two values to be matched one by one; "$20 per user per month" is a rate that equals "$240 per user per
-year"; "lifetime" and "unlimited" are values too, with no end.
+"""Reading typed values: numbers, money, percentages, dates, times and durations, each normalised so two
+of one kind compare (money in base units of its currency, durations in days, dates as (year, month,
+day)); values with no end ("lifetime", "unlimited"); the role a value plays ("within", "after", "ago");
+the two ends of a range read as one; rates ("per month") and the label of a label–value line. The
+patterns and word lists are module constants: they shape verdicts, so this module is part of the
+verifier's fingerprint (`offline._VERDICT_MODULES`).
 """
 
 from __future__ import annotations
@@ -17,11 +11,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
-from verification.tokens import NEGATION_WORDS, STOP_WORDS, TEXT_CACHE_SIZE, YEAR_RANGE, stem, words, year_range
-from verification.types import Commitment, CommitmentKind
+from verification.commitments.mention import Mention
+from verification.tokens import NEGATION_WORDS, STOP_WORDS, TEXT_CACHE_SIZE, YEAR_RANGE, stem, year_range
+from verification.types import CommitmentKind
 
 WORD_NUMBERS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -128,66 +123,6 @@ _NEEDS_WORD: dict[CommitmentKind, Callable[[str], object]] = {
 }
 """A test for a word or sign the kind's pattern cannot match without: when it fails, the pattern would find nothing."""
 
-# Capitalised runs, allowing short lower-case joiners inside ("Bank of America", "Led by Donkeys").
-_ENTITY = re.compile(
-    r"\b[A-Z][\w&'’.-]*(?:\s+(?:(?:of|the|de|la|van|von|&)\s+)?[A-Z][\w&'’.-]*)*"
-)
-_NOT_ENTITIES = frozenset(
-    """the a an it its this that these those they he she we you i our your their his her there here
-    in on at for to of and but or if when while after before as by with from however also then thus
-    so yes no not please thank thanks hi hello dear monday tuesday wednesday thursday friday saturday
-    sunday today tomorrow yesterday""".split()
-) | frozenset(MONTHS)
-
-_RELATION_VERBS = (
-    r"acquired|acquires|acquire|bought|buys|purchased|purchases|founded|founds|co-founded|owns|owned|"
-    r"supports|supported|support|replaced|replaces|defeated|defeats|beat|beats|merged with|sued|sues|"
-    r"hired|hires|married|marries|succeeded|succeeds|created|creates|developed|develops|invented|"
-    r"published|publishes|released|releases|signed|signs|joined|joins|leads|led|manages|managed|"
-    r"founded by|owns|funds|funded|sponsors|sponsored|recommends|recommended|invested in|partnered with"
-)
-_ACTIVE = re.compile(
-    rf"(?P<subj>{_ENTITY.pattern})\s+(?:has\s+|have\s+|had\s+|will\s+|did\s+|does\s+)?"
-    rf"(?P<neg>(?:not|never|n't)\s+)?(?P<verb>{_RELATION_VERBS})\s+(?:the\s+)?(?P<obj>{_ENTITY.pattern})"
-)
-_PASSIVE = re.compile(
-    rf"(?P<obj>{_ENTITY.pattern})(?:\s+(?:was|were|is|are|has been|had been|will be)\s+|,\s+)"
-    rf"(?P<neg>(?:not|never)\s+)?(?P<verb>{_RELATION_VERBS})\s+by\s+(?:the\s+)?(?P<subj>{_ENTITY.pattern})"
-)
-# The same acts named by a noun: "Corvane's acquisition of Tessaly", "Corvane completed its acquisition
-# of Tessaly" ("its" is the subject's), "the acquisition of Tessaly by Corvane", "Tessaly's acquisition
-# by Corvane", "Ada Lovelace, founder of Tessaly". Each noun maps to the stem of its verb.
-_NOMINAL_ACTS = {
-    "acquisition": "acquir", "purchase": "acquir", "takeover": "acquir", "buyout": "acquir",
-    "defeat": "defeat", "founding": "found", "founder": "found", "co-founder": "found", "creation": "creat",
-    "invention": "invent", "development": "develop", "publication": "publish", "sponsorship": "sponsor",
-    "ownership": "own", "replacement": "replac",
-}
-_SAME_ACT = {"buy": "acquir", "purchas": "acquir"}
-"""Verbs naming the act another verb names: buying a company is acquiring it."""
-_NOUN = "|".join(sorted(_NOMINAL_ACTS, key=len, reverse=True))
-_GAP = r"(?P<gap>(?:[\w$€£.,-]+\s+){0,2}?)"
-_NOMINAL = (
-    re.compile(rf"(?P<subj>{_ENTITY.pattern})['’]s\s+{_GAP}(?P<noun>{_NOUN})\s+of\s+(?:the\s+)?"
-               rf"(?P<obj>{_ENTITY.pattern})"),
-    # An aside between the subject and its verb ("Corvane, a maker of pumps, completed its ...").
-    re.compile(rf"(?P<subj>{_ENTITY.pattern})(?:,[^,;.()]{{1,80}},)?\s+(?P<lead>(?:[a-z']+\s+){{1,3}}?)"
-               rf"(?:its|their)\s+{_GAP}"
-               rf"(?P<noun>{_NOUN})\s+of\s+(?:the\s+)?(?P<obj>{_ENTITY.pattern})"),
-    re.compile(rf"\b{_GAP}(?P<noun>{_NOUN})\s+of\s+(?:the\s+)?(?P<obj>{_ENTITY.pattern})\s+by\s+(?:the\s+)?"
-               rf"(?P<subj>{_ENTITY.pattern})"),
-    re.compile(rf"(?P<obj>{_ENTITY.pattern})['’]s\s+{_GAP}(?P<noun>{_NOUN})\s+by\s+(?:the\s+)?"
-               rf"(?P<subj>{_ENTITY.pattern})"),
-    re.compile(rf"(?P<subj>{_ENTITY.pattern}),?\s+(?:the\s+|a\s+){_GAP}(?P<noun>co-founder|founder)\s+of\s+"
-               rf"(?:the\s+)?(?P<obj>{_ENTITY.pattern})"),
-)
-# Every pattern above has one of the nouns, in lower case: a sentence without one is not read further.
-_NOMINAL_HINT = re.compile(rf"\b(?:{_NOUN})\b")
-_UNDONE = ("abandon", "cancel", "call", "block", "fail", "drop", "terminat", "scrap", "withdr", "reject",
-           "halt")
-"""Words before an act's noun that say it did not happen ("abandoned its acquisition of")."""
-_UNSETTLED = ("plan", "propos", "pend", "potential", "possibl", "attempt", "intend", "rumo", "bid")
-"""Words that say it has not happened yet ("its planned acquisition of"): neither stated nor denied."""
 
 VALUE_KINDS = frozenset({"number", "money", "percentage", "date", "time", "duration"})
 
@@ -242,77 +177,6 @@ _LABEL_MAX_WORDS = 4
 """Longest label, in words: "Team plan:" is a label, "Sales agent said the price was:" is speech."""
 
 
-@dataclass(frozen=True)
-class Mention:
-    """A `Commitment` found in a text (same fields, same meaning), plus what comparing it needs."""
-
-    kind: CommitmentKind
-    text: str
-    start: int
-    end: int
-    value: float | None = None
-    unit: str | None = None
-    parts: tuple[str | int | None, ...] = ()
-    """Extra detail: (year, month, day) for dates, (subject, object, polarity) for relations."""
-    role: str = ""
-    """"elapsed" ("40 days ago"), "upper" ("within 30 days"), "lower" ("after 30 days") or "" (plain)."""
-    bounds: tuple[float, float] | None = None
-    """(low, high) of the range this value ends ("5 to 10 business days"), in the value's units."""
-    per: float | None = None
-    """For a rate ("$20 per month"): how many of its periods make a year."""
-    label: str | None = None
-    """The label of a label–value line the value stands on ("Weight" in "Weight: 1.2 kg")."""
-
-    def to_commitment(self) -> Commitment:
-        """The public, serialisable form (a value with no end, such as "lifetime", has no number)."""
-        value = None if self.value is not None and math.isinf(self.value) else self.value
-        return Commitment(kind=self.kind, text=self.text, start=self.start, end=self.end,
-                          value=value, unit=self.unit)
-
-    @property
-    def unbounded(self) -> bool:
-        """Whether the value has no end: "lifetime", "unlimited", "at any time"."""
-        return self.value is not None and math.isinf(self.value)
-
-
-def find_mentions(text: str) -> list[Mention]:
-    """Every typed value, entity, relation and negation in `text`, ordered by position."""
-    return list(_find_mentions(text))
-
-
-def find_values(text: str) -> list[Mention]:
-    """The mentions of `text` that are values (kinds in VALUE_KINDS), ordered by position.
-
-    The same values `find_mentions` has; comparing a claim's values with a sentence's needs no more,
-    and most sentences of a case are read only for that.
-    """
-    return list(_find_values(text)[0])
-
-
-def find_names(text: str) -> list[Mention]:
-    """The mentions of `text` that are names (kind "entity"), ordered by position: the same names
-    `find_mentions` has, without reading relations, which a sentence asked only whom it names never needs."""
-    return list(_find_names(text))
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _find_names(text: str) -> tuple[Mention, ...]:
-    return tuple(_entities(text, _find_values(text)[1]))
-
-
-# A case compares the mentions of a claim and of its sentences many times over; each text is read once.
-# Mentions are frozen and the caches hold tuples, so no caller can change what another one reads.
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _find_mentions(text: str) -> tuple[Mention, ...]:
-    values, taken = _find_values(text)
-    mentions = [*values, *_entities(text, taken), *_find_relations(text)]
-    mentions.extend(
-        Mention("negation", text[start:end], start, end) for word, start, end in words(text)
-        if word in NEGATION_WORDS
-    )
-    return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end)))
-
-
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int], ...]]:
     """The values of `text` by position, and the spans they take (no name is read inside a value)."""
@@ -354,155 +218,6 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
                 taken.append(span)
     mentions.extend(_in_context(text, _ranges(text, sorted(values, key=lambda m: m.start))))
     return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end))), tuple(taken)
-
-
-def find_commitments(text: str) -> list[Commitment]:
-    """The public form of `find_mentions`."""
-    return [mention.to_commitment() for mention in find_mentions(text)]
-
-
-def find_relations(text: str) -> list[Mention]:
-    """Who did what to whom, for a small set of verbs, active ("A acquired B") or passive."""
-    return list(_find_relations(text))
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _find_relations(text: str) -> tuple[Mention, ...]:
-    relations = []
-    for pattern in (_ACTIVE, _PASSIVE):
-        for match in pattern.finditer(text):
-            subj, obj = _entity_key(match.group("subj")), _entity_key(match.group("obj"))
-            # "She replaced James Marshall": a pronoun names no one a source could be checked against.
-            if not subj or not obj or subj == obj or {subj, obj} & _NOT_ENTITIES:
-                continue
-            verb = stem(match.group("verb").split()[0].lower())
-            verb = _SAME_ACT.get(verb, verb)
-            polarity = "neg" if match.group("neg") else "pos"
-            relations.append(Mention("relation", match.group(), match.start(), match.end(), None, verb,
-                                     (subj, obj, polarity)))
-    for pattern in _NOMINAL if _NOMINAL_HINT.search(text) else ():
-        for match in pattern.finditer(text):
-            subj, obj = _entity_key(match.group("subj")), _entity_key(match.group("obj"))
-            if not subj or not obj or subj == obj or {subj, obj} & _NOT_ENTITIES:
-                continue
-            between = (match.groupdict().get("lead") or "") + match.group("gap")
-            leading = [word for word, _, _ in words(between)]
-            polarity = (
-                "neg" if any(word in NEGATION_WORDS or word.startswith(_UNDONE) for word in leading)
-                else "open" if any(word.startswith(_UNSETTLED) for word in leading) else "pos"
-            )
-            act = _NOMINAL_ACTS[match.group("noun").lower()]
-            relations.append(Mention("relation", match.group(), match.start(), match.end(), None, act,
-                                     (subj, obj, polarity)))
-    return tuple(relations)
-
-
-def comparable(a: Mention, b: Mention) -> bool:
-    """Whether two mentions measure the same kind of thing, so that different values disagree."""
-    if a.kind != b.kind or a.kind not in VALUE_KINDS:
-        return False
-    # "bought 40 days ago" is a time that has passed; "within 30 days" a limit: never the same quantity.
-    if (a.role == "elapsed") != (b.role == "elapsed"):
-        return False
-    if a.kind == "number":
-        return a.unit is not None and a.unit == b.unit
-    if a.kind == "money":
-        return a.unit == b.unit
-    if a.kind == "duration":
-        # "every 4 hours" and "aged 12 years" are both durations but never about the same thing;
-        # "at any time" has no scale and compares with either.
-        return a.parts == b.parts or a.unbounded or b.unbounded
-    return True
-
-
-def agree(a: Mention, b: Mention) -> bool:
-    """Whether two comparable mentions state the same value (money and numbers within rounding)."""
-    if a.kind == "date":
-        return all(x is None or y is None or x == y for x, y in zip(a.parts, b.parts, strict=False))
-    if a.value is None or b.value is None:
-        return a.text.lower() == b.text.lower()
-    if a.unbounded or b.unbounded:
-        return a.value == b.value
-    first, second = a.value, b.value
-    if a.per and b.per and a.per != b.per:
-        # A rate is compared per year: "$20 per month" is "$240 per year".
-        first, second = first * a.per, second * b.per
-    if first == second:
-        return True
-    # "$212.4 million" and "$212 million" are the same figure stated at two precisions.
-    return abs(first - second) <= 0.01 * max(abs(first), abs(second))
-
-
-def grounds(claimed: Mention, found: Mention) -> bool:
-    """Whether `found`, in a source, states the claim's value or a rule that applies to it.
-
-    Equal values ground each other; numbers agree on value alone, so a bare "400" grounds "400 freshmen"
-    and "230 metres" grounds "230 meters" (only numbers with one unit can disagree); a date grounds a claim's date
-    only when it is at least as precise ("2015" does not ground "March 5, 2015"); an elapsed time is
-    grounded by a limit that applies to it: "bought 40 days ago" by "after 30 days", "bought 10 days
-    ago" by "within 30 days".
-    """
-    if claimed.kind == found.kind == "number" and claimed.value is not None and found.value is not None:
-        return agree(claimed, found)
-    if claimed.kind == "number" and claimed.unit is None and found.kind in ("duration", "money", "percentage"):
-        # A bare "12" ("aged 12 and over") is grounded by the same number with a unit ("12 years").
-        return not found.unbounded and _written_number(found) == claimed.value
-    if found.kind == "number" and found.unit is None and found.bounds and claimed.kind in ("duration", "percentage"):
-        # The end of a bare range ("people aged 10-24") states the number of "24 year old"; a lone bare
-        # number ("3 Idiots") is too often something else.
-        return not claimed.unbounded and found.value == _written_number(claimed)
-    if claimed.kind == "number" and claimed.unit is None and found.kind == "date":
-        # "On 12 July" without a year is read as a bare 12; "12 July 2019" states it.
-        return claimed.value in (found.parts[0], found.parts[2])
-    if claimed.role == "elapsed" and found.kind == "duration" == claimed.kind and found.role in ("upper", "lower"):
-        if claimed.value is None or found.value is None or claimed.unbounded:
-            return False
-        return claimed.value > found.value if found.role == "lower" else claimed.value <= found.value
-    if not comparable(claimed, found) or not agree(claimed, found):
-        return False
-    if claimed.kind == "date":
-        return all(said is None or said == stated for said, stated in zip(claimed.parts, found.parts, strict=False))
-    return True
-
-
-def value_words(text: str, mention: Mention) -> str:
-    """The words that say a value, with what completes it: "$20 per month", "40 days ago"."""
-    end = mention.end
-    completed = _RATE.match(text, end) if mention.per else _ELAPSED_AFTER.match(text, end)
-    if completed and (mention.per or mention.role == "elapsed"):
-        end = completed.end()
-    return text[mention.start : end]
-
-
-def contradicts(claimed: Mention, found: Mention) -> bool:
-    """Whether `found` states another value for the same quantity as the claim's.
-
-    A value inside a range is not another value ("7 days" against "5 to 10 days", either way round),
-    and a rate for another period is not either ("$204 per year" beside "$20 per month" may be a
-    discount, not a mistake).
-    """
-    if not comparable(claimed, found) or agree(claimed, found):
-        return False
-    if claimed.kind == "number" and claimed.unit is None:
-        return False
-    if claimed.per and found.per and claimed.per != found.per:
-        return False
-    if claimed.value is not None and found.value is not None:
-        for inner, outer in ((claimed, found), (found, claimed)):
-            if outer.bounds and outer.bounds[0] <= inner.value <= outer.bounds[1]:  # type: ignore[operator]
-                return False
-    return True
-
-
-def entity_key(text: str) -> str:
-    """A case- and inflection-insensitive key for an entity name."""
-    return _entity_key(text)
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _entity_key(text: str) -> str:
-    tokens = [stem(word) for word, _, _ in words(text) if word not in {"the", "a", "an"}]
-    return " ".join(tokens)
 
 
 def _number(raw: str) -> float | None:
@@ -580,25 +295,6 @@ def _date(match: re.Match[str]) -> Mention | None:
     parts = (int(year) if year else None, month, int(day) if day else None)
     return Mention("date", match.group(), match.start(), match.end(),
                    float(year) if year else None, "date", parts)
-
-
-def _entities(text: str, taken: list[tuple[int, int]]) -> list[Mention]:
-    found = []
-    for match in _ENTITY.finditer(text):
-        start, end = match.span()
-        name = match.group().rstrip(".'’-")
-        end = start + len(name)
-        # Drop a leading function word capitalised only because it starts the sentence.
-        first, _, rest = name.partition(" ")
-        if first.lower() in _NOT_ENTITIES:
-            if not rest:
-                continue
-            name = rest.lstrip()
-            start = end - len(name)
-        if name.lower() in _NOT_ENTITIES or any(start < e and s < end for s, e in taken):
-            continue
-        found.append(Mention("entity", name, start, end, None, None, (_entity_key(name),)))
-    return found
 
 
 def _unbounded(match: re.Match[str]) -> Mention:
