@@ -229,10 +229,7 @@ def test_a_qualifier_the_sources_never_state_is_insufficient_and_named():
     ],
 )
 def test_an_equivalent_qualifier_in_the_source_grounds_it(claim, statement):
-    source = Source(id="faq", text=statement)
-    index = SourceIndex([source])
-
-    assert check(claim, index.select(claim, 3), index) is None
+    assert _finding(claim, statement) is None
 
 
 def test_the_qualifier_must_bear_on_the_same_thing_in_the_same_clause():
@@ -257,10 +254,13 @@ def test_the_qualifier_must_bear_on_the_same_thing_in_the_same_clause():
     ],
 )
 def test_idioms_titles_and_counted_words_are_not_qualifiers(claim, statement):
-    source = Source(id="faq", text=statement)
-    index = SourceIndex([source])
+    assert _finding(claim, statement) is None
 
-    assert check(claim, index.select(claim, 3), index) is None
+
+def _finding(claim: str, statement: str):
+    """What the grounding check finds for `claim` against a one-sentence source saying `statement`."""
+    index = SourceIndex([Source(id="faq", text=statement)])
+    return check(claim, index.select(claim, 3), index)
 
 
 def test_both_names_must_each_be_said_to_do_it():
