@@ -7,6 +7,7 @@ the transaction commits. DATABASE_URL and REDIS_URL switch to PostgreSQL and Cel
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -35,7 +36,11 @@ def _local_secret_key() -> str:
     return path.read_text().strip()
 
 
-SECRET_KEY = env_str("SECRET_KEY", required=not _LOCAL) or _local_secret_key()
+_secret_key = env_str("SECRET_KEY")
+if _secret_key is None and not _LOCAL:
+    # The usual slip is a manage.py command on the demo checkout without the demo's DEMO=1.
+    raise ImproperlyConfigured("SECRET_KEY must be set (or DEMO=1 on the local demo console)")
+SECRET_KEY = _secret_key or _local_secret_key()
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if _LOCAL else [])
 if not ALLOWED_HOSTS:
@@ -57,6 +62,9 @@ INSTALLED_APPS = [
     "reviewconsole.webhooks",
     "reviewconsole.audit",
     "reviewconsole.policy",
+    "reviewconsole.team",
+    # Counts failed sign-ins and locks out a username from an address after too many (see "Auth").
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -69,6 +77,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: it answers a locked-out sign-in with the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "reviewconsole.urls"
@@ -218,8 +228,58 @@ LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0, minimum=1.0, maximu
 # --- Auth ---------------------------------------------------------------------------------------
 
 LOGIN_URL = "login"
+# Where people reach this console: links printed outside a request (`manage.py user`) start with it.
+CONSOLE_BASE_URL = env_url("CONSOLE_BASE_URL", schemes=("http", "https")) or "http://127.0.0.1:8000"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# A session ends this long after sign-in, however busy; a deactivated account's sessions end at once
+# (the backends load only active users).
+SESSION_COOKIE_AGE = env_int("SESSION_MAX_AGE_SECONDS", 12 * 3600, minimum=300, maximum=30 * 86_400)
+
+# Single sign-on through OpenID Connect (mozilla-django-oidc), on when OIDC_CLIENT_ID is set. The
+# provider's endpoints are given one by one, as its discovery document lists them; roles come from a
+# claim (a list of group names) mapped by OIDC_ROLE_MAP ("idp-group=role,..."). Password sign-in stays.
+OIDC_RP_CLIENT_ID = env_str("OIDC_CLIENT_ID")
+OIDC_ENABLED = OIDC_RP_CLIENT_ID is not None
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_CLIENT_SECRET", required=OIDC_ENABLED)
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_url("OIDC_AUTHORIZATION_ENDPOINT", schemes=("http", "https"))
+OIDC_OP_TOKEN_ENDPOINT = env_url("OIDC_TOKEN_ENDPOINT", schemes=("http", "https"))
+OIDC_OP_USER_ENDPOINT = env_url("OIDC_USERINFO_ENDPOINT", schemes=("http", "https"))
+OIDC_OP_JWKS_ENDPOINT = env_url("OIDC_JWKS_ENDPOINT", schemes=("http", "https"))
+OIDC_RP_SIGN_ALGO = env_choice("OIDC_SIGN_ALGO", "RS256", choices=("RS256", "RS384", "RS512", "ES256", "HS256"))
+OIDC_RP_SCOPES = env_str("OIDC_SCOPES", "openid email profile")
+OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
+OIDC_ROLES_CLAIM = env_str("OIDC_ROLES_CLAIM", "groups")
+OIDC_ROLE_MAP = env_str("OIDC_ROLE_MAP", "")
+# Providers with a single signing key may leave the key id out of their tokens; then turn this off.
+OIDC_VERIFY_KID = env_bool("OIDC_VERIFY_KID", True)
+OIDC_TIMEOUT = env_float("OIDC_TIMEOUT_SECONDS", 10.0, minimum=1.0, maximum=60.0)
+if OIDC_ENABLED:
+    _missing = [
+        name for name, value in (
+            ("OIDC_AUTHORIZATION_ENDPOINT", OIDC_OP_AUTHORIZATION_ENDPOINT),
+            ("OIDC_TOKEN_ENDPOINT", OIDC_OP_TOKEN_ENDPOINT),
+            ("OIDC_USERINFO_ENDPOINT", OIDC_OP_USER_ENDPOINT),
+            ("OIDC_JWKS_ENDPOINT", OIDC_OP_JWKS_ENDPOINT),
+        ) if value is None
+    ]
+    if _missing:
+        raise ImproperlyConfigured(f"OIDC_CLIENT_ID is set, so these must be too: {', '.join(_missing)}")
+# Where a refused single sign-on lands (a path: mozilla-django-oidc does not resolve names).
+LOGIN_REDIRECT_URL_FAILURE = "/login/?sso=refused"
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+    *(["reviewconsole.team.sso.RoleMappingBackend"] if OIDC_ENABLED else []),
+]
+# Five wrong passwords for one username from one address lock that pair out for 15 minutes.
+AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1, maximum=100)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SIGN_IN_LOCKOUT_MINUTES", 15, minimum=1, maximum=24 * 60))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -247,6 +307,9 @@ X_FRAME_OPTIONS = "DENY"
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+if _LOCAL:
+    # Served from the app folders (below), but WhiteNoise warns at start-up when STATIC_ROOT is missing.
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Locally, serve straight from the app folders; a deployment runs collectstatic (docker-compose does).
 WHITENOISE_USE_FINDERS = _LOCAL
 
@@ -258,11 +321,15 @@ USE_TZ = True
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # A refused request (4xx) is one line: its traceback would say nothing about the request.
+    "formatters": {"console": {"()": "reviewconsole.logformat.ConsoleFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "console"}},
     "root": {
         "handlers": ["console"],
         "level": env_choice("LOG_LEVEL", "INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR")),
     },
+    # django-axes logs every sign-in at INFO; lockouts are warnings and still show.
+    "loggers": {"axes": {"level": "WARNING"}},
 }
 
 # Callables (dotted paths) that `manage.py demo` runs to load demo cases through the engine.

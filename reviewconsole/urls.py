@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from reviewconsole.health import healthz
 
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever a page links to; point them at the static icon."""
+    return redirect(static("favicon.ico"))
+
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
-    path("api/v1/", include("reviewconsole.intake.urls")),
+    path("api/", include("reviewconsole.intake.urls")),
     path("review/", include("reviewconsole.review.urls")),
     path("policy/", include("reviewconsole.policy.urls")),
     path("audit/", include("reviewconsole.audit.urls")),
+    path("team/", include("reviewconsole.team.urls")),
     path("", include("reviewconsole.accounts.urls")),
 ]

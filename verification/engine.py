@@ -46,8 +46,13 @@ class MissingFieldError(PermanentError):
     """The case lacks a field this configuration needs; `field` names it."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+        # Both arguments stay in `args`: pickling (and so Celery reporting the error) rebuilds it from them.
+        super().__init__(field, message)
         self.field = field
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
 
 
 class UnknownConstitution(MissingFieldError):

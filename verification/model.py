@@ -204,9 +204,10 @@ class OpenAIChatModel:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> OpenAIChatModel | None:
-        """Configured from LLM_BASE_URL, LLM_API_KEY, LLM_MODEL (and optional LLM_TIMEOUT).
+        """Configured from LLM_BASE_URL, LLM_API_KEY, LLM_MODEL (and optional LLM_TIMEOUT_SECONDS).
 
-        None when LLM_BASE_URL is unset: the engine then runs its offline verifier.
+        None when LLM_BASE_URL is unset: the engine then runs its offline verifier. The names are
+        the console's own, so one environment configures both.
         """
         env = os.environ if environ is None else environ
         base_url = env.get("LLM_BASE_URL", "").strip()
@@ -215,13 +216,16 @@ class OpenAIChatModel:
         model = env.get("LLM_MODEL", "").strip()
         if not model:
             raise PermanentError("LLM_MODEL: must be set when LLM_BASE_URL is set")
-        raw_timeout = env.get("LLM_TIMEOUT", "").strip() or "60"
+        if "LLM_TIMEOUT" in env and "LLM_TIMEOUT_SECONDS" not in env:
+            # The variable's old name: refuse it rather than silently run with the default timeout.
+            raise PermanentError("LLM_TIMEOUT: renamed LLM_TIMEOUT_SECONDS; set that instead")
+        raw_timeout = env.get("LLM_TIMEOUT_SECONDS", "").strip() or "60"
         try:
             timeout = float(raw_timeout)
         except ValueError:
-            raise PermanentError(f"LLM_TIMEOUT: not a number of seconds: {raw_timeout!r}") from None
+            raise PermanentError(f"LLM_TIMEOUT_SECONDS: not a number of seconds: {raw_timeout!r}") from None
         if timeout <= 0:
-            raise PermanentError(f"LLM_TIMEOUT: must be positive, got {raw_timeout!r}")
+            raise PermanentError(f"LLM_TIMEOUT_SECONDS: must be positive, got {raw_timeout!r}")
         return cls(base_url=base_url, model=model, api_key=env.get("LLM_API_KEY") or None, timeout=timeout)
 
     def complete_json(self, *, role: str, messages: list[Message], schema: type[BaseModel]) -> ModelReply:

@@ -8,15 +8,31 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 
 class Role(StrEnum):
-    """Who does what: reviewers decide cases, policy admins edit rules, support leads audit."""
+    """Who does what: reviewers decide cases, policy admins edit rules, support leads audit, team admins
+    run the console for the team (people, API clients, webhook deliveries)."""
 
     REVIEWER = "reviewer"
     POLICY_ADMIN = "policy admin"
     SUPPORT_LEAD = "support lead"
+    TEAM_ADMIN = "team admin"
 
     @property
     def label(self) -> str:
         return self.value.capitalize()
+
+    @property
+    def slug(self) -> str:
+        """The role as a command line writes it: "policy-admin"."""
+        return self.value.replace(" ", "-")
+
+    @classmethod
+    def named(cls, text: str) -> Role:
+        """The role `text` names, written either way ("policy admin", "policy-admin"); ValueError if none."""
+        wanted = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+        for role in cls:
+            if role.value == wanted:
+                return role
+        raise ValueError(f"no role {text!r}; roles are: {', '.join(role.slug for role in cls)}")
 
 
 def roles_of(user: AbstractBaseUser | AnonymousUser) -> set[Role]:

@@ -17,6 +17,7 @@ DEMO_USERS: dict[str, Role] = {
     "reviewer": Role.REVIEWER,
     "policy": Role.POLICY_ADMIN,
     "support": Role.SUPPORT_LEAD,
+    "admin": Role.TEAM_ADMIN,
 }
 
 

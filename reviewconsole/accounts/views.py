@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
@@ -27,4 +29,14 @@ _START_PAGE = {
     Role.REVIEWER: "review:queue",
     Role.POLICY_ADMIN: "policy:constitutions",
     Role.SUPPORT_LEAD: "audit:events",
+    Role.TEAM_ADMIN: "team:people",
 }
+
+
+class SignInView(LoginView):
+    """Password sign-in, with a link to single sign-on when it is configured."""
+
+    def get_context_data(self, **kwargs: object) -> dict[str, object]:
+        context = super().get_context_data(**kwargs)
+        context["sso_name"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else None
+        return context

@@ -24,6 +24,18 @@ class AuditAction(StrEnum):
     NOTE_ADDED = "note.added"
     POLICY_CHANGED = "policy.changed"
     EXPORT_CREATED = "export.created"
+    # The team: people, their roles, sign-in, API clients, webhook deliveries.
+    PERSON_ADDED = "person.added"
+    PERSON_ROLES_CHANGED = "person.roles_changed"
+    PERSON_DEACTIVATED = "person.deactivated"
+    PERSON_REACTIVATED = "person.reactivated"
+    PERSON_INVITED = "person.invited"
+    CLIENT_CREATED = "client.created"
+    CLIENT_TOKEN_ROTATED = "client.token_rotated"
+    CLIENT_REVOKED = "client.revoked"
+    CLIENT_RESTORED = "client.restored"
+    CLIENT_WEBHOOK_CHANGED = "client.webhook_changed"
+    WEBHOOK_RESENT = "webhook.resent"
 
 
 # Actors that are not people; a person is recorded as "user:<username>".

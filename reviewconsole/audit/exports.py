@@ -22,6 +22,7 @@ from reviewconsole.audit.selectors import (
 )
 from reviewconsole.intake.services import case_contract
 from reviewconsole.review.models import Decision, DecisionKind
+from verification import Origin
 
 # Columns in the order a person reads them. With payload (JSON) and created_at (canonical UTC text) each
 # row's hash can be recomputed from the export alone.
@@ -100,7 +101,7 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
         "expected": {
             "terminal": "PERMIT" if approved else "REJECT",
             "answer": candidate.text if approved else None,
-            "corrected": approved and candidate.origin == "reviewer",
+            "corrected": approved and candidate.origin == Origin.REVIEWER.value,
             "claims": [
                 {"id": claim.claim_id, "text": claim.text, "state": claim.state} for claim in candidate.claims.all()
             ] if approved else [],

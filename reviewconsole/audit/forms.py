@@ -31,7 +31,7 @@ class AuditFilterForm(forms.Form):
     until = forms.DateTimeField(required=False, label="Until", widget=_DATETIME)
     client = forms.ChoiceField(required=False)
     case = forms.IntegerField(required=False, min_value=1, label="Case #")
-    actor = forms.CharField(required=False, max_length=150, help_text='e.g. "user:rita", "engine", "client:bot"')
+    actor = forms.CharField(required=False, max_length=150, help_text='a username ("rita"), "engine", "client:bot"')
     action = forms.ChoiceField(required=False, choices=_action_choices)
     decision = forms.ChoiceField(required=False, choices=[("", "Any")] + DecisionKind.choices)
     reason = forms.ChoiceField(required=False, choices=[("", "Any"), *reason_choices()])
@@ -42,8 +42,16 @@ class AuditFilterForm(forms.Form):
         names = Client.objects.order_by("name").values_list("name", flat=True)
         self.fields["client"].choices = [("", "Any")] + [(name, name) for name in names]
 
+    def clean(self):
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since >= until:
+            # Said on "until", the field that closes the range: an empty range is never what was meant.
+            self.add_error("until", "must be later than From (a range that ends before it starts holds nothing)")
+        return data
+
     def audit_filter(self) -> AuditFilter:
-        """The filter asked for; an invalid field is ignored (and shown as an error) rather than failing."""
+        """The filter asked for; call it on a valid form (the pages show the errors of an invalid one)."""
         self.is_valid()
         data = self.cleaned_data
         return AuditFilter(
@@ -56,6 +64,14 @@ class AuditFilterForm(forms.Form):
             decision=data.get("decision") or "",
             reason=data.get("reason") or "",
         )
+
+    def error_lines(self) -> list[str]:
+        """Each error as "<field label>: <message>", so a message names what to correct."""
+        return [f"{self._label(name)}: {message}" for name, messages in self.errors.items() for message in messages]
+
+    def _label(self, name: str) -> str:
+        field = self.fields.get(name)
+        return (field.label or name.capitalize()) if field is not None else "Filters"
 
     def page_number(self) -> int:
         self.is_valid()

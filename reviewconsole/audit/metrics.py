@@ -2,8 +2,12 @@
 
 Agreement with the engine: the engine's call on an escalated case is "not releasable as it stands",
 and on a spot check "releasable". A reviewer agrees when they act the same way: rejecting or editing
-an escalated case, approving a spot-checked one unchanged. Per rule, a failed rule on the engine's
-final candidate agrees with a reviewer who did not approve it unchanged, a passed rule with one who did.
+an escalated case, approving a spot-checked one unchanged.
+
+Per rule, a decision counts only for the rules it concerned: those that failed on the engine's final
+candidate. The reviewer upholds such a rule by not releasing that answer unchanged (rejecting or
+editing it) and overrules it by approving it as it is. A rule that passed says nothing about why a
+reviewer rejected an answer, so a rejection is not counted against every rule that was judged.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from django.db.models.functions import TruncDate
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, RepairAttempt, RuleVerdict
 from reviewconsole.review.models import Decision, DecisionKind, Escalation
+from reviewconsole.review.reasons import reason_label
 from reviewconsole.review.states import FAILING_STATES
 from verification import Origin
 
@@ -27,6 +32,9 @@ MAX_CHART_DAYS = 120
 @dataclass(frozen=True)
 class Agreement:
     key: str
+    """What the row counts: a reason code (with " (spot check)") or a rule name."""
+    label: str
+    """The key as a person reads it."""
     decided: int
     agreed: int
 
@@ -49,6 +57,7 @@ class MetricsReport:
     decisions: int
     agreement_by_reason: list[Agreement] = field(default_factory=list)
     agreement_by_rule: list[Agreement] = field(default_factory=list)
+    """Per rule: decided cases where it failed (decided) and how many of those the reviewer upheld (agreed)."""
     unsupported_claims_caught: int = 0
     supported_claims_removed: int = 0
 
@@ -109,10 +118,14 @@ def _decision_outcomes(since: datetime, until: datetime) -> list[tuple[int, str,
 def _agreement_by_reason(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agreement]:
     decided, agreed = Counter(), Counter()
     for _, reason, spot, approved_unchanged in outcomes:
-        key = f"{reason} (spot check)" if spot else reason
-        decided[key] += 1
-        agreed[key] += approved_unchanged == spot
-    return [Agreement(key, decided[key], agreed[key]) for key in sorted(decided)]
+        decided[(reason, spot)] += 1
+        agreed[(reason, spot)] += approved_unchanged == spot
+    return [
+        Agreement(f"{reason} (spot check)" if spot else reason,
+                  f"{reason_label(reason)} (spot check)" if spot else reason_label(reason),
+                  decided[(reason, spot)], agreed[(reason, spot)])
+        for reason, spot in sorted(decided)
+    ]
 
 
 def _agreement_by_rule(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agreement]:
@@ -125,11 +138,11 @@ def _agreement_by_rule(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agre
             final_candidate[case_id] = (pk, position)
     case_of = {pk: case_id for case_id, (pk, _) in final_candidate.items()}
     decided, agreed = Counter(), Counter()
-    verdicts = RuleVerdict.objects.filter(candidate_id__in=case_of, passed__isnull=False)
-    for candidate_id, rule, passed in verdicts.values_list("candidate_id", "rule", "passed"):
+    failed = RuleVerdict.objects.filter(candidate_id__in=case_of, passed=False)
+    for candidate_id, rule in failed.values_list("candidate_id", "rule"):
         decided[rule] += 1
-        agreed[rule] += passed == approved_unchanged[case_of[candidate_id]]
-    return [Agreement(rule, decided[rule], agreed[rule]) for rule in sorted(decided)]
+        agreed[rule] += not approved_unchanged[case_of[candidate_id]]
+    return [Agreement(rule, rule, decided[rule], agreed[rule]) for rule in sorted(decided)]
 
 
 def metrics_report(*, since: datetime, until: datetime) -> MetricsReport:

@@ -48,13 +48,19 @@ class AuditFilter:
         return cls(**values)
 
 
+def actor_labels(actor: str) -> list[str]:
+    """The recorded actors a typed one stands for: a plain name is a person ("rita" finds "user:rita") or
+    an actor recorded by that name ("engine"); a full label ("user:rita", "client:bot") is itself."""
+    return [actor] if ":" in actor else [actor, f"user:{actor}"]
+
+
 def events_matching(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
     """Events in chain order. Case-level filters (client, decision, reason) keep the events of matching cases."""
     events = _in_period(AuditEvent.objects.order_by("seq"), "created_at", audit_filter)
     if audit_filter.case is not None:
         events = events.filter(case_id=audit_filter.case)
     if audit_filter.actor:
-        events = events.filter(actor=audit_filter.actor)
+        events = events.filter(actor__in=actor_labels(audit_filter.actor))
     if audit_filter.action:
         # "decision." finds every decision; "decision.approved" only approvals.
         if audit_filter.action.endswith("."):
@@ -64,6 +70,11 @@ def events_matching(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
     if audit_filter.client or audit_filter.decision or audit_filter.reason:
         events = events.filter(case_id__in=_case_ids(audit_filter))
     return events
+
+
+def events_newest_first(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
+    """Matching events as the audit page lists them: what just happened on top."""
+    return events_matching(audit_filter).order_by("-seq")
 
 
 def _in_period(queryset: QuerySet, field: str, audit_filter: AuditFilter) -> QuerySet:
@@ -93,7 +104,8 @@ def cases_matching(audit_filter: AuditFilter, *, with_time: bool = True) -> Quer
     if audit_filter.decision:
         cases = cases.filter(decisions__kind=audit_filter.decision).distinct()
     if with_time and audit_filter.actor:
-        cases = cases.filter(pk__in=AuditEvent.objects.filter(actor=audit_filter.actor).values("case_id"))
+        actors = actor_labels(audit_filter.actor)
+        cases = cases.filter(pk__in=AuditEvent.objects.filter(actor__in=actors).values("case_id"))
     return cases
 
 
@@ -161,6 +173,6 @@ def decisions_for_fixtures(audit_filter: AuditFilter) -> QuerySet[Decision]:
     decisions = _in_period(decisions, "created_at", audit_filter)
     if audit_filter.case is not None or audit_filter.client or audit_filter.reason or audit_filter.decision:
         decisions = decisions.filter(case_id__in=_case_ids(audit_filter))
-    if audit_filter.actor.startswith("user:"):
+    if audit_filter.actor and (":" not in audit_filter.actor or audit_filter.actor.startswith("user:")):
         decisions = decisions.filter(reviewer__username=audit_filter.actor.removeprefix("user:"))
     return decisions.select_related("case__client", "candidate", "reviewer").order_by("pk")

@@ -9,6 +9,7 @@ app_name = "audit"
 urlpatterns = [
     path("", views.events, name="events"),
     path("cases/", views.cases, name="cases"),
+    path("cases/<int:case_id>/", views.case_detail, name="case"),
     path("exports/", views.exports, name="exports"),
     path("exports/new", views.export_create, name="export_create"),
     path("exports/<int:export_id>/", views.export_detail, name="export"),

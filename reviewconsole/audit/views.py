@@ -13,12 +13,15 @@ from django.views.decorators.vary import vary_on_headers
 from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit import charts, selectors, services
+from reviewconsole.audit.case_record import case_record
 from reviewconsole.audit.exports import export_chunks, export_text
 from reviewconsole.audit.forms import AuditFilterForm, ExportForm, MetricsForm
 from reviewconsole.audit.metrics import metrics_report
 from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
 from reviewconsole.audit.tasks import export_file_name
 from reviewconsole.review.htmx import HtmxHttpRequest
+from reviewconsole.review.reasons import reason_label
+from reviewconsole.webhooks.selectors import delivery_counts
 
 support_lead_required = role_required(Role.SUPPORT_LEAD, refusal="the audit pages are for support leads")
 
@@ -31,19 +34,22 @@ _CONTENT_TYPES = {
 
 def _search(request: HtmxHttpRequest, template: str, find) -> HttpResponse:
     form = AuditFilterForm(request.GET)
-    audit_filter = form.audit_filter()
-    page = selectors.page_of(find(audit_filter), form.page_number())
     # The export form repeats the filter, so what is exported is exactly what is on screen.
     export_fields = [(name, value) for name, value in request.GET.items() if name != "page" and value]
-    context = {"form": form, "page": page, "export_fields": export_fields, "export_form": ExportForm()}
-    return render(request, f"{template}#results" if request.htmx else template, context)
+    context = {"form": form, "page": None, "export_fields": export_fields, "export_form": ExportForm()}
+    status = 400
+    if form.is_valid():
+        # An invalid filter shows its errors and no results: results that ignored it would look like an answer.
+        context["page"] = selectors.page_of(find(form.audit_filter()), form.page_number())
+        status = 200
+    return render(request, f"{template}#results" if request.htmx else template, context, status=status)
 
 
 @require_GET
 @support_lead_required
 @vary_on_headers("HX-Request")
 def events(request: HtmxHttpRequest) -> HttpResponse:
-    return _search(request, "audit/events.html", selectors.events_matching)
+    return _search(request, "audit/events.html", selectors.events_newest_first)
 
 
 @require_GET
@@ -51,6 +57,16 @@ def events(request: HtmxHttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def cases(request: HtmxHttpRequest) -> HttpResponse:
     return _search(request, "audit/cases.html", selectors.cases_with_decisions)
+
+
+@require_GET
+@support_lead_required
+def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    """A case read end to end: question, sources, every version, what was released, decisions, timeline."""
+    record = case_record(case_id)
+    if record is None:
+        raise Http404(f"There is no case #{case_id}.")
+    return render(request, "audit/case.html", {"record": record})
 
 
 @require_POST
@@ -115,16 +131,18 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "report": report,
+        "deliveries": delivery_counts(),
         "escalations_chart": charts.stacked_bars(
-            title="Escalations per day by reason", days=report.days, series=report.escalations_by_day
+            title="Escalations per day by reason", days=report.days,
+            series={reason_label(reason): counts for reason, counts in report.escalations_by_day.items()},
         ),
         "reason_chart": _agreement_chart("Reviewer agreement with the engine per reason", report.agreement_by_reason),
-        "rule_chart": _agreement_chart("Reviewer agreement with the engine per rule", report.agreement_by_rule),
+        "rule_chart": _agreement_chart("Failed rules the reviewer upheld", report.agreement_by_rule),
     }
     return render(request, "audit/metrics.html", context)
 
 
 def _agreement_chart(title: str, rows) -> str:
     return charts.share_bars(
-        title=title, rows=[(row.key, row.rate, f"{row.rate:.0%} of {row.decided}") for row in rows]
+        title=title, rows=[(row.label, row.rate, f"{row.rate:.0%} of {row.decided}") for row in rows]
     )

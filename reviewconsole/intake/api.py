@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -10,14 +13,23 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_http_methods
 from pydantic import ValidationError
 
 from reviewconsole.intake import selectors, services
 from reviewconsole.intake.constitutions import constitution_version
+from reviewconsole.intake.engine import configured_model
 from reviewconsole.intake.models import Case, Client
+from reviewconsole.intake.models import Source as StoredSource
 from reviewconsole.intake.openapi import openapi_document
 from verification import types as contract
+
+logger = logging.getLogger(__name__)
+
+# Deeper than any case needs (metadata included), and far from Python's recursion limit.
+MAX_JSON_DEPTH = 32
+# What the database holds of a source's title and uri; the contract itself sets no limit.
+_TITLE_CHARS = StoredSource._meta.get_field("title").max_length
+_URI_CHARS = StoredSource._meta.get_field("uri").max_length
 
 
 class ApiError(Exception):
@@ -36,6 +48,36 @@ class ApiError(Exception):
 
 def _field_error(status: int, code: str, field: str, message: str) -> ApiError:
     return ApiError(status, code, [{"field": field, "message": message}])
+
+
+def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[..., JsonResponse]]:
+    """An API endpoint: token-authenticated, so exempt from CSRF; every answer, errors too, is JSON.
+
+    A method not in `methods` gets 405 naming the allowed ones; an ApiError becomes its response;
+    anything else is logged and answered with a JSON 500 rather than the console's HTML page.
+    """
+
+    def decorate(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
+        @csrf_exempt
+        @functools.wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+            if request.method not in methods:
+                allowed = ", ".join(methods)
+                message = f"{request.method} is not allowed here; use {allowed}"
+                response = _field_error(405, "method_not_allowed", "method", message).response()
+                response["Allow"] = allowed
+                return response
+            try:
+                return view(request, *args, **kwargs)
+            except ApiError as error:
+                return error.response()
+            except Exception:
+                logger.exception("API request %s %s failed", request.method, request.path)
+                return _field_error(500, "internal", "", "internal error; it was logged").response()
+
+        return wrapper
+
+    return decorate
 
 
 def _authenticate(request: HttpRequest) -> Client:
@@ -62,10 +104,27 @@ def _read_json(request: HttpRequest) -> Any:
         raise _field_error(
             413, "too_large", "body", f"the body must be at most {settings.API_MAX_BODY_BYTES} bytes"
         ) from None
+    too_deep = _field_error(400, "malformed_json", "body", f"nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(body)
+        data = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise _field_error(400, "malformed_json", "body", f"not valid JSON: {error}") from None
+    except RecursionError:
+        raise too_deep from None
+    if _depth(data) > MAX_JSON_DEPTH:
+        raise too_deep
+    return data
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in `value`; counted without recursion, whatever the depth."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _validate_submission(data: Any) -> contract.Case:
@@ -84,8 +143,13 @@ def _validate_submission(data: Any) -> contract.Case:
         ("answer", len(submission.answer or ""), settings.API_MAX_ANSWER_CHARS, "characters"),
         ("sources", len(submission.sources), settings.API_MAX_SOURCES, "sources"),
     ] + [
-        (f"sources.{index}.text", len(source.text), settings.API_MAX_SOURCE_CHARS, "characters")
+        (f"sources.{index}.{name}", len(value), limit, "characters")
         for index, source in enumerate(submission.sources)
+        for name, value, limit in (
+            ("text", source.text, settings.API_MAX_SOURCE_CHARS),
+            ("title", source.title or "", _TITLE_CHARS),
+            ("uri", source.uri or "", _URI_CHARS),
+        )
     ]
     errors = [
         {"field": field, "message": f"at most {limit} {unit} (got {size})"}
@@ -96,6 +160,11 @@ def _validate_submission(data: Any) -> contract.Case:
         raise ApiError(400, "too_large", errors)
     if submission.answer is not None and not submission.answer.strip():
         raise _field_error(400, "invalid", "answer", "must not be blank")
+    if submission.answer is None and configured_model() is None:
+        # Only a model can draft a missing answer; refused now rather than stored to fail in the worker.
+        raise _field_error(400, "invalid", "answer", "is required: no model is configured to draft one")
+    if submission.constitution is not None and constitution_version(submission.constitution) is None:
+        raise _field_error(400, "invalid", "constitution", f"no constitution named {submission.constitution!r}")
     return submission
 
 
@@ -144,38 +213,39 @@ def case_payload(case: Case) -> dict[str, Any]:
     }
 
 
-@csrf_exempt
-@require_http_methods(["POST"])
+@api_view("POST")
 def cases(request: HttpRequest) -> JsonResponse:
-    """POST /api/v1/cases: 202 with the new case, or 200 with the case already submitted under that id."""
-    try:
-        client = _authenticate(request)
-        submission = _validate_submission(_read_json(request))
-        if submission.constitution is not None and constitution_version(submission.constitution) is None:
-            raise _field_error(400, "invalid", "constitution", f"no constitution named {submission.constitution!r}")
-    except ApiError as error:
-        return error.response()
+    """POST /api/v1/cases: 202 with the new case, 200 with the same case submitted before, 409 when
+    another case was submitted under that external_id."""
+    client = _authenticate(request)
+    submission = _validate_submission(_read_json(request))
     # The submission pins the version in force now: a version published later does not change this case.
-    case, created = services.case_submit(client=client, submission=submission)
+    try:
+        case, created = services.case_submit(client=client, submission=submission)
+    except services.ExternalIdTaken as taken:
+        raise _field_error(409, "conflict", "external_id", str(taken)) from None
     case.refresh_from_db()
     response = JsonResponse(case_payload(case), status=202 if created else 200)
     response["Location"] = reverse("api-case", args=[case.pk])
     return response
 
 
-@require_GET
+@api_view("GET")
 def case_detail(request: HttpRequest, case_id: int) -> JsonResponse:
     """GET /api/v1/cases/{id}: status, run record and any decision. Only the submitting client sees it."""
-    try:
-        client = _authenticate(request)
-    except ApiError as error:
-        return error.response()
+    client = _authenticate(request)
     case = Case.objects.filter(pk=case_id, client=client).first()
     if case is None:
-        return _field_error(404, "not_found", "id", f"no case {case_id} for this client").response()
+        raise _field_error(404, "not_found", "id", f"no case {case_id} for this client")
     return JsonResponse(case_payload(case))
 
 
-@require_GET
+@api_view("GET")
 def openapi(request: HttpRequest) -> JsonResponse:
     return JsonResponse(openapi_document())
+
+
+@csrf_exempt
+def not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    """Any other path under /api/: the API's 404, in the API's error shape, whatever the method."""
+    return _field_error(404, "not_found", "path", f"no API endpoint at {request.path}").response()

@@ -28,7 +28,10 @@ def _schemas() -> dict[str, Any]:
         "type": "object",
         "required": ["error", "message", "errors"],
         "properties": {
-            "error": {"type": "string", "examples": ["invalid", "malformed_json", "too_large", "unauthorized"]},
+            "error": {
+                "type": "string",
+                "examples": ["invalid", "malformed_json", "too_large", "unauthorized", "conflict", "not_found"],
+            },
             "message": {"type": "string"},
             "errors": {
                 "type": "array",
@@ -100,11 +103,17 @@ def openapi_document() -> dict[str, Any]:
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaseStatus"}}},
                         },
                         "200": {
-                            "description": "A case with this external_id was already submitted; it is returned.",
+                            "description": "The same case (same external_id and content) was already submitted; "
+                            "it is returned.",
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaseStatus"}}},
                         },
-                        "400": _error_response("Invalid body; `errors` names each field at fault."),
+                        "400": _error_response(
+                            "Invalid body (including JSON nested too deeply, and no answer when no model is "
+                            "configured to draft one); `errors` names each field at fault."
+                        ),
                         "401": _error_response("Missing or unknown bearer token."),
+                        "405": _error_response("Another method than POST; `Allow` names it."),
+                        "409": _error_response("A different case was already submitted under this external_id."),
                         "413": _error_response("Body or sources over the limits."),
                         "415": _error_response("Content-Type is not application/json."),
                     },
@@ -121,6 +130,7 @@ def openapi_document() -> dict[str, Any]:
                         },
                         "401": _error_response("Missing or unknown bearer token."),
                         "404": _error_response("No such case for this client."),
+                        "405": _error_response("Another method than GET; `Allow` names it."),
                     },
                 }
             },

@@ -66,6 +66,27 @@ def client_token_rotate(*, client: Client) -> str:
     return token
 
 
+def client_active_set(*, client: Client, active: bool) -> bool:
+    """Revoke a client (its token stops working at once; its cases stay) or let it submit again."""
+    if client.is_active == active:
+        return False
+    client.is_active = active
+    client.save(update_fields=["is_active"])
+    return True
+
+
+def client_webhook_set(*, client: Client, webhook_url: str, new_secret: bool = False) -> str | None:
+    """Point a client's webhook somewhere else (or nowhere: ""); with `new_secret`, also replace the
+    signing secret, which is returned so it can be shown once."""
+    client.webhook_url = webhook_url
+    fields = ["webhook_url"]
+    if new_secret or (webhook_url and not client.webhook_secret):
+        client.webhook_secret = new_webhook_secret()
+        fields.append("webhook_secret")
+    client.save(update_fields=fields)
+    return client.webhook_secret if "webhook_secret" in fields else None
+
+
 def client_for_token(token: str) -> Client | None:
     if not token:
         return None
@@ -75,17 +96,30 @@ def client_for_token(token: str) -> Client | None:
 # --- Submission ----------------------------------------------------------------------------------
 
 
-def case_submit(*, client: Client, submission: contract.Case) -> tuple[Case, bool]:
-    """Store a validated case and schedule its run; the same external id returns the first case.
+class ExternalIdTaken(Exception):
+    """The client already submitted a different case under this external id."""
 
-    Returns the case and whether it was created now. Two concurrent submissions of one external id
-    meet at the unique constraint: the loser finds the winner's case. The case pins the version in
-    force of the constitution it names ("default" when none); an unknown name is UnknownConstitution.
+    def __init__(self, case: Case, fields: list[str]) -> None:
+        super().__init__(
+            f"case {case.pk} was already submitted under {case.external_id!r} with a different {', '.join(fields)}"
+        )
+        self.case = case
+        self.fields = fields
+
+
+def case_submit(*, client: Client, submission: contract.Case) -> tuple[Case, bool]:
+    """Store a validated case and schedule its run; the same case again returns the first one.
+
+    Returns the case and whether it was created now. The same external id with other content is
+    ExternalIdTaken: a client's retry gets its case back, a client reusing an id by mistake is told.
+    Two concurrent submissions of one external id meet at the unique constraint: the loser finds the
+    winner's case. The case pins the version in force of the constitution it names ("default" when
+    none); an unknown name is UnknownConstitution.
     """
     if submission.external_id is not None:
         existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
         if existing is not None:
-            return existing, False
+            return _resubmitted(existing, submission), False
     pin = constitution_pin(submission.constitution)
     if pin is None:
         raise UnknownConstitution("constitution", f"no constitution named {submission.constitution!r}")
@@ -118,12 +152,32 @@ def case_submit(*, client: Client, submission: contract.Case) -> tuple[Case, boo
         existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
         if existing is None:
             raise
-        return existing, False
+        return _resubmitted(existing, submission), False
 
     from reviewconsole.intake.tasks import verify_case
 
     enqueue_on_commit(verify_case, case.pk)
     return case, True
+
+
+def _resubmitted(existing: Case, submission: contract.Case) -> Case:
+    """The stored case when `submission` is the same case again; ExternalIdTaken when it differs."""
+    stored = _comparable(case_contract(existing))
+    submitted = _comparable(submission)
+    differing = [field for field in submitted if stored[field] != submitted[field]]
+    if differing:
+        raise ExternalIdTaken(existing, differing)
+    return existing
+
+
+def _comparable(case: contract.Case) -> dict:
+    # Stored rows keep an absent title, uri or constitution as "": compare them as absent either way.
+    data = case.model_dump(mode="json")
+    for source in data["sources"]:
+        source["title"] = source["title"] or None
+        source["uri"] = source["uri"] or None
+    data["constitution"] = data["constitution"] or None
+    return data
 
 
 def case_contract(case: Case) -> contract.Case:

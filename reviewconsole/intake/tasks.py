@@ -1,4 +1,4 @@
-"""Tasks over case ids: run the engine on a case, and re-enqueue cases that got stuck."""
+"""Tasks over case ids: run the engine on a case, and re-enqueue work that got stuck."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from reviewconsole.intake import services
 from reviewconsole.intake.constitutions import case_constitution
 from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import Case
+from reviewconsole.review.services import edit_verifications_sweep
+from reviewconsole.review.tasks import verify_edit
 from verification import PermanentError, TransientError
 
 logger = logging.getLogger(__name__)
@@ -55,10 +57,17 @@ def _fail(claim: services.RunClaim, error: Exception, prefix: str = "") -> None:
 
 @app.task(name="intake.requeue_stuck_cases")
 def requeue_stuck_cases() -> int:
-    """Periodic: a lost message or a killed worker must not strand a case."""
-    stuck = services.cases_requeue_stuck(now=timezone.now())
+    """Periodic: a lost message or a killed worker must not strand a case, nor a reviewer's edit."""
+    now = timezone.now()
+    stuck = services.cases_requeue_stuck(now=now)
     for case_id in stuck:
         verify_case.delay(case_id)
     if stuck:
         logger.warning("re-enqueued %d stuck case(s): %s", len(stuck), stuck)
-    return len(stuck)
+    # An edit's verification that was lost runs again; one out of attempts is failed by the sweep.
+    edits = edit_verifications_sweep(now=now)
+    for candidate_pk in edits:
+        verify_edit.delay(candidate_pk)
+    if edits:
+        logger.warning("re-enqueued %d stuck edit verification(s): %s", len(edits), edits)
+    return len(stuck) + len(edits)

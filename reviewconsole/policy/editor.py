@@ -7,6 +7,7 @@ Field names: `description`, `policy-<knob>`, `rules-<n>-<field>` (n counts the r
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,8 +35,13 @@ class FieldSpec:
     help: str = ""
 
 
+# The engine accepts any rule name, but verdicts, rule health and URLs carry it: the editor holds names
+# to the same form as a constitution's own name, so "No Guarantees!" never reaches a stored version.
+RULE_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+RULE_NAME_HINT = 'lower-case letters, digits, "-", "." and "_", starting with a letter or digit ("no-guarantees")'
+
 _COMMON = (
-    FieldSpec("name", "Name", help="Lower case; verdicts and rule health use it."),
+    FieldSpec("name", "Name", help=f"Use {RULE_NAME_HINT}; verdicts and rule health use it."),
     FieldSpec("description", "What it asks"),
 )
 _RULE_FIELDS: dict[str, tuple[FieldSpec, ...]] = {
@@ -165,7 +171,7 @@ def form_from_post(name: str, post: QueryDict, *, base: Constitution | None = No
         if added in RULE_KINDS:
             data["rules"].append({"kind": added, "blocking": False})
         return _bind(name, data, {})
-    errors = _duplicate_names(rules)
+    errors = {**_malformed_names(rules), **_duplicate_names(rules)}
     constitution = None
     try:
         constitution = Constitution.model_validate(data)
@@ -182,6 +188,15 @@ def form_from_post(name: str, post: QueryDict, *, base: Constitution | None = No
     form = _bind(name, data, errors)
     form.constitution = constitution if not errors else None
     return form
+
+
+def _malformed_names(rules: list[dict[str, Any]]) -> dict[str, str]:
+    # An empty name is left to the engine's model, whose "required" message is the clearer one.
+    return {
+        f"rules-{position}-name": f"name: use only {RULE_NAME_HINT}"
+        for position, rule in enumerate(rules)
+        if rule["name"] and not RULE_NAME.match(rule["name"])
+    }
 
 
 def _duplicate_names(rules: list[dict[str, Any]]) -> dict[str, str]:

@@ -40,16 +40,22 @@ def rubric_in_force(rubric: Rubric) -> RubricVersion | None:
     return published.select_related("document").first()
 
 
-def critic_rubric_for(constitution_name: str) -> str | None:
-    """The instructions of the critic rubric in force for cases judged under `constitution_name`.
+def critic_rubric_version_for(constitution_name: str) -> RubricVersion | None:
+    """The critic rubric version in force for cases judged under `constitution_name`.
 
     A rubric names the constitution it judges under; when several published rubrics do, the one
-    published last is in force. None leaves the engine's built-in rubric.
+    published last is in force.
     """
     published = RubricVersion.objects.filter(
         status=VersionStatus.PUBLISHED, content__constitution=constitution_name
     ).order_by("-published_at", "-pk")
-    version = published.first()
+    return published.select_related("document").first()
+
+
+def critic_rubric_for(constitution_name: str) -> str | None:
+    """The instructions the model critic reads for cases judged under `constitution_name`; None leaves
+    the engine's built-in rubric."""
+    version = critic_rubric_version_for(constitution_name)
     return version.content.get("instructions") if version is not None else None
 
 

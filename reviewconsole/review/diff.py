@@ -1,12 +1,28 @@
-"""Claim diffs between two versions of an answer, matched by claim id (stable across versions)."""
+"""Claim diffs between two versions of an answer, with claims paired by what they say.
+
+Claim ids cannot pair them: a reviewer's edit is verified by a fresh run, which numbers its claims from
+k1 again, so the same id can name unrelated claims in two versions.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from enum import StrEnum
 
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
 from reviewconsole.intake.models import Claim
+
+SAME_CLAIM_SIMILARITY = 0.5
+"""How alike (0 to 1, by words) two claims must be to count as one claim rewritten rather than one
+removed and another added."""
+
+_WORD = re.compile(r"\S+")
+_PUNCTUATION = re.compile(r"[^\w$%]+")
 
 
 class ChangeKind(StrEnum):
@@ -18,12 +34,23 @@ class ChangeKind(StrEnum):
 
 @dataclass(frozen=True)
 class ClaimChange:
-    """What happened to one claim id between the older and the newer version."""
+    """What happened to one claim between the older and the newer version."""
 
     kind: ChangeKind
-    claim_id: str
     old: Claim | None
     new: Claim | None
+
+    @property
+    def claim_id(self) -> str:
+        """The claim's id in the newer version (in the older one for a removed claim)."""
+        return (self.new or self.old).claim_id
+
+    @property
+    def old_claim_id(self) -> str:
+        """The older version's id for the claim when it differs from the newer one's, else ""."""
+        if self.old is None or self.new is None or self.old.claim_id == self.new.claim_id:
+            return ""
+        return self.old.claim_id
 
     @property
     def state_transition(self) -> tuple[str, str] | None:
@@ -32,26 +59,86 @@ class ClaimChange:
             return None
         return self.old.state, self.new.state
 
+    @property
+    def text_changed(self) -> bool:
+        return self.old is not None and self.new is not None and self.old.text != self.new.text
+
+    @property
+    def word_diff(self) -> SafeString:
+        """The newer text with the words it dropped in <del> and the words it added in <ins>, escaped."""
+        if self.old is None or self.new is None:
+            return format_html("{}", (self.new or self.old).text)
+        return word_diff(self.old.text, self.new.text)
+
 
 def claim_diff(old: Iterable[Claim], new: Iterable[Claim]) -> list[ClaimChange]:
     """Claims added, removed, changed (text or state) and unchanged, in the newer version's order,
-    with removed claims after, in the older version's order."""
-    old_by_id = {claim.claim_id: claim for claim in old}
-    new_claims = list(new)
-    new_ids = {claim.claim_id for claim in new_claims}
+    with removed claims after, in the older version's order.
+
+    A claim with the same text in both versions is the same claim; of the rest, the most alike pairs
+    (at least SAME_CLAIM_SIMILARITY) are one claim rewritten; anything left was added or removed.
+    """
+    old_claims, new_claims = list(old), list(new)
+    partner: dict[int, int] = {}  # index in new_claims -> index of the same claim in old_claims
+    old_by_text: dict[str, list[int]] = {}
+    for old_index, claim in enumerate(old_claims):
+        old_by_text.setdefault(claim.text, []).append(old_index)
+    for new_index, claim in enumerate(new_claims):
+        if old_by_text.get(claim.text):
+            partner[new_index] = old_by_text[claim.text].pop(0)
+    unpaired_old = set(range(len(old_claims))) - set(partner.values())
+    # Most alike first, so a claim pairs with its closest rewrite rather than the first one that passes.
+    pairs = sorted(
+        (-_similarity(old_claims[old_index].text, claim.text), new_index, old_index)
+        for new_index, claim in enumerate(new_claims)
+        if new_index not in partner
+        for old_index in unpaired_old
+    )
+    for negative_similarity, new_index, old_index in pairs:
+        if -negative_similarity < SAME_CLAIM_SIMILARITY:
+            break
+        if new_index not in partner and old_index in unpaired_old:
+            partner[new_index] = old_index
+            unpaired_old.discard(old_index)
+
     changes = []
-    for claim in new_claims:
-        before = old_by_id.get(claim.claim_id)
+    for new_index, claim in enumerate(new_claims):
+        before = old_claims[partner[new_index]] if new_index in partner else None
         if before is None:
             kind = ChangeKind.ADDED
         elif before.text != claim.text or before.state != claim.state:
             kind = ChangeKind.CHANGED
         else:
             kind = ChangeKind.UNCHANGED
-        changes.append(ClaimChange(kind, claim.claim_id, before, claim))
-    changes.extend(
-        ClaimChange(ChangeKind.REMOVED, claim_id, claim, None)
-        for claim_id, claim in old_by_id.items()
-        if claim_id not in new_ids
-    )
+        changes.append(ClaimChange(kind, before, claim))
+    changes.extend(ClaimChange(ChangeKind.REMOVED, old_claims[i], None) for i in sorted(unpaired_old))
     return changes
+
+
+def _comparable_words(text: str) -> list[str]:
+    """Words without case or punctuation, so "Days." and "days" agree when claims are compared."""
+    return [word for word in (_PUNCTUATION.sub("", w).lower() for w in _WORD.findall(text)) if word]
+
+
+def _similarity(old_text: str, new_text: str) -> float:
+    return SequenceMatcher(None, _comparable_words(old_text), _comparable_words(new_text), autojunk=False).ratio()
+
+
+def word_diff(old_text: str, new_text: str) -> SafeString:
+    """`new_text` word by word, with dropped words in <del> and added ones in <ins>; all text escaped."""
+    old_words, new_words = _WORD.findall(old_text), _WORD.findall(new_text)
+    pieces: list[SafeString] = []
+    matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
+    for operation, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        if operation == "equal":
+            pieces.append(format_html("{}", _joined(new_words[new_start:new_end])))
+            continue
+        if old_end > old_start:
+            pieces.append(format_html("<del>{}</del>", _joined(old_words[old_start:old_end])))
+        if new_end > new_start:
+            pieces.append(format_html("<ins>{}</ins>", _joined(new_words[new_start:new_end])))
+    return format_html_join(" ", "{}", ((piece,) for piece in pieces))
+
+
+def _joined(words: Sequence[str]) -> str:
+    return " ".join(words)

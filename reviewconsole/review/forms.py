@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from django import forms
-from django.db import models
 
+from reviewconsole.review.reasons import RejectReason
 from reviewconsole.review.selectors import (
     QueueCursor,
     QueueFilters,
@@ -13,15 +13,6 @@ from reviewconsole.review.selectors import (
     reviewers,
 )
 from verification import Severity
-
-
-class RejectReason(models.TextChoices):
-    WRONG_FACTS = "WRONG_FACTS", "Facts contradict the sources"
-    NOT_IN_SOURCES = "NOT_IN_SOURCES", "Not backed by the sources"
-    OFF_QUESTION = "OFF_QUESTION", "Does not answer the question"
-    POLICY = "POLICY", "Breaks policy"
-    UNSAFE = "UNSAFE", "Unsafe or harmful"
-    OTHER = "OTHER", "Other (see note)"
 
 
 class QueueCursorField(forms.Field):
@@ -101,7 +92,18 @@ class QueueFilterForm(forms.Form):
         return data
 
 
-class _OnCandidate(forms.Form):
+class _CaseForm(forms.Form):
+    """A form of the case page. Several share field names (note, text), so each prefixes its element
+    ids (`id_prefix`): the page's labels then name exactly one field each."""
+
+    id_prefix = "case"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", f"{self.id_prefix}_%s")
+        super().__init__(*args, **kwargs)
+
+
+class _OnCandidate(_CaseForm):
     """Names the exact candidate the reviewer saw, so a changed case refuses the decision."""
 
     candidate_id = forms.CharField(widget=forms.HiddenInput, max_length=20)
@@ -109,21 +111,35 @@ class _OnCandidate(forms.Form):
 
 
 class ApproveForm(_OnCandidate):
+    id_prefix = "approve"
+
     note = forms.CharField(required=False, label="Note (optional)", widget=forms.Textarea(attrs={"rows": 2}))
+    # Optional here: whether a reason is needed is the service's call, made under the case's lock on the
+    # claims as they are then. The page asks for one in the browser too (`ask_for_override_reason`).
     override_reason = forms.CharField(
         required=False, label="Override reason (required while claims fail)", widget=forms.Textarea(attrs={"rows": 2})
     )
 
+    def ask_for_override_reason(self) -> None:
+        """Have the browser refuse to send the form (Ctrl+Enter included) until a reason is written."""
+        self.fields["override_reason"].widget.attrs["required"] = True
+
 
 class EditForm(_OnCandidate):
-    text = forms.CharField(label="Edited answer", widget=forms.Textarea(attrs={"rows": 6}), max_length=20_000)
+    id_prefix = "edit"
+
+    text = forms.CharField(label="Edited answer", widget=forms.Textarea(attrs={"rows": 10}), max_length=20_000)
     note = forms.CharField(required=False, label="Note on the edit (optional)", max_length=2000)
 
 
 class RejectForm(_OnCandidate):
+    id_prefix = "reject"
+
     reason_code = forms.ChoiceField(label="Reason", choices=RejectReason.choices)
     note = forms.CharField(label="Note", widget=forms.Textarea(attrs={"rows": 2}), max_length=5000)
 
 
-class NoteForm(forms.Form):
+class NoteForm(_CaseForm):
+    id_prefix = "note"
+
     text = forms.CharField(label="Add a note", widget=forms.Textarea(attrs={"rows": 2}), max_length=5000)

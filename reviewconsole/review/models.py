@@ -101,6 +101,11 @@ class EditVerification(models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A worker holds the verification until run_deadline; past it, the worker is known dead and the
+    # sweeper runs it again, until `attempts` (claims so far) reaches the cap and it is failed instead.
+    started_at = models.DateTimeField(null=True, blank=True)
+    run_deadline = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
 
     @property
     def is_finished(self) -> bool:

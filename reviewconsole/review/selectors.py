@@ -31,6 +31,7 @@ from reviewconsole.review.models import (
     Escalation,
     EscalationStatus,
 )
+from reviewconsole.review.package import ReviewPackage, review_package
 from reviewconsole.review.states import FAILING_STATES, state_label
 from verification import State
 from verification import constitution as constitutions
@@ -118,6 +119,11 @@ class QueuePage:
     reason_counts: list[tuple[str, int]]
     has_previous: bool = False
     has_next: bool = False
+
+    @property
+    def all_reasons_total(self) -> int:
+        """Open cases for every reason, under the other filters: what "All reasons" leads to."""
+        return sum(count for _reason, count in self.reason_counts)
 
     @property
     def previous_cursor(self) -> str:
@@ -298,7 +304,8 @@ class CaseReview:
     notes: list[CaseNote]
     verifications: dict[int, EditVerification]
     budgets: list[Budget]
-    review_package: dict[str, Any] | None
+    review_package: ReviewPackage | None
+    """About the versions on screen: the original and the current one, a reviewer's edit included."""
     metrics: dict[str, Any]
     shown: Candidate | None = None
     """The version whose claims and evidence are marked: the current one unless another was asked for."""
@@ -346,17 +353,22 @@ def case_review(escalation: Escalation, *, version: str = "") -> CaseReview:
     )
     sources = list(case.sources.all())
     record = case.run_record or {}
+    repairs = list(case.repairs.all())
+    verifications = {v.candidate_id: v for v in EditVerification.objects.filter(candidate__case=case)}
     review = CaseReview(
         escalation=escalation,
         case=case,
         candidates=candidates,
         current=candidates[-1] if candidates else None,
         sources=sources,
-        repairs=list(case.repairs.all()),
+        repairs=repairs,
         notes=list(CaseNote.objects.filter(case=case).select_related("author")),
-        verifications={v.candidate_id: v for v in EditVerification.objects.filter(candidate__case=case)},
+        verifications=verifications,
         budgets=_budgets(case, record),
-        review_package=record.get("review_package"),
+        review_package=review_package(
+            candidates, repairs=repairs, engine_package=record.get("review_package"),
+            verification=verifications.get(candidates[-1].pk) if candidates else None,
+        ),
         metrics=record.get("metrics") or {},
     )
     if "release_threshold" in record:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import F, Q
 
 from reviewconsole.audit import events as audit_events
 from reviewconsole.intake.models import Candidate, CaseStatus
 from reviewconsole.intake.routing import case_outcome_payload
 from reviewconsole.intake.services import candidate_checks_store, candidate_claims_store
-from reviewconsole.queues import enqueue_on_commit
+from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.review.leases import escalation_lease_renew, lease_held_by_other
 from reviewconsole.review.models import (
     CaseNote,
@@ -209,18 +211,47 @@ def case_note_add(*, escalation: Escalation, author: AbstractBaseUser, text: str
 # --- Re-verification of an edit (the worker's side) -----------------------------------------------
 
 
-def edit_verification_start(*, candidate_pk: int) -> bool:
-    """Take a pending verification; of two workers holding the same message only one gets it."""
-    taken = EditVerification.objects.filter(status=EditVerificationStatus.PENDING, candidate_id=candidate_pk).update(
-        status=EditVerificationStatus.RUNNING
+def edit_verification_max_attempts() -> int:
+    """Claims of one verification before it is failed: the first run and the task preset's retries.
+
+    A worker killed mid-run, like a transient failure, costs one; an edit that kills its worker every
+    time ends failed, and the reviewer may still approve it with a written override.
+    """
+    return settings.CELERY_TASK_MAX_RETRIES + 1
+
+
+def edit_verification_start(*, candidate_pk: int, now: datetime) -> bool:
+    """Take a pending verification, or a running one past its deadline (its worker died).
+
+    One conditional UPDATE decides: of two workers holding the same message only one gets it.
+    """
+    taken = EditVerification.objects.filter(
+        Q(status=EditVerificationStatus.PENDING) | Q(status=EditVerificationStatus.RUNNING, run_deadline__lt=now),
+        candidate_id=candidate_pk,
+        attempts__lt=edit_verification_max_attempts(),
+    ).update(
+        status=EditVerificationStatus.RUNNING, started_at=now, run_deadline=now + task_hold(),
+        attempts=F("attempts") + 1,
     )
     return bool(taken)
+
+
+def edit_verification_wait(*, candidate_pk: int, now: datetime) -> int | None:
+    """Seconds until a running verification's hold lapses; None when it is not running."""
+    deadline = (
+        EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING)
+        .values_list("run_deadline", flat=True)
+        .first()
+    )
+    if deadline is None:
+        return None
+    return max(1, int((deadline - now).total_seconds()) + 1)
 
 
 def edit_verification_release(*, candidate_pk: int) -> None:
     """Hand a verification back after a transient failure, for the retry to take."""
     EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING).update(
-        status=EditVerificationStatus.PENDING
+        status=EditVerificationStatus.PENDING, run_deadline=None
     )
 
 
@@ -243,6 +274,7 @@ def edit_verification_finish(*, candidate: Candidate, record: RunRecord, now: da
         verification.terminal = record.terminal.value
         verification.reason = record.reason.value
         verification.finished_at = now
+        verification.run_deadline = None
         verification.save()
         audit_events.edit_verified(verification=verification)
         return verification
@@ -250,5 +282,27 @@ def edit_verification_finish(*, candidate: Candidate, record: RunRecord, now: da
 
 def edit_verification_fail(*, candidate_pk: int, error: str, now: datetime) -> None:
     EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING).update(
-        status=EditVerificationStatus.FAILED, error=error[:5000], finished_at=now
+        status=EditVerificationStatus.FAILED, error=error[:5000], finished_at=now, run_deadline=None
     )
+
+
+def edit_verifications_sweep(*, now: datetime) -> list[int]:
+    """Verifications a worker lost: fail those out of attempts, return the rest (candidate pks) to run again.
+
+    Lost means running past its deadline (the worker died) or pending too long (the message was lost,
+    or the task's retries ran out).
+    """
+    pending_before = now - timedelta(seconds=settings.STUCK_CASE_SECONDS)
+    stale = Q(status=EditVerificationStatus.RUNNING, run_deadline__lt=now) | Q(
+        Q(started_at__isnull=True) | Q(started_at__lt=pending_before),
+        status=EditVerificationStatus.PENDING,
+        created_at__lt=pending_before,
+    )
+    attempts = edit_verification_max_attempts()
+    EditVerification.objects.filter(stale, attempts__gte=attempts).update(
+        status=EditVerificationStatus.FAILED,
+        error=f"gave up after {attempts} attempt(s): no worker finished verifying the edit",
+        finished_at=now,
+        run_deadline=None,
+    )
+    return list(EditVerification.objects.filter(stale).values_list("candidate_id", flat=True)[:500])

@@ -20,7 +20,12 @@ logger = logging.getLogger(__name__)
 @app.task(name="review.verify_edit", bind=True)
 def verify_edit(self, candidate_pk: int) -> None:
     """Check the edited text against the case's own sources, as the engine checks a client's answer."""
-    if not services.edit_verification_start(candidate_pk=candidate_pk):
+    now = timezone.now()
+    if not services.edit_verification_start(candidate_pk=candidate_pk, now=now):
+        wait = services.edit_verification_wait(candidate_pk=candidate_pk, now=now)
+        if wait is not None and not self.request.is_eager:
+            # Another run holds it; if its worker died, the hold lapses at the deadline. Come back then.
+            raise self.retry(countdown=wait, max_retries=None)
         logger.info("edit %s is verified or being verified elsewhere; nothing to do", candidate_pk)
         return
     candidate = Candidate.objects.select_related("case").get(pk=candidate_pk)

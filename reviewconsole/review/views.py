@@ -17,6 +17,7 @@ from reviewconsole.review import leases, selectors, services
 from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
 from reviewconsole.review.forms import ApproveForm, EditForm, NoteForm, QueueFilterForm, RejectForm
 from reviewconsole.review.htmx import HtmxHttpRequest
+from reviewconsole.review.models import EscalationStatus
 
 
 @require_GET
@@ -80,6 +81,8 @@ def _render_case(request: HtmxHttpRequest, escalation, *, forms=None, error: str
         error=error,
     )
     context.update(forms or {})
+    if review.needs_override:
+        context["approve_form"].ask_for_override_reason()
     return render(request, "review/case.html", context, status=status)
 
 
@@ -102,11 +105,16 @@ def case_lease(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 
 
 def _lease_context(request: HtmxHttpRequest, escalation) -> dict[str, object]:
-    holder = leases.lease_holder(escalation, timezone.now())
+    now = timezone.now()
+    holder = leases.lease_holder(escalation, now)
     return {
         "escalation": escalation,
         "holder": holder,
         "holding": holder is not None and holder.pk == request.user.pk,
+        # Decision controls only for whoever may decide, by the services' own test: a case another
+        # reviewer holds is there to read (and a decision posted anyway is still refused).
+        "decidable": escalation.status == EscalationStatus.OPEN
+        and not leases.lease_held_by_other(escalation, request.user, now),
         # Renew well before the lease runs out, so one slow or lost request does not lose the case.
         "lease_poll_seconds": max(10, settings.REVIEW_LEASE_SECONDS // 3),
     }

@@ -70,6 +70,13 @@
   });
 
   document.addEventListener("click", (event) => {
-    if (event.target instanceof Element && event.target.closest("[data-keys-help]")) toggleHelp();
+    if (!(event.target instanceof Element)) return;
+    if (event.target.closest("[data-keys-help]")) toggleHelp();
+    // A link to a decision form opens it, as its key does (the link alone would land on it closed).
+    const decision = event.target.closest("[data-decision]");
+    if (decision) {
+      event.preventDefault();
+      openDecision(decision.dataset.decision);
+    }
   });
 })();

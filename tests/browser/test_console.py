@@ -13,7 +13,7 @@ from reviewconsole.accounts.roles import Role
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review import services as review_services
-from reviewconsole.review.models import Escalation
+from reviewconsole.review.models import Decision, Escalation
 from reviewconsole.review.tasks import verify_edit
 from tests.browser.session import sign_in
 from tests.reviewconsole.review.conftest import EARNINGS_CASE, PLANS_CASE, escalate_case, gate_record, refund_case
@@ -72,7 +72,7 @@ def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(
     assert page.locator("#decide-approve button[type=submit]").is_disabled()
     verify_edit.apply(args=(held_back.pop(),))
     page.get_by_text("Re-verification done").wait_for()  # the htmx poll saw it and reloaded the page
-    assert re.search(r"Re-verification done: PERMIT", page.locator("#edit-status").inner_text())
+    assert re.search(r"Re-verification done: Cleared for release", page.locator("#edit-status").inner_text())
     assert page.locator("tr.state-refuted").count() == 0
     assert page.locator("#diff tr.change-changed").filter(has_text="Refuted").count() == 1
     # The README's screenshot is this very screen; refresh it with UPDATE_SCREENSHOTS=1.
@@ -90,13 +90,14 @@ def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(
     assert refund.final_answer == FIXED_ANSWER
 
 
-def test_a_second_session_cannot_claim_the_held_case(browser, live_server, page, reviewer, api_client):
+def test_a_second_session_cannot_claim_or_decide_the_held_case(browser, live_server, page, reviewer, api_client):
     case = escalate_case(api_client, refund_case())
     other = User.objects.create_user(username="ravi", password="ravi-password")
     other.groups.add(Group.objects.get_or_create(name=Role.REVIEWER.value)[0])
     sign_in(page, "rita")
     page.keyboard.press("n")
     page.wait_for_url(f"**/review/cases/{case.pk}/")
+    assert page.locator("#decide-approve").count() == 1  # the holder's controls
 
     second = browser.new_context(base_url=live_server.url).new_page()
     try:
@@ -105,12 +106,19 @@ def test_a_second_session_cannot_claim_the_held_case(browser, live_server, page,
         second.get_by_text("No case is waiting").wait_for()
         second.goto(f"/review/cases/{case.pk}/")
         assert "Held by rita" in second.locator("#lease").inner_text()
-        second.keyboard.press("a")
-        second.get_by_role("button", name="Approve c1").click()
-        assert "Another reviewer holds this case." in second.get_by_role("alert").inner_text()
+        assert "rita is deciding this case" in second.locator(".decide").inner_text()
+        # No decision to start: no buttons, and the keys open nothing.
+        for name in ("Approve c1", "Save and verify again", "Reject"):
+            assert second.get_by_role("button", name=name).count() == 0
+        for key in ("a", "e", "r"):
+            second.keyboard.press(key)
+        assert second.locator("details[id^=decide-]").count() == 0
+        assert second.locator("textarea:visible").count() == 1  # the note's
+        assert second.get_by_label("Add a note").is_visible()
     finally:
         second.context.close()
     assert Escalation.objects.get(case=case).assignee.username == "rita"
+    assert not Decision.objects.exists()
 
 
 def test_queue_keys_move_open_and_explain_themselves(page, reviewer, api_client):

@@ -51,10 +51,20 @@ def test_an_admin_edits_a_word_limit_tries_it_publishes_it_and_a_new_case_uses_i
     page.get_by_label("Answer").fill(SHORT_ANSWER)
     row.locator(".verdict .tag.pass").wait_for()
     assert "changed" not in row.inner_text()
+    # A sample the engine cannot check says which field is missing, in place of the stale result.
+    page.locator("#try-sources").fill("")
+    page.get_by_text("sources: paste at least one source").wait_for()
+    page.locator("#try-sources").fill(SOURCE)
+    row.locator(".verdict .tag.pass").wait_for()
     assert ConstitutionVersion.objects.get(document__name="customer-support", number=2).status == VersionStatus.DRAFT
 
     page.get_by_role("link", name="v2").first.click()
-    page.get_by_role("button", name="Publish v2").click()
+    page.get_by_role("button", name="Publish v2…").click()
+    # Publishing asks first, showing what changes against the version in force.
+    page.get_by_role("heading", name="Publish customer-support v2?").wait_for()
+    assert "max_words" in page.locator("table.diff").inner_text()
+    assert ConstitutionVersion.objects.get(document__name="customer-support", number=2).status == VersionStatus.DRAFT
+    page.get_by_role("button", name="Publish v2 now").click()
     page.get_by_text("customer-support v2 is now in force.").wait_for()
 
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}

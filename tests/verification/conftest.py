@@ -65,7 +65,7 @@ def network_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[NetworkGuard]:
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_TIMEOUT"):
+    for name in ("LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_TIMEOUT_SECONDS", "LLM_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
     yield guard
     if guard.blocked:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from verification.constitution import builtin_names
 from verification.engine import check_case
 from verification.types import Case, Reason, Source, State, Terminal
 
@@ -32,6 +33,20 @@ def test_the_demo_releases_some_answers_and_escalates_each_kind_of_doubt(records
         assert all(claim.state is State.SUPPORTED for claim in record.candidates[-1].claims)
         assert all((claim.release_score or 0) >= (record.release_threshold or 0)
                    for claim in record.candidates[-1].claims)
+
+
+def test_each_demo_case_is_judged_under_the_built_in_constitution_that_fits_it(records) -> None:
+    under = {name: record.constitution.partition("@")[0] for name, record in records.items()}
+
+    assert set(under.values()) == set(builtin_names())  # the demo shows every built-in constitution
+    assert under["demo-dosage"] == "medical-information"
+    assert {under[name] for name in ("demo-refund-window", "demo-pricing", "demo-warranty", "demo-roaming")} == {
+        "customer-support"
+    }
+    assert under["demo-earnings-q3"] == under["demo-company-history"] == "default"
+    # The medication answer is held to the patient-facing rules, the support replies to the support ones.
+    assert {v.rule for v in records["demo-dosage"].candidates[0].rule_verdicts} >= {"no-diagnosis", "word-limit"}
+    assert "no-guarantees" in {v.rule for v in records["demo-warranty"].candidates[0].rule_verdicts}
 
 
 def test_demo_case_2_keeps_the_true_daily_maximum(records) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from verification.errors import PermanentError
+from tests.verification.fake_openai import FakeOpenAIServer, Reply
+from verification.errors import PermanentError, TransientError
 from verification.model import (
     OpenAIChatModel,
     PromptTemplate,
@@ -126,18 +128,43 @@ def test_from_env_is_none_without_a_base_url_and_reads_the_settings() -> None:
     assert OpenAIChatModel.from_env({"LLM_MODEL": "m"}) is None
 
     model = OpenAIChatModel.from_env(
-        {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "qwen2.5", "LLM_TIMEOUT": "7.5"}
+        {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "qwen2.5", "LLM_TIMEOUT_SECONDS": "7.5"}
     )
 
     assert model is not None and model.model_id == "qwen2.5" and model.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_from_env_gives_up_on_a_slow_server_after_llm_timeout_seconds(fake_server: FakeOpenAIServer) -> None:
+    # The console's variable: the same environment that configures the console configures the engine.
+    fake_server.responder = lambda received: Reply(content='{"answer": "late", "score": 1}', delay=3.0)
+    model = OpenAIChatModel.from_env(
+        {"LLM_BASE_URL": fake_server.base_url, "LLM_MODEL": "m", "LLM_TIMEOUT_SECONDS": "0.2"}
+    )
+    assert model is not None
+
+    started = time.monotonic()
+    with pytest.raises(TransientError, match="unreachable"):
+        model.complete_json(role="generator", messages=[{"role": "user", "content": "Hi"}], schema=Answer)
+
+    assert time.monotonic() - started < 3.0  # gave up before the server's first reply
 
 
 @pytest.mark.parametrize(
     ("env", "message"),
     [
         ({"LLM_BASE_URL": "http://127.0.0.1:9/v1"}, "LLM_MODEL: must be set"),
-        ({"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "m", "LLM_TIMEOUT": "soon"}, "LLM_TIMEOUT"),
-        ({"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "m", "LLM_TIMEOUT": "0"}, "LLM_TIMEOUT"),
+        (
+            {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "m", "LLM_TIMEOUT_SECONDS": "soon"},
+            "LLM_TIMEOUT_SECONDS: not a number",
+        ),
+        (
+            {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "m", "LLM_TIMEOUT_SECONDS": "0"},
+            "LLM_TIMEOUT_SECONDS: must be positive",
+        ),
+        (
+            {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "m", "LLM_TIMEOUT": "30"},
+            "LLM_TIMEOUT: renamed LLM_TIMEOUT_SECONDS",
+        ),
     ],
 )
 def test_from_env_refuses_incomplete_settings(env: dict[str, str], message: str) -> None:

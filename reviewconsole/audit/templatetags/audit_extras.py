@@ -1,6 +1,8 @@
-"""Template filters of the audit pages: payloads as JSON, durations in words."""
+"""Template filters of the audit pages: payloads as JSON (one line, or laid out), durations in words."""
 
 from __future__ import annotations
+
+import json
 
 from django import template
 
@@ -13,6 +15,12 @@ register = template.Library()
 def as_json(value: object) -> str:
     """A payload as the JSON that was hashed, not Python's repr of it."""
     return canonical_json(value)
+
+
+@register.filter
+def pretty_json(value: object) -> str:
+    """A payload laid out for reading, keys sorted as in the hashed JSON; autoescaped like any text."""
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
 
 
 @register.filter

@@ -110,10 +110,12 @@ def _render_editor(request, base: ConstitutionVersion, form: editor.Constitution
     }, status=status)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @policy_admin_required
 @builtins_seeded
 def version_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
+    """GET (or a POST without confirmation) shows what publishing changes; the confirmed POST publishes."""
     version = selectors.constitution_version_get(name, number)
-    return publish(request, version, redirect("policy:constitution_version", name=name, number=number))
+    return publish(request, version, diff=constitution_diff, version_url="policy:constitution_version",
+                   publish_url="policy:constitution_publish", item_label="Rule")
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from reviewconsole.intake.engine import configured_model
 from reviewconsole.policy import rubric_form, selectors, services
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.calibration import calibration_request
@@ -66,10 +67,14 @@ def rubric_threshold(request: HtmxHttpRequest, name: str) -> HttpResponse:
 def rubric_version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.rubric_version_get(name, number)
     previous = RubricVersion.objects.filter(document=version.document, number__lt=number).order_by("-number").first()
+    rubric = RubricContent.model_validate(version.content)
     return render(request, "policy/rubric_version.html", {
-        "version": version, "rubric": RubricContent.model_validate(version.content), "previous": previous,
+        "version": version, "rubric": rubric, "previous": previous,
         "diff": rubric_diff(previous.content, version.content) if previous else None,
         "runs": version.calibration_runs.order_by("-created_at")[:20],
+        # What the page says about who reads the instructions comes from the code that passes them on.
+        "cases_read": selectors.critic_rubric_version_for(rubric.constitution),
+        "model_configured": configured_model() is not None,
     })
 
 
@@ -99,12 +104,14 @@ def _render_rubric_editor(request, base: RubricVersion, form: rubric_form.Rubric
     }, status=status)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @policy_admin_required
 @builtins_seeded
 def rubric_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
+    """GET (or a POST without confirmation) shows what publishing changes; the confirmed POST publishes."""
     version = selectors.rubric_version_get(name, number)
-    return publish(request, version, redirect("policy:rubric_version", name=name, number=number))
+    return publish(request, version, diff=rubric_diff, version_url="policy:rubric_version",
+                   publish_url="policy:rubric_publish", item_label="Fixture")
 
 
 @require_POST

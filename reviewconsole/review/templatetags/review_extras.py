@@ -1,23 +1,25 @@
-"""Template filters for the console: states and reasons in words, so no state is shown by colour alone."""
+"""Template filters for the console: codes in words, so no code or state is shown by colour or code alone."""
 
 from __future__ import annotations
 
 from django import template
 
-from reviewconsole.review.reasons import reason_label
-from reviewconsole.review.states import FAILING_STATES, state_label
+from reviewconsole.review.reasons import code_label
+from reviewconsole.review.states import FAILING_STATES
 
 register = template.Library()
 
 
 @register.filter
-def state_word(state: str) -> str:
-    return state_label(state or "")
+def label(code: str | None) -> str:
+    """Any code a page shows (reason, state, terminal, origin, repair, reject reason, ...) as a phrase:
+    `{{ case.reason|label }}`."""
+    return code_label(code)
 
 
-@register.filter
-def reason_word(reason: str) -> str:
-    return reason_label(reason or "")
+# The older names, one lookup underneath.
+register.filter("reason_word", label)
+register.filter("state_word", label)
 
 
 @register.filter

@@ -168,3 +168,31 @@ def test_the_export_task_has_its_own_time_limits():
     assert run_export.soft_time_limit == configured.AUDIT_EXPORT_TIME_LIMIT - 60
     # Redis must not hand a running export to a second worker.
     assert configured.CELERY_BROKER_VISIBILITY_TIMEOUT > configured.AUDIT_EXPORT_TIME_LIMIT
+
+
+@pytest.mark.django_db
+def test_an_approved_reviewer_edit_exports_as_a_corrected_fixture(client, support_lead, reviewer):
+    from django.utils import timezone
+
+    from reviewconsole.intake.services import client_create
+    from reviewconsole.review import leases
+    from reviewconsole.review.services import candidate_edit, decision_approve
+    from reviewconsole.review.tasks import verify_edit
+    from tests.reviewconsole.audit.conftest import run_case
+    from tests.reviewconsole.review.conftest import refund_case
+    from tests.reviewconsole.review.test_decisions import FIXED_ANSWER
+
+    case = run_case(client_create(name="support-bot")[0], refund_case(external_id="refund-edited"))
+    escalation = leases.escalation_claim_next(reviewer=reviewer, now=timezone.now())
+    current = case.candidates.order_by("-position").first()
+    edit = candidate_edit(escalation_id=escalation.pk, reviewer=reviewer, candidate_id=current.candidate_id,
+                          sha256=current.sha256, text=FIXED_ANSWER, now=timezone.now())
+    verify_edit.apply(args=(edit.pk,))
+    decision_approve(escalation_id=escalation.pk, reviewer=reviewer, candidate_id=edit.candidate_id,
+                     sha256=edit.sha256, now=timezone.now())
+
+    _, text = _export(signed_in(client, support_lead), format="fixtures")
+
+    (fixture,) = [json.loads(line) for line in text.splitlines()]
+    assert edit.origin == "REVIEWER"
+    assert fixture["expected"]["corrected"] is True and fixture["expected"]["answer"] == FIXED_ANSWER

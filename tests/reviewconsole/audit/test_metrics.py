@@ -106,10 +106,13 @@ def test_metrics_figures(dataset):
     assert report.escalations_by_day == {"CRITICAL_CLAIM": [0, 1], "UNSUPPORTED_CLAIM": [1, 1]}
     assert (report.cases_finished, report.cases_automated, report.automation_rate) == (5, 2, 0.4)
     assert (report.decision_seconds_median, report.decision_seconds_p90, report.decisions) == (120, 600, 3)
-    assert [(a.key, a.decided, a.agreed) for a in report.agreement_by_reason] == [
-        ("ALL_SUPPORTED (spot check)", 1, 1), ("UNSUPPORTED_CLAIM", 2, 1)
+    assert [(a.key, a.label, a.decided, a.agreed) for a in report.agreement_by_reason] == [
+        ("ALL_SUPPORTED (spot check)", "All claims supported (spot check)", 1, 1),
+        ("UNSUPPORTED_CLAIM", "Unsupported claim", 2, 1),
     ]
-    assert [(a.key, a.decided, a.agreed) for a in report.agreement_by_rule] == [("cite-sources", 2, 2), ("tone", 1, 0)]
+    # Only C's engine answer failed a rule (cite-sources), and the reviewer rejected it; D's passed rule and C's
+    # passed tone rule say nothing about those decisions.
+    assert [(a.key, a.decided, a.agreed) for a in report.agreement_by_rule] == [("cite-sources", 1, 1)]
     assert report.unsupported_claims_caught == 3
     assert report.supported_claims_removed == 1
 
@@ -120,10 +123,40 @@ def test_metrics_page_shows_charts_and_the_same_numbers_as_tables(client, suppor
                                                                               "until": "2026-03-03"})
     html = response.content.decode()
     assert response.status_code == 200
-    assert html.count("<svg") == 3 and "2026-03-03: 1 CRITICAL_CLAIM" in html
+    assert html.count("<svg") == 3 and "2026-03-03: 1 Critical claim not supported" in html
+    assert "CRITICAL_CLAIM<" not in html and "UNSUPPORTED_CLAIM<" not in html  # codes only in titles
+    assert '<th scope="col" title="UNSUPPORTED_CLAIM">Unsupported claim</th>' in html
     assert '<dd id="automation-rate">40%</dd>' in html
     assert "median 2 min · p90 10 min" in html
     assert '<dd id="claims-caught">3</dd>' in html and '<dd id="claims-removed">1</dd>' in html
-    assert "<tr><td>UNSUPPORTED_CLAIM</td><td>2</td><td>1</td><td>50%</td></tr>" in html
-    assert "<tr><td>tone</td><td>1</td><td>0</td><td>0%</td></tr>" in html
+    assert '<tr><td title="UNSUPPORTED_CLAIM">Unsupported claim</td><td>2</td><td>1</td><td>50%</td></tr>' in html
+    assert "<tr><td>cite-sources</td><td>1</td><td>1</td><td>100%</td></tr>" in html and "<td>tone</td>" not in html
+    assert '<th scope="col">Cases where it failed</th><th scope="col">Reviewer upheld it</th>' in html
     assert "<tr><td>2026-03-03</td><td>1</td><td>1</td><td>2</td></tr>" in html
+
+
+@pytest.mark.django_db
+def test_a_decision_counts_only_for_the_rules_that_failed_on_the_answer(reviewer):
+    client, _ = client_create(name="bot")
+    # X: tone passed, cite-sources failed, rejected: the rejection upholds cite-sources and says nothing of tone.
+    x = _case(client, status="REJECTED", terminal="REVIEW", reason="RULE_FAILED", finished=DAY1)
+    x0 = _candidate(x, 0, ["SUPPORTED"], rules={"tone": True, "cite-sources": False})
+    _escalate(x, "RULE_FAILED", DAY1, decided=DAY1 + timedelta(seconds=30))
+    _decide(x, reviewer, "REJECT", x0)
+    # Y: cite-sources failed, approved unchanged: the reviewer overruled it.
+    y = _case(client, status="RELEASED", terminal="REVIEW", reason="RULE_FAILED", finished=DAY1)
+    y0 = _candidate(y, 0, ["SUPPORTED"], rules={"cite-sources": False})
+    _escalate(y, "RULE_FAILED", DAY1, decided=DAY1 + timedelta(seconds=30))
+    _decide(y, reviewer, "APPROVE", y0)
+    # Z: tone failed, the reviewer edited the answer and approved the edit: tone upheld.
+    z = _case(client, status="RELEASED", terminal="REVIEW", reason="RULE_FAILED", finished=DAY1)
+    _candidate(z, 0, ["SUPPORTED"], rules={"tone": False})
+    z1 = _candidate(z, 1, ["SUPPORTED"], origin="REVIEWER")
+    _escalate(z, "RULE_FAILED", DAY1, decided=DAY1 + timedelta(seconds=30))
+    _decide(z, reviewer, "APPROVE", z1)
+
+    report = metrics_report(**PERIOD)
+
+    # Counting every judged rule against every decision made tone (2 decided, 1 agreed): X's rejection was
+    # not about tone, which passed there.
+    assert [(a.key, a.decided, a.agreed) for a in report.agreement_by_rule] == [("cite-sources", 2, 1), ("tone", 1, 1)]

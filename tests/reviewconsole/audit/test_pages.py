@@ -8,7 +8,6 @@ from django.urls import reverse
 from reviewconsole.audit import selectors
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.services import client_create
-from tests.personas import PASSWORD_SUFFIX
 from tests.reviewconsole.audit.conftest import run_case
 from tests.reviewconsole.review.conftest import PLANS_CASE, gate_record
 
@@ -17,7 +16,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def signed_in(client, user):
-    assert client.login(username=user.username, password=f"{user.username}{PASSWORD_SUFFIX}")
+    client.force_login(user)
     return client
 
 
@@ -103,7 +102,9 @@ def test_events_are_paginated(client, support_lead, history, monkeypatch):
     signed_in(client, support_lead)
     second = client.get(reverse("audit:events") + "?page=2", **HTMX).content
     assert f"Page 2 of {-(-total // 10)}".encode() in second
-    assert b'rel="prev"' in second and b"<td>11</td>" in second and b"<td>10</td>" not in second
+    # Newest first: the second page starts ten events below the head.
+    assert b'rel="prev"' in second
+    assert f"<td>{total - 10}</td>".encode() in second and f"<td>{total - 9}</td>".encode() not in second
 
 
 @pytest.mark.django_db
@@ -119,3 +120,12 @@ def test_case_search_names_reasons_in_words_and_filters_by_the_release_gate(clie
     assert '<option value="BELOW_RELEASE_THRESHOLD">Below the release threshold</option>' in page
     assert f'?case={held.pk}"' in filtered and f'?case={held.pk}"' not in other
     assert '<span class="muted" title="BELOW_RELEASE_THRESHOLD">Below the release threshold</span>' in filtered
+
+
+@pytest.mark.django_db
+def test_case_search_names_reject_reasons_and_terminals_in_words(client, support_lead, history):
+    html = signed_in(client, support_lead).get(reverse("audit:cases"), {"decision": "REJECT"}, **HTMX).content.decode()
+
+    assert 'Reject by rita (<span title="WRONG_FACTS">Facts contradict the sources</span>)' in html
+    assert "(WRONG_FACTS)" not in html
+    assert f'<span title="{history.rejected.terminal}">' in html and f"<td>{history.rejected.terminal} " not in html

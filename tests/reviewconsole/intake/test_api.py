@@ -48,14 +48,54 @@ def test_a_fully_supported_answer_is_released_to_the_client(client, api_client, 
     assert detail["released_answer"] == SUPPORTED_CASE["answer"]
 
 
-def test_the_same_external_id_returns_the_first_case(client, api_client, django_capture_on_commit_callbacks):
+def test_the_same_case_again_returns_the_first_case(client, api_client, django_capture_on_commit_callbacks):
     first = _submit(client, api_client, case_body(), django_capture_on_commit_callbacks)
-    again = _submit(client, api_client, case_body(question="A different question"), django_capture_on_commit_callbacks)
+    again = _submit(client, api_client, case_body(), django_capture_on_commit_callbacks)
 
-    assert again.status_code == 200
+    assert (first.status_code, again.status_code) == (202, 200)
     assert again.json()["id"] == first.json()["id"]
+    assert again["Location"] == first["Location"]
     assert Case.objects.count() == 1
+
+
+def test_another_case_under_a_used_external_id_is_a_409_that_says_so(client, api_client):
+    first = post_case(client, api_client, case_body())
+    case_id = first.json()["id"]
+    sources = [{"id": "refund-policy", "text": "Annual plans can be refunded within 14 days."}]
+
+    again = post_case(client, api_client, case_body(question="A different question", sources=sources))
+
+    assert again.status_code == 409
+    assert again.json() == {
+        "error": "conflict",
+        "message": f"external_id: case {case_id} was already submitted under 'ticket-1001' "
+        "with a different question, sources",
+        "errors": [
+            {
+                "field": "external_id",
+                "message": f"case {case_id} was already submitted under 'ticket-1001' "
+                "with a different question, sources",
+            }
+        ],
+    }
+    assert Case.objects.count() == 1 and Source.objects.count() == 1
     assert Case.objects.get().question == case_body()["question"]
+
+
+def test_a_body_without_an_answer_is_refused_and_leaves_its_external_id_free(client, api_client):
+    # No model is configured here, so nothing could draft the answer: refused before anything is stored.
+    body = {key: value for key, value in case_body().items() if key != "answer"}
+
+    refused = post_case(client, api_client, body)
+
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {"field": "answer", "message": "is required: no model is configured to draft one"}
+    ]
+    assert Case.objects.count() == 0 and Source.objects.count() == 0
+    corrected = post_case(client, api_client, case_body())
+    assert corrected.status_code == 202
+    assert Case.objects.get().answer == case_body()["answer"]
 
 
 def test_external_ids_are_scoped_to_their_client(client, api_client, other_api_client):
@@ -91,6 +131,9 @@ def test_a_client_cannot_read_another_clients_case(client, api_client, other_api
         (case_body(constitution="default\u0000"), "constitution", "must not contain NUL"),
         (case_body(sources=[{"id": "a", "text": "5 days\u0000"}]), "sources.0.text", "must not contain NUL"),
         (case_body(metadata={"note": ["ok", "bad\u0000"]}), "metadata.note.1", "must not contain NUL"),
+        (case_body(answer=None), "answer", "is required"),
+        (case_body(sources=[{"id": "a", "text": "x", "title": "t" * 501}]), "sources.0.title", "at most 500"),
+        (case_body(sources=[{"id": "a", "text": "x", "uri": "u" * 2001}]), "sources.0.uri", "at most 2000"),
     ],
 )
 def test_bad_bodies_get_400_naming_the_field_and_store_nothing(client, api_client, body, field, fragment):
@@ -144,11 +187,6 @@ def test_a_deactivated_client_is_refused(client, api_client):
     api_client.client.is_active = False
     api_client.client.save()
     assert post_case(client, api_client, case_body()).status_code == 401
-
-
-def test_wrong_methods_are_refused(client, api_client):
-    assert client.get("/api/v1/cases", **api_client.auth).status_code == 405
-    assert client.delete("/api/v1/cases/1", **api_client.auth).status_code == 405
 
 
 def test_the_openapi_document_describes_the_contract(client, db):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 from django.core.management import call_command
 
+from reviewconsole.intake.demo import DEMO_CASE_FILES, DEMO_CLIENT
 from reviewconsole.intake.models import Case, CaseStatus
+from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.review.models import Escalation
+from verification import Case as Submission
 
 
 def test_demo_cases_go_through_the_engine_and_fill_the_queue(
@@ -24,3 +29,37 @@ def test_demo_cases_go_through_the_engine_and_fill_the_queue(
     assert not cases.filter(status__in=[CaseStatus.QUEUED, CaseStatus.RUNNING, CaseStatus.FAILED]).exists()
     assert Escalation.objects.filter(is_spot_check=False).count() >= 4
     assert all(case.candidates.exists() for case in cases)
+
+
+def test_demo_cases_pin_the_built_in_constitution_they_name(db, settings, tmp_path, django_capture_on_commit_callbacks):
+    settings.DEMO = True
+    settings.VAR_DIR = tmp_path
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo")
+
+    dosage = Case.objects.select_related("constitution_pin__document").get(external_id="demo-dosage")
+    assert dosage.constitution_name == dosage.constitution_pin.document.name == "medical-information"
+    assert dosage.run_record["constitution"].startswith("medical-information@")
+    used = set(Case.objects.values_list("constitution_pin__document__name", flat=True))
+    assert used == {"default", "customer-support", "medical-information"}
+    # Every kind of doubt is still in the queue.
+    reasons = set(Escalation.objects.filter(is_spot_check=False).values_list("reason", flat=True))
+    assert {"CRITICAL_CLAIM", "CONFLICTING_EVIDENCE", "BELOW_RELEASE_THRESHOLD"} <= reasons
+
+
+def test_the_demo_runs_again_over_cases_an_earlier_demo_stored_differently(
+    db, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    # An older demo stored "demo-dosage" under the default constitution; running today's demo keeps it.
+    settings.DEMO = True
+    settings.VAR_DIR = tmp_path
+    client, _ = client_create(name=DEMO_CLIENT)
+    raw = next(raw for raw in json.loads(DEMO_CASE_FILES[0].read_text()) if raw["external_id"] == "demo-dosage")
+    older, _ = case_submit(client=client, submission=Submission.model_validate({**raw, "constitution": None}))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo")
+
+    assert Case.objects.get(external_id="demo-dosage") == older
+    assert Case.objects.get(pk=older.pk).constitution_name == ""
+    assert Case.objects.filter(client=client).count() == 14

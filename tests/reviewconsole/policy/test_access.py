@@ -21,6 +21,8 @@ PAGES = [
     f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v1/edit",
     "/policy/calibration/{run}/",
     "/policy/rule-health/",
+    "/policy/constitutions/customer-support/v1/publish",
+    f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v1/publish",
 ]
 ACTIONS = [
     "/policy/constitutions/new",
@@ -69,8 +71,7 @@ def test_policy_admins_open_every_page(admin_client, run, url):
     assert admin_client.get(url.format(run=run.pk)).status_code == 200
 
 
-@pytest.mark.parametrize("url", ["/policy/constitutions/customer-support/v1/publish",
-                                 f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v1/calibrate", "/policy/constitutions/new"])
+@pytest.mark.parametrize("url", [f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v1/calibrate", "/policy/constitutions/new"])
 def test_actions_refuse_get(admin_client, url):
     assert admin_client.get(url).status_code == 405
 
@@ -86,3 +87,31 @@ def test_policy_admins_see_the_policy_link_and_others_do_not(client, policy_admi
                                  "/policy/rubrics/nope/", "/policy/calibration/999999/"])
 def test_unknown_or_malformed_names_are_not_found(admin_client, url):
     assert admin_client.get(url).status_code == 404
+
+
+def test_a_refused_page_keeps_the_console_layout_and_says_why(client, reviewer, seeded):
+    client.force_login(reviewer)
+
+    response = client.get("/policy/constitutions/customer-support/v1/")
+
+    html = response.content.decode()
+    assert response.status_code == 403
+    assert '<nav aria-label="Main">' in html and 'href="/review/">Queue</a>' in html
+    assert "console.css" in html and "<title>Not allowed · Review console</title>" in html
+    assert "Why: policy pages are for policy admins." in html
+    assert "You are signed in as <strong>rita</strong> (reviewer)." in html
+
+
+def test_a_missing_version_keeps_the_console_layout_and_says_what_is_missing(admin_client):
+    response = admin_client.get("/policy/constitutions/nope/v1/")
+
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert '<nav aria-label="Main">' in html and 'href="/policy/">Policy</a>' in html
+    assert "<title>Not found · Review console</title>" in html and "Why: No ConstitutionVersion matches" in html
+
+
+def test_an_address_nothing_answers_is_named_on_the_404_page(admin_client):
+    html = admin_client.get("/policy/no/such/page").content.decode()
+
+    assert "Why: no page has the address <code>/policy/no/such/page</code>." in html

@@ -179,3 +179,56 @@ def test_a_version_saved_before_the_risk_budget_existed_loads_with_the_default(a
     page = admin_client.get("/policy/constitutions/customer-support/v2/")
     assert page.status_code == 200 and 'id="max-unsafe-release-rate">0.05 ' in page.content.decode()
     assert admin_client.get("/policy/constitutions/customer-support/v2/edit").status_code == 200
+
+
+@pytest.mark.parametrize("typed", ["No Guarantees!", "no guarantees", "-no-guarantees", "Word-Limit"])
+def test_a_rule_name_against_the_hint_is_refused_on_its_field(admin_client, typed):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"rules-1-name": typed}))
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert _error(html, "rules-1-name").startswith("name: use only lower-case letters, digits")
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_the_rule_name_hint_says_what_the_editor_accepts(admin_client):
+    html = admin_client.get(EDIT).content.decode()
+
+    assert 'Use lower-case letters, digits, &quot;-&quot;, &quot;.&quot; and &quot;_&quot;' in html
+
+
+def test_a_renamed_rule_shows_as_a_rename_in_the_diff(admin_client):
+    admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"rules-1-name": "no-promises"}))
+    admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"rules-1-name": "no-promises", "rules-0-max_words": "90",
+                                                              "rules-3-name": "only-sourced-promises",
+                                                              "rules-3-description": "Promises need a source."}))
+
+    renamed = admin_client.get("/policy/constitutions/customer-support/?older=1&newer=2",
+                               HTTP_HX_REQUEST="true").content.decode()
+    assert 'class="change-renamed"' in renamed
+    assert "<strong>no-guarantees</strong> → <strong>no-promises</strong>" in renamed
+    assert "<del>no-guarantees</del>" in renamed and "<ins>no-promises</ins>" in renamed
+    assert "change-removed" not in renamed and "change-added" not in renamed
+    assert "<code>phrases</code>" not in renamed  # nothing but the name changed
+    assert "order of the rules changed" not in renamed
+
+    # Renamed and retouched at once, beside an ordinary change: still one rule renamed, not two rules swapped.
+    both = admin_client.get("/policy/constitutions/customer-support/?older=1&newer=3",
+                            HTTP_HX_REQUEST="true").content.decode()
+    renamed_and_retouched = "<strong>no-promise-outside-sources</strong> → <strong>only-sourced-promises</strong>"
+    assert f"{renamed_and_retouched} · <code>description</code>" in both
+    assert both.count('class="change-renamed"') == 3  # each new name, and the description changed with one
+    assert 'class="change-changed"><td>Rule <strong>word-limit</strong>' in both
+    assert "change-removed" not in both and "change-added" not in both
+
+
+def test_a_rule_replaced_by_a_different_one_is_removed_and_added(admin_client):
+    data = editor_post(CUSTOMER_SUPPORT, **{"rules-1-delete": "1"})
+    data.update({"rules-5-kind": "word_limit", "rules-5-name": "short-replies", "rules-5-max_words": "60"})
+    admin_client.post(EDIT, data)
+
+    diff = admin_client.get("/policy/constitutions/customer-support/?older=1&newer=2",
+                            HTTP_HX_REQUEST="true").content.decode()
+    assert "change-renamed" not in diff
+    assert 'class="change-removed"><td>Rule <strong>no-guarantees</strong>' in diff
+    assert 'class="change-added"><td>Rule <strong>short-replies</strong>' in diff

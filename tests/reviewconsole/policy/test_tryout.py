@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.intake.models import Case
+from reviewconsole.intake.engine import run_engine
+from reviewconsole.intake.models import Case, Client
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.policy import services
 from reviewconsole.policy.models import VersionStatus
 from reviewconsole.policy.selectors import constitution_in_force
-from reviewconsole.policy.tryout import sources_from_text
+from reviewconsole.policy.tryout import sample_case, sources_from_text
+from reviewconsole.review.reasons import reason_label
 from tests.reviewconsole.review.conftest import GATE_CALIBRATION, gate_record
 from verification import Case as Submission
 from verification.constitution import CUSTOMER_SUPPORT, ForbiddenPhrases, WordLimit
@@ -86,11 +88,12 @@ def test_pasted_sources_split_on_blank_lines_and_keep_their_ids():
 
 
 def test_publishing_from_the_version_page_puts_the_draft_in_force(admin_client, draft):
-    response = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/publish")
+    url = f"/policy/constitutions/customer-support/v{draft.number}/publish"
+    response = admin_client.post(url, {"confirm": "yes"})
 
     assert response.status_code == 302
     assert constitution_in_force("customer-support").pk == draft.pk
-    again = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/publish", follow=True)
+    again = admin_client.post(url, {"confirm": "yes"}, follow=True)
     assert "only a draft is published" in again.content.decode()
 
 
@@ -140,3 +143,54 @@ def test_a_tried_sample_shows_the_reason_in_words_and_the_release_gate_it_met(ad
 
     assert "· Below the release threshold <code" in html
     assert f"Release gate: threshold <strong>0.7100</strong> — {GATE_CALIBRATION}" in html
+
+
+def _stored(question: str, answer: str) -> Case:
+    client = Client.objects.filter(name="support-bot").first() or client_create(name="support-bot")[0]
+    case, _ = case_submit(client=client, submission=Submission.model_validate(
+        {"question": question, "answer": answer, "sources": [{"id": "refund-policy", "text": SAMPLE["sources"]
+                                                              .removeprefix("[refund-policy] ")}]}))
+    return case
+
+
+def _try(version) -> str:
+    return f"/policy/constitutions/customer-support/v{version.number}/try"
+
+
+def _section(html: str, element_id: str) -> str:
+    return html.split(f'id="{element_id}"')[1].split("</section>")[0]
+
+
+def test_loading_a_stored_case_keeps_it_selected_and_shows_both_results_side_by_side(admin_client, draft):
+    first = _stored(SAMPLE["question"], SAMPLE["answer"])
+    _stored("Another question?", "Another answer.")
+
+    html = admin_client.get(f"{_try(draft)}?case={first.pk}").content.decode()
+
+    assert f'<option value="{first.pk}" selected>' in html and html.count(" selected>") == 1
+    tried, in_force = _section(html, "outcome-tried"), _section(html, "outcome-in-force")
+    assert "customer-support v2 (tried)" in tried and "customer-support v1 (in force)" in in_force
+    # The draft's 8-word limit fails the 15-word answer; the version in force ends the run for another reason.
+    assert "Rule failed <code" in tried
+    baseline = run_engine(sample_case(question=SAMPLE["question"], sources_text=SAMPLE["sources"],
+                                      answer=SAMPLE["answer"]), constitution=CUSTOMER_SUPPORT)
+    assert baseline.reason != "RULE_FAILED"
+    assert f'<strong class="terminal">{baseline.terminal}</strong> · {reason_label(baseline.reason)} <code' in in_force
+    assert html.index('id="outcome-tried"') < html.index('id="outcome-in-force"') < html.index('class="verdicts"')
+
+
+def test_a_case_older_than_the_list_is_still_offered_and_selected(admin_client, draft, monkeypatch):
+    monkeypatch.setattr("reviewconsole.policy.views.tryout.STORED_CASES_SHOWN", 1)
+    old = _stored(SAMPLE["question"], SAMPLE["answer"])
+    newer = _stored("Another question?", "Another answer.")
+
+    html = admin_client.get(f"{_try(draft)}?case={old.pk}").content.decode()
+
+    assert f'<option value="{newer.pk}">' in html and f'<option value="{old.pk}" selected>' in html
+
+
+def test_loading_an_unknown_case_names_the_field(admin_client, draft):
+    response = admin_client.get(f"/policy/constitutions/customer-support/v{draft.number}/try?case=999999")
+
+    assert response.status_code == 400
+    assert "case: there is no stored case #999999" in response.content.decode()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reviewconsole.intake.models import Case, Client
+from reviewconsole.intake.models import Candidate, Case, Client
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review.models import Escalation
@@ -32,6 +32,23 @@ EARNINGS_CASE: dict[str, Any] = {
         }
     ],
 }
+
+
+# A reviewer's correct rewrite of the refund case's answer, and how a decision form names a version.
+FIXED_ANSWER = (
+    "Annual plans can be refunded in full within 30 days of purchase. "
+    "Approved refunds are returned to the original payment method within 5 to 10 business days."
+)
+
+
+def latest(case: Case) -> Candidate:
+    """The case's latest version."""
+    return Candidate.objects.filter(case=case).order_by("-position").first()
+
+
+def on_version(candidate: Candidate, **fields: str) -> dict[str, str]:
+    """A decision form's fields for `candidate`, plus `fields`."""
+    return {"candidate_id": candidate.candidate_id, "sha256": candidate.sha256, **fields}
 
 
 def refund_case(**changes: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from django.utils.html import escape
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, RepairAttempt
 from reviewconsole.review.models import Escalation
+from reviewconsole.review.tasks import verify_edit
 from tests.reviewconsole.review.conftest import refund_case
 
 pytestmark = pytest.mark.django_db
@@ -46,16 +47,21 @@ def test_header_timeline_claims_and_evidence(client, reviewer, escalate):
     html = client.get(f"/review/cases/{case.pk}/").content.decode()
 
     assert "Can I get a refund on my annual plan?" in html
-    assert "support-bot" in html and "REVIEW" in html and "CRITICAL_CLAIM" in html
+    assert "support-bot" in html
+    assert "<strong>Needs review</strong> · <span id=\"terminal-reason\">Critical claim not supported</span>" in html
     assert "Repairs" in html and "/ 6" in html  # budget usage against the constitution's limit
-    # The chain as the engine stored it, each step with its origin and operation.
-    candidates = list(Candidate.objects.filter(case=case))
-    assert len(candidates) >= 2
-    for candidate in candidates:
-        step = f'<strong>{candidate.candidate_id}</strong></a> · <span class="origin">{candidate.origin}</span>'
-        assert step + (f" · {candidate.operation}" if candidate.operation else "") in html
+    # The chain as the engine stored it, each step with its origin and operation in words.
+    steps = {
+        (candidate.candidate_id, candidate.origin, candidate.operation)
+        for candidate in Candidate.objects.filter(case=case)
+    }
+    assert steps == {("c0", "CLIENT", ""), ("c1", "REPAIR", "REPLACE_WITH_EVIDENCE")}
+    assert '<strong>c0</strong></a> · <span class="origin">From the client</span>' in html
+    assert (
+        '<strong>c1</strong></a> · <span class="origin">Engine repair</span> · Replaced by what the sources say' in html
+    )
     for repair in RepairAttempt.objects.filter(case=case).exclude(outcome="ACCEPTED"):
-        assert repair.operation in html and escape(repair.failure) in html
+        assert escape(repair.failure) in html
     # The diff from the client's answer to the current version: the refuted claim was removed or replaced.
     assert re.search(r'change-(removed|changed)">.*?k1.*?Refuted', html, re.S)
     assert escape(case.run_record["review_package"]["policy_reason"]) in html
@@ -115,3 +121,123 @@ def test_spot_check_of_a_released_case_has_no_review_package(client, reviewer, e
     html = client.get(f"/review/cases/{case.pk}/").content.decode()
 
     assert "spot check" in html and "left no review package" in html
+
+
+# --- After a reviewer's edit ---------------------------------------------------------------------------
+
+FIXED_ANSWER = (
+    "Annual plans can be refunded in full within 30 days of purchase. "
+    "Approved refunds are returned to the original payment method within 5 to 10 business days."
+)
+
+
+def _edit(client, case: Case, text: str) -> Candidate:
+    """Post an edit of the current version as the signed-in reviewer and verify it, as a worker would."""
+    current = Candidate.objects.filter(case=case).order_by("-position").first()
+    response = client.post(
+        f"/review/cases/{case.pk}/edit", {"candidate_id": current.candidate_id, "sha256": current.sha256, "text": text}
+    )
+    assert response.status_code == 302
+    edit = Candidate.objects.filter(case=case).order_by("-position").first()
+    verify_edit.apply(args=(edit.pk,))
+    return edit
+
+
+def _package(html: str) -> dict[str, str]:
+    """The review package's rows as a person reads them."""
+    section = html[html.index('id="package"'):html.index('id="notes"')]
+    return {
+        _visible(term): _visible(value)
+        for term, value in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", section, re.S)
+    }
+
+
+def _visible(html: str, *, between_tags: str = "") -> str:
+    """The text a person reads: no tags (attributes, links' query strings and all), spaces collapsed."""
+    return " ".join(re.sub(r"<[^>]*>", between_tags, html).split())
+
+
+def test_the_review_package_describes_the_reviewers_edit_on_screen(client, reviewer, escalate):
+    case = escalate()
+    client.force_login(reviewer)
+    client.post("/review/next")
+    before = _package(client.get(f"/review/cases/{case.pk}/").content.decode())
+    assert before["Original → current"] == "c0 → c1" and before["Rule failures"] == "none"
+
+    # Back to the client's wording: the refuted claim and the rule it breaks return, in version c2.
+    _edit(client, case, Candidate.objects.get(case=case, candidate_id="c0").text)
+    package = _package(client.get(f"/review/cases/{case.pk}/").content.decode())
+
+    assert package["Original → current"] == "c0 → c2"
+    assert package["Failing claims"] == "k1 Refuted"
+    assert package["New failures introduced"] == "none"  # it failed in the client's answer too
+    assert package["Rule failures"].startswith("no-promise-outside-sources: promises not backed by the sources")
+    assert package["Policy reason"] == escape(case.run_record["review_package"]["policy_reason"])
+
+
+def test_the_review_package_waits_for_the_edit_to_be_verified(client, reviewer, escalate, monkeypatch):
+    monkeypatch.setattr("reviewconsole.review.services.enqueue_on_commit", lambda task, pk: None)
+    case = escalate()
+    client.force_login(reviewer)
+    client.post("/review/next")
+    current = Candidate.objects.get(case=case, candidate_id="c1")
+    client.post(f"/review/cases/{case.pk}/edit",
+                {"candidate_id": "c1", "sha256": current.sha256, "text": FIXED_ANSWER + " Call us."})
+
+    package = _package(client.get(f"/review/cases/{case.pk}/").content.decode())
+
+    assert package["Original → current"] == "c0 → c2"
+    assert package["Failing claims"] == package["Rule failures"] == "not known yet: the edit is being verified"
+
+
+def test_the_diff_pairs_an_edits_claims_with_the_ones_they_rewrite(client, reviewer, escalate):
+    case = escalate()
+    client.force_login(reviewer)
+    client.post("/review/next")
+    # One claim put in front: the fresh run numbers the edit's claims k1, k2, k3.
+    repaired = Candidate.objects.get(case=case, candidate_id="c1")
+    _edit(client, case, "Monthly plans are not refundable. " + repaired.text)
+    first, second = repaired.claims.values_list("text", flat=True)
+
+    fragment = client.get(f"/review/cases/{case.pk}/?older=c1&newer=c2", headers={"HX-Request": "true"})
+
+    cells = re.findall(r'<tr class="change-(\w+)">.*?</td>\s*<td>(.*?)</td>', fragment.content.decode(), re.S)
+    rows = [(kind, _visible(text)) for kind, text in cells]
+    assert rows == [("added", "Monthly plans are not refundable."), ("unchanged", first), ("unchanged", second)]
+
+
+def test_a_changed_claim_shows_the_words_that_changed(client, reviewer, escalate):
+    case = escalate()
+    client.force_login(reviewer)
+
+    html = client.get(f"/review/cases/{case.pk}/?older=c0&newer=c1").content.decode()
+
+    row = re.search(r'<tr class="change-changed">(.*?)</tr>', html, re.S).group(1)
+    # The repair put the policy's 30 days in place of the refuted 60: only that word is marked.
+    assert "You can request a full refund within <del>60</del> <ins>30</ins> days of purchase." in row
+    assert "Refuted</span> → <span class=\"state state-supported\">Supported" in row
+
+
+def test_pages_show_codes_in_words(client, reviewer, escalate):
+    case = escalate()
+    client.force_login(reviewer)
+
+    text = _visible(client.get(f"/review/cases/{case.pk}/?older=c0&newer=c1").content.decode(), between_tags=" ")
+
+    assert not re.findall(r"\b[A-Z]{3,}(?:_[A-Z]+)+\b", text)  # CRITICAL_CLAIM, REPLACE_WITH_EVIDENCE, ...
+    assert not re.findall(r"\b(?:CLIENT|REPAIR|REVIEWER|REVIEW|PERMIT|REJECTED|ACCEPTED)\b", text)
+    assert "Needs review · Critical claim not supported" in text
+    assert "c0 (From the client)" in text and "c1 · Engine repair · Replaced by what the sources say" in text
+
+
+def test_a_claim_the_edit_breaks_is_a_new_failure_whatever_its_id(client, reviewer, escalate):
+    case = escalate()
+    client.force_login(reviewer)
+    client.post("/review/next")
+    # A refuted claim in front: the fresh run calls it k1, the id the client's refuted claim had in c0.
+    _edit(client, case, "Gift cards are refunded in cash. " + FIXED_ANSWER)
+
+    package = _package(client.get(f"/review/cases/{case.pk}/").content.decode())
+
+    assert package["Original → current"] == "c0 → c2"
+    assert package["Failing claims"] == package["New failures introduced"] == "k1 Refuted"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import Group, User
 
@@ -18,23 +20,9 @@ from reviewconsole.review.models import (
 )
 from reviewconsole.review.tasks import verify_edit
 from reviewconsole.webhooks.models import EventType, WebhookDelivery
-from tests.reviewconsole.review.conftest import EARNINGS_CASE
+from tests.reviewconsole.review.conftest import EARNINGS_CASE, FIXED_ANSWER, latest, on_version
 
 pytestmark = pytest.mark.django_db
-
-FIXED_ANSWER = (
-    "Annual plans can be refunded in full within 30 days of purchase. "
-    "Approved refunds are returned to the original payment method within 5 to 10 business days."
-)
-
-
-def _current(case: Case) -> Candidate:
-    return Candidate.objects.filter(case=case).order_by("-position").first()
-
-
-def _on(candidate: Candidate, **fields: str) -> dict[str, str]:
-    return {"candidate_id": candidate.candidate_id, "sha256": candidate.sha256, **fields}
-
 
 @pytest.fixture
 def claimed(client, reviewer, escalate) -> Case:
@@ -48,9 +36,9 @@ def claimed(client, reviewer, escalate) -> Case:
 
 
 def test_approve_authorizes_the_candidate_shown_and_moves_on(client, reviewer, claimed):
-    candidate = _current(claimed)
+    candidate = latest(claimed)
 
-    response = client.post(f"/review/cases/{claimed.pk}/approve", _on(candidate, note="fine as repaired"))
+    response = client.post(f"/review/cases/{claimed.pk}/approve", on_version(candidate, note="fine as repaired"))
 
     next_case = Escalation.objects.exclude(case=claimed).get()
     assert response.status_code == 302 and response["Location"] == f"/review/cases/{next_case.case_id}/"
@@ -71,7 +59,7 @@ def test_approve_authorizes_the_candidate_shown_and_moves_on(client, reviewer, c
 def test_approve_is_refused_when_the_case_changed_since_the_page_loaded(client, claimed):
     shown = Candidate.objects.get(case=claimed, candidate_id="c0")  # an older version than the current one
 
-    response = client.post(f"/review/cases/{claimed.pk}/approve", _on(shown))
+    response = client.post(f"/review/cases/{claimed.pk}/approve", on_version(shown))
 
     assert response.status_code == 409
     assert "The case changed since you opened it" in response.content.decode()
@@ -82,17 +70,29 @@ def test_approve_is_refused_when_the_case_changed_since_the_page_loaded(client, 
 def test_approving_failing_claims_needs_a_written_override(client, claimed):
     # The client's own answer, with its refuted claim, as the newest version.
     refuted = Candidate.objects.get(case=claimed, candidate_id="c0")
-    client.post(f"/review/cases/{claimed.pk}/edit", _on(_current(claimed), text=refuted.text))
-    edit = _current(claimed)
+    client.post(f"/review/cases/{claimed.pk}/edit", on_version(latest(claimed), text=refuted.text))
+    edit = latest(claimed)
     verify_edit.apply(args=(edit.pk,))
 
-    refused = client.post(f"/review/cases/{claimed.pk}/approve", _on(edit))
+    # The browser is asked to refuse an empty reason before it posts anything (Ctrl+Enter included).
+    page = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    assert re.search(r'<textarea name="override_reason"[^>]* required[ >]', page)
+
+    refused = client.post(f"/review/cases/{claimed.pk}/approve", on_version(edit))
     assert refused.status_code == 400
-    assert "Approving needs an override reason: 1 claim(s) still fail" in refused.content.decode()
+    html = refused.content.decode()
+    # The case page again, with why next to the field, and links that still lead to the case.
+    assert "Can I get a refund on my annual plan?" in html and "You hold this case" in html
+    field = re.search(r'(<textarea name="override_reason"[^>]*>)\s*</textarea><ul class="errorlist" id="(\w+)">'
+                      r"<li>Approving needs an override reason: 1 claim\(s\) still fail.</li>", html)
+    assert field and f'aria-describedby="{field.group(2)}"' in field.group(1) and " required " in field.group(1)
+    # Served at …/approve, a link relative to it (href="?version=c0") would lead to a 405.
+    assert f'href="/review/cases/{claimed.pk}/?version=c0#current"' in html and 'href="?' not in html
     assert not Decision.objects.filter(kind=DecisionKind.APPROVE).exists()
 
     approved = client.post(
-        f"/review/cases/{claimed.pk}/approve", _on(edit, override_reason="Customer was promised 60 days by phone.")
+        f"/review/cases/{claimed.pk}/approve",
+        on_version(edit, override_reason="Customer was promised 60 days by phone."),
     )
     assert approved.status_code == 302
     decision = Decision.objects.get(kind=DecisionKind.APPROVE)
@@ -102,13 +102,15 @@ def test_approving_failing_claims_needs_a_written_override(client, claimed):
 def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
     client, reviewer, claimed, django_capture_on_commit_callbacks
 ):
-    parent = _current(claimed)
+    parent = latest(claimed)
 
     with django_capture_on_commit_callbacks() as callbacks:
-        response = client.post(f"/review/cases/{claimed.pk}/edit", _on(parent, text=FIXED_ANSWER, note="30 days"))
+        response = client.post(
+            f"/review/cases/{claimed.pk}/edit", on_version(parent, text=FIXED_ANSWER, note="30 days")
+        )
 
     assert response.status_code == 302 and response["Location"] == f"/review/cases/{claimed.pk}/#current"
-    edit = _current(claimed)
+    edit = latest(claimed)
     assert (edit.origin, edit.parent, edit.text, edit.candidate_id) == ("REVIEWER", parent, FIXED_ANSWER, "c2")
     assert EditVerification.objects.get(candidate=edit).status == EditVerificationStatus.PENDING
     assert Decision.objects.get(kind=DecisionKind.EDIT).candidate == edit
@@ -116,7 +118,7 @@ def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
     assert Escalation.objects.get(case=claimed).assignee == reviewer  # an edit keeps the case
 
     # While pending: approving is refused, and the page polls for the result.
-    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(edit)).status_code == 409
+    assert client.post(f"/review/cases/{claimed.pk}/approve", on_version(edit)).status_code == 409
     poll = client.get(f"/review/cases/{claimed.pk}/edit-status", headers={"HX-Request": "true"})
     assert poll.status_code == 200 and 'hx-trigger="every 1s"' in poll.content.decode()
     assert "<html" not in poll.content.decode()
@@ -133,28 +135,30 @@ def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
     assert done.status_code == 200 and done["HX-Refresh"] == "true"
     assert client.get(f"/review/cases/{claimed.pk}/edit-status").status_code == 302  # no htmx: the page
     page = client.get(f"/review/cases/{claimed.pk}/").content.decode()
-    assert "Re-verification done: <strong>PERMIT</strong>" in page
+    assert "Re-verification done: <strong>Cleared for release</strong> · All claims supported." in page
 
     # Verified and all supported: approved without an override.
-    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(edit)).status_code == 302
+    assert client.post(f"/review/cases/{claimed.pk}/approve", on_version(edit)).status_code == 302
     claimed.refresh_from_db()
     assert claimed.final_answer == FIXED_ANSWER and claimed.status == CaseStatus.RELEASED
 
 
 def test_edit_refuses_an_unchanged_or_empty_answer(client, claimed):
-    current = _current(claimed)
+    current = latest(claimed)
     for text in (current.text, "   "):
-        response = client.post(f"/review/cases/{claimed.pk}/edit", _on(current, text=text))
+        response = client.post(f"/review/cases/{claimed.pk}/edit", on_version(current, text=text))
         assert response.status_code == 400
     assert Candidate.objects.filter(case=claimed).count() == 2
 
 
 def test_reject_needs_a_reason_code_and_a_note(client, claimed):
-    candidate = _current(claimed)
-    assert client.post(f"/review/cases/{claimed.pk}/reject", _on(candidate, reason_code="NOPE")).status_code == 400
+    candidate = latest(claimed)
+    refused = client.post(f"/review/cases/{claimed.pk}/reject", on_version(candidate, reason_code="NOPE"))
+    assert refused.status_code == 400
 
     response = client.post(
-        f"/review/cases/{claimed.pk}/reject", _on(candidate, reason_code="WRONG_FACTS", note="Policy is 30 days.")
+        f"/review/cases/{claimed.pk}/reject",
+        on_version(candidate, reason_code="WRONG_FACTS", note="Policy is 30 days."),
     )
 
     assert response.status_code == 302
@@ -167,30 +171,37 @@ def test_reject_needs_a_reason_code_and_a_note(client, claimed):
 
 
 def test_a_case_held_by_another_reviewer_cannot_be_decided(client, claimed):
+    actions = [f'action="/review/cases/{claimed.pk}/{action}"' for action in ("approve", "edit", "reject")]
+    mine = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    assert all(action in mine for action in actions)
     other = User.objects.create_user(username="ravi")
     other.groups.add(Group.objects.get_or_create(name=Role.REVIEWER.value)[0])
     client.force_login(other)
 
     page = client.get(f"/review/cases/{claimed.pk}/").content.decode()
-    response = client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed)))
+    response = client.post(f"/review/cases/{claimed.pk}/approve", on_version(latest(claimed)))
 
-    assert "Held by rita" in page
+    assert "Held by rita" in page and "rita is deciding this case" in page
+    # No decision controls to fill in for nothing; notes stay open to everyone.
+    assert not any(action in page for action in actions) and 'id="decide-' not in page
+    assert f'action="/review/cases/{claimed.pk}/notes"' in page
+    # The server still refuses a decision posted anyway.
     assert response.status_code == 409 and "Another reviewer holds this case" in response.content.decode()
     assert not Decision.objects.exists()
 
 
 def test_a_decided_case_cannot_be_decided_again(client, claimed):
-    candidate = _current(claimed)
-    client.post(f"/review/cases/{claimed.pk}/approve", _on(candidate))
-    again = client.post(f"/review/cases/{claimed.pk}/reject", _on(candidate, reason_code="OTHER", note="x"))
+    candidate = latest(claimed)
+    client.post(f"/review/cases/{claimed.pk}/approve", on_version(candidate))
+    again = client.post(f"/review/cases/{claimed.pk}/reject", on_version(candidate, reason_code="OTHER", note="x"))
     assert again.status_code == 409 and Decision.objects.count() == 1
 
 
 def test_decisions_are_for_reviewers_only(client, support_lead, claimed):
     client.force_login(support_lead)
-    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed))).status_code == 403
+    assert client.post(f"/review/cases/{claimed.pk}/approve", on_version(latest(claimed))).status_code == 403
     client.logout()
-    assert client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed))).status_code == 302
+    assert client.post(f"/review/cases/{claimed.pk}/approve", on_version(latest(claimed))).status_code == 302
     assert not Decision.objects.exists()
 
 
@@ -206,10 +217,15 @@ def test_notes_on_a_case(client, reviewer, claimed):
     assert "Check the &lt;b&gt;phone log&lt;/b&gt;." in html
 
 
+def test_approving_without_failing_claims_asks_for_no_override(client, claimed):
+    page = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    assert "override_reason" not in page
+
+
 def test_my_decisions_lists_only_my_own(client, reviewer, claimed):
-    client.post(f"/review/cases/{claimed.pk}/approve", _on(_current(claimed), note="mine"))
+    client.post(f"/review/cases/{claimed.pk}/approve", on_version(latest(claimed), note="mine"))
     other = User.objects.create_user(username="ravi")
-    Decision.objects.create(case=claimed, reviewer=other, kind="REJECT", candidate=_current(claimed), note="theirs")
+    Decision.objects.create(case=claimed, reviewer=other, kind="REJECT", candidate=latest(claimed), note="theirs")
 
     html = client.get("/review/decisions/").content.decode()
 
@@ -217,3 +233,14 @@ def test_my_decisions_lists_only_my_own(client, reviewer, claimed):
     assert client.post("/review/decisions/").status_code == 405
     client.logout()
     assert client.get("/review/decisions/").status_code == 302
+
+
+def test_my_decisions_give_the_reject_reason_in_words(client, claimed):
+    client.post(
+        f"/review/cases/{claimed.pk}/reject",
+        on_version(latest(claimed), reason_code="NOT_IN_SOURCES", note="No source."),
+    )
+
+    html = client.get("/review/decisions/").content.decode()
+
+    assert "<td>Not backed by the sources</td>" in html and "NOT_IN_SOURCES" not in html

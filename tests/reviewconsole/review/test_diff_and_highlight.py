@@ -1,4 +1,4 @@
-"""Claim diffs by claim id, and highlights that escape every piece of text."""
+"""Claim diffs that pair claims by what they say, and highlights that escape every piece of text."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def _claim(claim_id: str, text: str, state: str) -> Claim:
     return Claim(claim_id=claim_id, text=text, state=state, start=0, end=len(text))
 
 
-def test_diff_matches_claims_by_id_and_reports_state_transitions():
+def test_diff_pairs_claims_by_content_and_reports_state_transitions():
     old = [_claim("k1", "Refunds within 60 days.", "REFUTED"), _claim("k2", "Paid in 5 days.", "SUPPORTED"),
            _claim("k3", "Ships free.", "INSUFFICIENT_EVIDENCE")]
     new = [_claim("k1", "Refunds within 30 days.", "SUPPORTED"), _claim("k2", "Paid in 5 days.", "SUPPORTED"),
@@ -24,6 +24,47 @@ def test_diff_matches_claims_by_id_and_reports_state_transitions():
     assert changes["k3"].kind is ChangeKind.REMOVED and changes["k3"].new is None
     assert changes["k4"].kind is ChangeKind.ADDED and changes["k4"].old is None
     assert [change.claim_id for change in claim_diff(old, new)] == ["k1", "k2", "k4", "k3"]
+
+
+def test_a_claim_put_in_front_does_not_turn_every_claim_after_it_into_a_change():
+    # A reviewer's edit is verified by a fresh run, which numbers its claims from k1 again: the same id
+    # names a different claim in each version.
+    old = [_claim("k1", "Refunds within 60 days of purchase.", "REFUTED"),
+           _claim("k2", "Refunds are paid in 5 to 10 business days.", "SUPPORTED")]
+    new = [_claim("k1", "Thank you for buying the annual plan.", "NOT_VERIFIABLE"),
+           _claim("k2", "Refunds within 30 days of purchase.", "SUPPORTED"),
+           _claim("k3", "Refunds are paid in 5 to 10 business days.", "SUPPORTED")]
+
+    changes = claim_diff(old, new)
+
+    assert [(c.kind, c.old and c.old.text, c.new and c.new.text) for c in changes] == [
+        (ChangeKind.ADDED, None, "Thank you for buying the annual plan."),
+        (ChangeKind.CHANGED, "Refunds within 60 days of purchase.", "Refunds within 30 days of purchase."),
+        (ChangeKind.UNCHANGED, "Refunds are paid in 5 to 10 business days.",
+         "Refunds are paid in 5 to 10 business days."),
+    ]
+    assert (changes[1].claim_id, changes[1].old_claim_id) == ("k2", "k1")
+    assert str(changes[1].word_diff) == "Refunds within <del>60</del> <ins>30</ins> days of purchase."
+
+
+def test_unrelated_claims_at_the_same_place_are_a_removal_and_an_addition():
+    old = [_claim("k1", "The Team plan costs $20 per user per month.", "SUPPORTED")]
+    new = [_claim("k1", "Phone support is included.", "SUPPORTED")]
+
+    assert [(c.kind, c.claim_id) for c in claim_diff(old, new)] == [
+        (ChangeKind.ADDED, "k1"), (ChangeKind.REMOVED, "k1")
+    ]
+
+
+def test_word_diff_escapes_the_words_it_marks():
+    old = _claim("k1", "Refunds <b>never</b> & within 60 days.", "REFUTED")
+    new = _claim("k1", "Refunds <i>always</i> & within 60 days.", "SUPPORTED")
+
+    (change,) = claim_diff([old], [new])
+
+    assert str(change.word_diff) == (
+        "Refunds <del>&lt;b&gt;never&lt;/b&gt;</del> <ins>&lt;i&gt;always&lt;/i&gt;</ins> &amp; within 60 days."
+    )
 
 
 def test_highlight_escapes_text_and_labels():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -92,3 +93,32 @@ def test_htmx_request_gets_only_the_results_fragment(client, reviewer, escalate)
     assert "<html" not in fragment.content.decode()
     assert "<html" in full.content.decode() and 'id="queue-results"' in full.content.decode()
     assert "HX-Request" in fragment["Vary"]
+
+
+def test_all_reasons_chip_counts_every_reason_while_one_is_filtered(client, reviewer, escalate):
+    escalate(), escalate(external_id="ticket-2")
+    earnings = escalate(EARNINGS_CASE)
+    Escalation.objects.filter(case=earnings).update(reason="CONFLICTING_EVIDENCE")
+    client.force_login(reviewer)
+
+    for query in ("", "?reason=CONFLICTING_EVIDENCE"):
+        html = client.get(f"/review/{query}").content.decode()
+        chips = dict(re.findall(r'>([^<>]+?) <span class="count">(\d+)</span></a>', html))
+        assert chips == {"All reasons": "3", "Critical claim not supported": "2", "Conflicting evidence": "1"}
+    # The page itself lists the filtered cases only.
+    assert "1 of 1 open case" in html
+
+
+def test_reasons_are_shown_in_words_not_codes(client, reviewer, escalate):
+    escalate()
+    client.force_login(reviewer)
+
+    html = client.get("/review/").content.decode()
+
+    assert "CRITICAL_CLAIM" not in _visible_text(html)
+    assert "<td>Critical claim not supported</td>" in html
+
+
+def _visible_text(html: str) -> str:
+    """What a person reads: the page without its tags (attributes, links' query strings and all)."""
+    return re.sub(r"<[^>]*>", " ", html)

@@ -1,0 +1,52 @@
+"""A case as a support lead reads it: what was asked, what the sources said, every version the engine
+and the reviewers made, what the customer was told, who decided what, and when each step happened.
+
+Read-only: built from the stored rows and the case's audit events; nothing here can change a case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Prefetch
+
+from reviewconsole.audit.models import AuditEvent
+from reviewconsole.intake.models import Candidate, Case, Claim
+from reviewconsole.intake.selectors import case_released_answer
+from reviewconsole.review.models import CaseNote, Decision
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    case: Case
+    sources: list[Any]
+    candidates: list[Candidate]
+    released_answer: str | None
+    """What the customer was shown: the engine's release or the approved version; None if nothing was."""
+    decisions: list[Decision]
+    notes: list[CaseNote]
+    timeline: list[AuditEvent]
+
+
+def case_record(case_id: int) -> CaseRecord | None:
+    """The whole record of one case, in five queries; None when there is no such case."""
+    case = Case.objects.select_related("client").filter(pk=case_id).first()
+    if case is None:
+        return None
+    candidates = list(
+        Candidate.objects.filter(case=case).order_by("position")
+        .select_related("parent")
+        .prefetch_related(Prefetch("claims", queryset=Claim.objects.order_by("position")), "rule_verdicts")
+    )
+    return CaseRecord(
+        case=case,
+        sources=list(case.sources.order_by("position")),
+        candidates=candidates,
+        released_answer=case_released_answer(case),
+        decisions=list(
+            Decision.objects.filter(case=case).select_related("reviewer", "candidate").order_by("created_at")
+        ),
+        notes=list(CaseNote.objects.filter(case=case).select_related("author").order_by("created_at")),
+        timeline=list(AuditEvent.objects.filter(case=case).order_by("seq")),
+    )

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from reviewconsole.team import views
+
+app_name = "team"
+
+urlpatterns = [
+    path("people/", views.people, name="people"),
+    path("people/<int:pk>/", views.person, name="person"),
+    path("people/<int:pk>/active", views.person_active, name="person_active"),
+    path("people/<int:pk>/invite", views.person_invite, name="person_invite"),
+    path("clients/", views.clients, name="clients"),
+    path("clients/<int:pk>/", views.client, name="client"),
+    path("clients/<int:pk>/rotate", views.client_rotate, name="client_rotate"),
+    path("clients/<int:pk>/active", views.client_active, name="client_active"),
+    path("webhooks/", views.webhooks, name="webhooks"),
+    path("webhooks/<int:pk>/resend", views.webhook_resend, name="webhook_resend"),
+]

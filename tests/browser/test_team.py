@@ -1,0 +1,107 @@
+"""Running the console for a team, in a real headless Chromium: people, deactivation, webhook resends."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+
+from reviewconsole.accounts.roles import Role
+from reviewconsole.intake.services import client_create
+from reviewconsole.review.models import Decision
+from reviewconsole.webhooks.models import DeliveryStatus, WebhookDelivery
+from reviewconsole.webhooks.services import CASE_RELEASED, webhook_event_record
+from tests.browser.session import sign_in
+from tests.personas import _user_with
+from tests.reviewconsole.review.conftest import escalate_case, refund_case
+from tests.reviewconsole.webhooks.conftest import case, hooked_client, receiver  # noqa: F401
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def team_admin(db) -> User:
+    return _user_with("tina", Role.TEAM_ADMIN)
+
+
+def test_an_admin_adds_a_reviewer_who_sets_a_password_signs_in_and_works_the_queue(
+    browser, live_server, page, team_admin
+):
+    queued = escalate_case(client_create(name="support-bot")[0], refund_case())
+    sign_in(page, "tina")
+    page.goto("/team/people/")
+    page.get_by_label("Username").fill("rhea")
+    page.get_by_label("Reviewer").check()
+    page.get_by_role("button", name="Add and make an invitation link").click()
+    link = page.get_by_label("Set-password link").input_value()
+    assert "/set-password/" in link
+
+    newcomer = browser.new_context(base_url=live_server.url).new_page()
+    try:
+        newcomer.goto(link)
+        newcomer.get_by_label("New password").fill("a-long-passphrase-9")
+        newcomer.get_by_label("The same again").fill("a-long-passphrase-9")
+        newcomer.get_by_role("button", name="Set password").click()
+        newcomer.get_by_role("heading", name="Password set").wait_for()
+        newcomer.get_by_role("link", name="sign in").click()
+        newcomer.get_by_label("Username").fill("rhea")
+        newcomer.get_by_label("Password").fill("a-long-passphrase-9")
+        newcomer.get_by_role("button", name="Sign in").click()
+        newcomer.wait_for_url("**/review/")
+        newcomer.wait_for_load_state("load")
+        newcomer.keyboard.press("n")
+        newcomer.wait_for_url(f"**/review/cases/{queued.pk}/")
+        assert "You hold this case" in newcomer.locator("#lease").inner_text()
+        newcomer.keyboard.press("r")
+        reject = newcomer.locator("#decide-reject")
+        reject.get_by_label("Note").fill("The answer promises a refund the policy does not give.")
+        reject.get_by_role("button", name="Reject").click()
+        newcomer.wait_for_url("**/review/**")
+    finally:
+        newcomer.context.close()
+    decision = Decision.objects.get(case=queued)
+    assert decision.reviewer.username == "rhea"
+
+    page.goto("/team/people/")
+    assert "rhea" in page.locator("#people").inner_text()
+
+
+def test_a_deactivated_reviewers_open_session_stops_working(browser, live_server, page, team_admin, reviewer):
+    rita = browser.new_context(base_url=live_server.url).new_page()
+    try:
+        sign_in(rita, "rita")
+        rita.goto("/review/")
+        rita.get_by_role("heading", name="Review queue").wait_for()
+
+        sign_in(page, "tina")
+        page.goto(f"/team/people/{reviewer.pk}/")
+        page.get_by_role("button", name="Deactivate").click()
+        assert "Deactivated: cannot sign in" in page.locator("#status").inner_text()
+
+        rita.reload()
+        rita.wait_for_url("**/login/**")
+        assert rita.get_by_role("button", name="Sign in").is_visible()
+    finally:
+        rita.context.close()
+
+
+def test_an_operator_sends_a_failed_webhook_again_and_the_receiver_gets_it_signed(
+    page, team_admin, case, receiver, settings  # noqa: F811
+):
+    settings.WEBHOOK_MAX_ATTEMPTS = 1
+    receiver.respond(503)
+    delivery = webhook_event_record(case=case, event_type=CASE_RELEASED, payload={"case_id": case.pk})
+    # Tasks run in-process after the commit that enqueued them; the first attempt met the 503.
+    delivery.refresh_from_db()
+    assert delivery.status == DeliveryStatus.FAILED
+
+    sign_in(page, "tina")
+    page.goto("/team/webhooks/?status=FAILED")
+    row = page.locator("#deliveries tbody tr").first
+    assert "503" in row.inner_text()
+    row.get_by_role("button", name="Send again").click()
+    page.get_by_text("is being sent again").wait_for()
+
+    assert WebhookDelivery.objects.get(pk=delivery.pk).status == DeliveryStatus.DELIVERED
+    resent = receiver.requests[-1]
+    assert len(receiver.requests) == 2
+    assert resent.verify_error == "" and resent.verified["data"] == {"case_id": case.pk}

@@ -1,0 +1,56 @@
+"""What a version page says: no template source shows through, and the rubric page tells who reads its
+instructions as the code decides it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.utils import timezone
+
+from reviewconsole.policy.rubrics import BUILTIN_RUBRIC, BUILTIN_RUBRIC_NAME
+from reviewconsole.policy.selectors import critic_rubric_for
+from reviewconsole.policy.services import rubric_draft_save, version_publish
+
+pytestmark = pytest.mark.django_db
+
+RUBRIC_V1 = f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v1/"
+
+
+def _text(html: str) -> str:
+    """The page as a reader sees it: tags dropped, so only text (where template source would show) is left."""
+    return re.sub(r"<[^>]*>", " ", html)
+
+
+@pytest.mark.parametrize("url", ["/policy/constitutions/customer-support/v1/", RUBRIC_V1])
+def test_the_version_header_shows_no_template_comment(admin_client, url):
+    html = admin_client.get(url).content.decode()
+
+    assert "<h1>" in html
+    assert "{#" not in _text(html) and "document_url" not in _text(html)
+
+
+def test_the_rubric_page_says_the_model_critic_reads_the_published_instructions(admin_client):
+    html = admin_client.get(RUBRIC_V1).content.decode()
+    reads = html.split('id="critic-reads">')[1].split("</p>")[0]
+
+    assert "built-in prompt" not in html
+    assert "The model critic reads these instructions" in reads
+    assert "cases judged under <strong>default</strong>" in reads and "this version." in reads
+    # What the page says is what the engine gets.
+    assert critic_rubric_for("default") == BUILTIN_RUBRIC.instructions
+    assert "No model is configured: the offline critic runs" in reads
+
+
+def test_the_rubric_page_names_the_rubric_cases_read_once_another_is_published(admin_client, policy_admin, settings):
+    strict = "Flag every promise of speed."
+    draft = rubric_draft_save(name="refund-critic", rubric=BUILTIN_RUBRIC.model_copy(update={"instructions": strict}),
+                              author=policy_admin)
+    version_publish(version=draft, actor=policy_admin, now=timezone.now())
+    settings.LLM_BASE_URL = "http://model.invalid/v1"
+
+    reads = admin_client.get(RUBRIC_V1).content.decode().split('id="critic-reads">')[1].split("</p>")[0]
+
+    assert critic_rubric_for("default") == strict
+    assert '<a href="/policy/rubrics/refund-critic/v1/">refund-critic v1</a>.' in reads
+    assert "this version." not in reads and "No model is configured" not in reads
