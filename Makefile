@@ -31,6 +31,7 @@ demo: $(VENV)/.installed
 ## test: lint, then the whole suite on PostgreSQL, real Celery workers over Redis, headless Chromium
 test: $(VENV)/.installed-dev services
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
 
 services:
@@ -38,6 +39,7 @@ services:
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 ## benchmarks: each prints its figures and exits non-zero when it misses its issue's target
 BENCHMARKS := engine release_gate intake console export

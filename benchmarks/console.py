@@ -224,12 +224,10 @@ def main() -> int:
         print(f"{name:<8}{queries:>8}{median:>11.1f}{p95:>9.1f}   <= {max_queries} queries, p95 < {max_p95:.0f} ms"
               f"  {'ok' if ok else 'MISSED'}")
     print(f"  deep: the queue's page {DEEP_PAGE:,}, after= the last case of page {DEEP_PAGE - 1:,}")
-    # A filtered view, Previous from deep in the queue, and a link from before cursors (it walks the
-    # index with OFFSET), reported for information.
+    # A filtered view and Previous from deep in the queue, reported for information.
     previous = deep_url.replace("after=", "before=")
     for label, url in (("queue?severity=CRITICAL&reason=RULE_FAILED", "/review/?severity=CRITICAL&reason=RULE_FAILED"),
-                       ("queue?before= (back from the same place)", previous),
-                       ("queue?page=500 (old link)", "/review/?page=500")):
+                       ("queue?before= (back from the same place)", previous)):
         queries, median, p95 = _measure(http, url, max(20, args.requests // 4))
         print(f"  {label}: {queries} queries, median {median:.1f} ms, p95 {p95:.1f} ms")
     return 1 if failed else 0

@@ -1,27 +1,33 @@
-"""The Celery app and the task preset every task of the console uses."""
+"""The Celery app and the task preset every task of the console uses: one retry policy for all."""
 
 from __future__ import annotations
 
 import os
 
-from celery import Celery, Task
+from celery import Celery, Task, current_task
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from kombu import Queue
 
 from reviewconsole.queues import TaskQueue
-from verification.errors import TransientError
+from verification import TransientError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewconsole.settings")
+
+TRANSIENT_ERRORS: tuple[type[Exception], ...] = (TransientError, OperationalError, InterfaceError)
+"""Failures that may pass by themselves: a model endpoint that timed out, a database that went away or
+broke off a transaction (deadlock, serialization failure). Only these are retried."""
 
 
 class ReviewTask(Task):
     """Retries only transient failures, with exponential backoff and jitter.
 
-    A `PermanentError` (or any other exception) is not retried: the task's service records it.
-    Acknowledgement after completion and requeue on worker loss come from the app settings.
+    Tasks let a transient failure propagate to here; anything else their service records (see
+    `reviewconsole.work_claims.settling`). Acknowledgement after completion and requeue on worker loss come
+    from the app settings.
     """
 
-    autoretry_for = (TransientError,)
+    autoretry_for = TRANSIENT_ERRORS
     retry_backoff = True
     retry_jitter = True
 
@@ -31,7 +37,20 @@ class ReviewTask(Task):
         self.retry_backoff_max = settings.CELERY_TASK_RETRY_BACKOFF_MAX
 
 
-app = Celery("reviewconsole", task_cls=ReviewTask)
+def retry_coming() -> bool:
+    """Whether a transient failure of the task running now will be retried by a worker later.
+
+    Not in-process (nobody waits out a backoff there, and the request that ran it must not fail), not
+    outside a task, and not once its retries are spent: in those cases the failure is the work's last.
+    """
+    task = current_task._get_current_object()
+    if task is None or task.request.called_directly or task.request.is_eager:
+        return False
+    return task.max_retries is None or task.request.retries < task.max_retries
+
+
+# The periodic sweeper is no app's task: it asks every app to return its own lost work.
+app = Celery("reviewconsole", task_cls=ReviewTask, include=["reviewconsole.sweeper"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = [Queue(queue.value) for queue in TaskQueue]
 app.autodiscover_tasks()

@@ -174,8 +174,9 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=env_int("POLICY_CANARY_HOUR", 3, minimum=0, maximum=23), minute=0),
         "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 3600},
     },
-    "requeue-stuck-cases": {
-        "task": "intake.requeue_stuck_cases",
+    "sweep-claims": {
+        # Work of every kind whose worker died or whose message was lost goes back to its queue.
+        "task": "maintenance.sweep_claims",
         "schedule": 60.0,
         # A sweep that waited longer than its period is superseded by the next one.
         "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 55},

@@ -1,12 +1,16 @@
 """The verification engine: from a case (an answer and its sources) to a run record.
 
-Plain Python and pydantic; it never imports Django, Celery or the console.
+Plain Python and pydantic; it never imports Django, Celery or the console. Its public surface is the
+names in `__all__` below and two modules whose names are the contract itself: `verification.types` (the
+case contract: what a client submits and the run record it gets back) and `verification.constitution`
+(constitutions as data, and the built-in ones). Everything else is the engine's own and may change.
 """
 
 from __future__ import annotations
 
 from verification.cache import VerificationCache
 from verification.cohesion import CohesionResult, restore_cohesion, strip_connective
+from verification.constitution import DEFAULT as DEFAULT_CONSTITUTION
 from verification.constitution import (
     Constitution,
     ForbiddenPhrases,
@@ -16,7 +20,7 @@ from verification.constitution import (
     RequiredDisclosure,
     WordLimit,
     builtin,
-    judge,
+    builtin_names,
 )
 from verification.contract import (
     Operation,
@@ -26,11 +30,20 @@ from verification.contract import (
     RepairContract,
     contract_violations,
 )
-from verification.controller import Controller, Outcome
-from verification.cove import ModelVerifier, Revision, revise
-from verification.critic import Calibration, CalibrationFixture, CriticResult, calibrate, critique
+from verification.controller import Controller
+from verification.cove import ModelVerifier
+from verification.critic import (
+    DEFAULT_RUBRIC,
+    Calibration,
+    CalibrationFixture,
+    CriticResult,
+    CriticRun,
+    calibrate,
+    critique,
+)
 from verification.engine import MissingFieldError, UnknownConstitution, calibration_critic, check_case
 from verification.errors import PermanentError, TransientError, VerificationError
+from verification.judging import judge
 from verification.model import (
     ChatModel,
     ModelReply,
@@ -61,6 +74,7 @@ from verification.repair import (
     repair_plan,
 )
 from verification.reviser import ModelRevision
+from verification.stop_policy import Outcome
 from verification.types import (
     Candidate,
     Case,
@@ -96,6 +110,9 @@ __all__ = [
     "Constitution",
     "Controller",
     "CriticResult",
+    "CriticRun",
+    "DEFAULT_CONSTITUTION",
+    "DEFAULT_RUBRIC",
     "EvidenceSpan",
     "FailureRecord",
     "Finding",
@@ -131,7 +148,6 @@ __all__ = [
     "ReplaceWithEvidence",
     "RequiredDisclosure",
     "ReviewPackage",
-    "Revision",
     "RoleResult",
     "RuleRevision",
     "RuleVerdict",
@@ -150,6 +166,7 @@ __all__ = [
     "answer_score",
     "builtin",
     "builtin_calibration",
+    "builtin_names",
     "calibrate",
     "calibrate_release",
     "calibration_critic",
@@ -163,7 +180,6 @@ __all__ = [
     "release_threshold",
     "repair_plan",
     "restore_cohesion",
-    "revise",
     "run_role",
     "sha256_text",
     "strip_connective",

@@ -18,7 +18,7 @@ from verification.features import Assessment
 from verification.tokens import content_stems
 from verification.types import EvidenceSpan
 
-CLOSEST = 2
+_CLOSEST = 2
 """How many sentences an INSUFFICIENT_EVIDENCE verdict cites at most."""
 _MIN_WORDS = 2
 """A sentence is cited for the claim's words only when it adds this many of them (or a value or a name,
@@ -27,7 +27,8 @@ _MIN_WORDS = 2
 
 def span(passage: Passage, assessment: Assessment, first: Sequence[str] = ()) -> EvidenceSpan:
     """The passage as cited for this claim: what of the claim it speaks to, as the claim writes it."""
-    values, unstated = [], []
+    values: list[tuple[int, int]] = []
+    unstated: list[tuple[int, int]] = []
     for check in assessment.values:
         here = any(other is passage for other, _ in check.grounding)
         (values if here else unstated).append((check.claim_value.start, check.claim_value.end))
@@ -52,9 +53,9 @@ def grounding_spans(assessment: Assessment) -> tuple[EvidenceSpan, ...]:
 
 
 def closest_spans(assessment: Assessment) -> tuple[EvidenceSpan, ...]:
-    """The sentences closest to the claim (at most CLOSEST) that share something real with it, or none."""
+    """The sentences closest to the claim (at most _CLOSEST) that share something real with it, or none."""
     pool = [hit.passage for hit in assessment.hits]
-    chosen = _cover(assessment, pool, limit=CLOSEST, first_free=False)
+    chosen = _cover(assessment, pool, limit=_CLOSEST, first_free=False)
     return tuple(span(passage, assessment) for passage in chosen)
 
 

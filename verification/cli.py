@@ -19,12 +19,12 @@ from pydantic import BaseModel, ValidationError
 from verification.engine import MissingFieldError, check_case, default_verifier
 from verification.errors import VerificationError
 from verification.model import ChatModel, OpenAIChatModel, describe_error
-from verification.release import DEFAULT_CONFIDENCE, DEFAULT_MAX_UNSAFE_RELEASE_RATE
+from verification.release import DEFAULT_CONFIDENCE, DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
 from verification.repair import REPAIR_MODES
 from verification.types import Candidate, Case, Repair, RunRecord
 
-EXIT_ENGINE_ERROR = 1
-EXIT_INPUT_ERROR = 2
+_EXIT_ENGINE_ERROR = 1
+_EXIT_INPUT_ERROR = 2
 
 _SCHEMAS: dict[str, type[BaseModel]] = {"case": Case, "run": RunRecord}
 _DATASETS = ("wice", "summedits", "halueval")
@@ -40,12 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except InputError as exc:
-        return _fail(str(exc), EXIT_INPUT_ERROR)
+        return _fail(str(exc), _EXIT_INPUT_ERROR)
     except MissingFieldError as exc:
         # A case missing what this configuration needs (no answer, no model) is still bad input.
-        return _fail(str(exc), EXIT_INPUT_ERROR)
+        return _fail(str(exc), _EXIT_INPUT_ERROR)
     except VerificationError as exc:
-        return _fail(str(exc), EXIT_ENGINE_ERROR)
+        return _fail(str(exc), _EXIT_ENGINE_ERROR)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
 
@@ -144,7 +144,7 @@ def _check(args: argparse.Namespace) -> int:
     case = _parse_case(_read(args.case), where="")
     record = checker(case)
     with _opened(args.output) as out:
-        out.write((format_table(record) if args.format == "table" else _record_json(record, indent=2)) + "\n")
+        out.write((_format_table(record) if args.format == "table" else _record_json(record, indent=2)) + "\n")
     return 0
 
 
@@ -213,7 +213,7 @@ def _opened(path: str | None) -> Iterator[TextIO]:
         yield handle
 
 
-def format_table(record: RunRecord) -> str:
+def _format_table(record: RunRecord) -> str:
     """The whole chain, readable: each candidate with its claims (state, severity, best evidence quote)
     and rules, each repair attempt with its outcome, then the terminal state and why."""
     lines = [f"{record.terminal.value} ({record.reason.value})  verifier {record.verifier}  "
@@ -322,13 +322,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.save_builtin:
         release.save_builtin(release.CalibrationData(verifier=name, groups=groups, computed=calibration.computed,
                                                      confidence=args.confidence))
-    print(format_calibration(calibration), file=sys.stderr)
+    print(_format_calibration(calibration), file=sys.stderr)
     with _opened(args.output) as out:
         out.write(calibration.model_dump_json(indent=2) + "\n")
     return 0
 
 
-def format_calibration(calibration) -> str:
+def _format_calibration(calibration: ReleaseCalibration) -> str:
     """The threshold and, per group, counts, unsafe releases with their bound, and automation."""
     verdict = "" if calibration.met else "  NOT MET: no threshold keeps the bound within budget; nothing releases"
     lines = [f"threshold {calibration.threshold:.4f} for a budget of {calibration.max_unsafe_release_rate:.1%} "

@@ -1,41 +1,27 @@
 """Constitutions: named rules as data, one verdict per rule, and the policy knobs of a run.
 
 Countable rules (word limit, forbidden phrases, required disclosure, no promise outside the sources)
-are checked here in code and never by a model: a model judge can always find fault with a fuzzy rule
-(the moving bar), while a count is stable. Rules that need judgment go to the model when one is
-configured and are reported as not checked otherwise. A constitution is a frozen pydantic model that
-round-trips through JSON, so the console can store versions of it as data; its version is a prefix of
-the sha256 of its content.
+are checked in code and never by a model: a model judge can always find fault with a fuzzy rule (the
+moving bar), while a count is stable. Rules that need judgment go to the model when one is configured
+and are reported as not checked otherwise (`judging.py` gives the verdicts). A constitution is a frozen
+pydantic model that round-trips through JSON, so the console can store versions of it as data; its
+version is a prefix of the sha256 of its content.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from verification.model import ChatModel, PromptTemplate, run_role
 from verification.release import DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
-from verification.types import (
-    Claim,
-    FindingProblem,
-    ModelCallRecord,
-    RuleVerdict,
-    Severity,
-    State,
-    Terminal,
-    sha256_text,
-)
-
-_FAILED = frozenset({State.REFUTED, State.INSUFFICIENT_EVIDENCE, State.CONFLICTING, State.UNRESOLVED})
-_WORD = re.compile(r"[\w'’-]+")
+from verification.types import FindingProblem, Terminal, sha256_text
 
 
-def _contains_any(text: str, phrases: Sequence[str]) -> bool:
+def contains_any(text: str, phrases: Sequence[str]) -> bool:
+    """Whether `text` contains one of the phrases, whatever the case."""
     folded = text.casefold()
     return any(phrase.casefold() in folded for phrase in phrases)
 
@@ -90,7 +76,7 @@ class RequiredDisclosure(_Rule):
 
     @model_validator(mode="after")
     def _disclosure_counts(self) -> RequiredDisclosure:
-        if not _contains_any(self.disclosure, self.phrases):
+        if not contains_any(self.disclosure, self.phrases):
             raise ValueError("disclosure: must contain one of the phrases, or adding it would not satisfy the rule")
         return self
 
@@ -274,144 +260,3 @@ def builtin(name: str) -> Constitution | None:
 def builtin_names() -> list[str]:
     """Names of the built-in constitutions, sorted."""
     return sorted(_BUILTIN)
-
-
-# ---------------------------------------------------------------------------------------------
-# Judging a candidate
-
-
-class RuleJudgement(_Frozen):
-    """The model's verdict on one rule that needs judgment."""
-
-    passed: bool
-    """Whether the answer follows the rule."""
-    critique: str
-    """What exactly breaks the rule, or an empty string when it passes."""
-
-
-JUDGE_PROMPT = PromptTemplate(
-    role="rule_judge",
-    system=(
-        "You judge one answer against one rule. Read the question, the sources and the answer. Failing "
-        "the answer is allowed and expected when the rule is broken; do not pass it to be agreeable. "
-        "When it fails, quote the words that break the rule in the critique. "
-        'Reply with one JSON object: {"passed": true|false, "critique": "..."}.'
-    ),
-    user="Rule: $rule\n\nQuestion: $question\n\nSources:\n$sources\n\nAnswer:\n$answer",
-)
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The verdicts on one candidate and what judging it cost."""
-
-    verdicts: tuple[RuleVerdict, ...]
-    """One verdict per rule, in the constitution's order."""
-    model_calls: int = 0
-    """Calls made to judge rules that need judgment."""
-    records: tuple[ModelCallRecord, ...] = ()
-    """Provenance of those calls, one record per judged rule."""
-
-    @property
-    def failing(self) -> tuple[RuleVerdict, ...]:
-        """Verdicts that failed (not-checked ones are not failures)."""
-        return tuple(verdict for verdict in self.verdicts if verdict.passed is False)
-
-
-def judge(
-    constitution: Constitution,
-    *,
-    text: str,
-    claims: Sequence[Claim],
-    earlier_claims: Sequence[Claim] = (),
-    question: str = "",
-    sources_text: str = "",
-    model: ChatModel | None = None,
-) -> Judgement:
-    """One verdict per rule for the candidate `text` with its verified `claims`.
-
-    `earlier_claims` are the claims of the candidates before this one: a fact found missing in the
-    original answer still needs its disclosure after the claim was omitted.
-    """
-    verdicts = []
-    records = []
-    for rule in constitution.rules:
-        if isinstance(rule, JudgedRule):
-            verdict, record = _judge_by_model(rule, text, question, sources_text, model)
-            if record is not None:
-                records.append(record)
-        else:
-            passed, critique = _check_in_code(rule, text, claims, earlier_claims)
-            verdict = RuleVerdict(rule=rule.name, passed=passed, critique=critique, checked_by="code")
-        verdicts.append(verdict.model_copy(update={"blocking": rule.blocking}))
-    return Judgement(tuple(verdicts), sum(record.attempts for record in records), tuple(records))
-
-
-def count_words(text: str) -> int:
-    """Words as a reader counts them: runs of letters, digits, apostrophes and hyphens."""
-    return len(_WORD.findall(text))
-
-
-def forbidden_in(text: str, phrases: Sequence[str]) -> list[str]:
-    """The phrases that occur in `text` as whole words, whatever the case."""
-    return [phrase for phrase in phrases if _phrase_pattern(phrase).search(text)]
-
-
-def _check_in_code(
-    rule: _Rule, text: str, claims: Sequence[Claim], earlier_claims: Sequence[Claim]
-) -> tuple[bool, str]:
-    if isinstance(rule, WordLimit):
-        words = count_words(text)
-        if words <= rule.max_words:
-            return True, f"{words} words, within the limit of {rule.max_words}"
-        return False, f"{words} words; the limit is {rule.max_words}"
-    if isinstance(rule, ForbiddenPhrases):
-        found = forbidden_in(text, rule.phrases)
-        if found:
-            return False, "uses " + ", ".join(repr(phrase) for phrase in found)
-        return True, "none of the forbidden phrases"
-    if isinstance(rule, RequiredDisclosure):
-        missing = [c.id for c in [*earlier_claims, *claims] if c.state is State.INSUFFICIENT_EVIDENCE]
-        if not missing:
-            return True, "every claim had evidence: nothing to disclose"
-        if _contains_any(text, rule.phrases):
-            return True, "says that a fact was not found"
-        ids = ", ".join(dict.fromkeys(missing))
-        return False, f"no evidence was found for {ids}, and the answer does not say so"
-    if isinstance(rule, NoPromiseOutsideSources):
-        outside = [c.id for c in claims if c.severity is Severity.CRITICAL and c.state in _FAILED]
-        if outside:
-            return False, f"promises not backed by the sources: {', '.join(outside)}"
-        return True, "every promise is backed by a source"
-    raise TypeError(f"rule {rule.name!r} of kind {type(rule).__name__} is not checked in code")
-
-
-def _judge_by_model(
-    rule: JudgedRule, text: str, question: str, sources_text: str, model: ChatModel | None
-) -> tuple[RuleVerdict, ModelCallRecord | None]:
-    if model is None:
-        return RuleVerdict(
-            rule=rule.name, passed=None, critique="needs judgment and no model is configured", checked_by="not_checked"
-        ), None
-    result = run_role(
-        model,
-        JUDGE_PROMPT,
-        RuleJudgement,
-        values={"rule": rule.instruction, "question": question, "sources": sources_text, "answer": text},
-    )
-    record = result.record
-    if result.output is None:
-        last = record.failures[-1].error if record.failures else "no output"
-        critique = f"the judge's output failed validation {record.attempts} times; last: {last}"
-        return RuleVerdict(rule=rule.name, passed=None, critique=critique, checked_by=f"model:{record.model}"), record
-    output = result.output
-    return RuleVerdict(
-        rule=rule.name, passed=output.passed, critique=output.critique.strip(), checked_by=f"model:{record.model}"
-    ), record
-
-
-def _phrase_pattern(phrase: str) -> re.Pattern[str]:
-    # Whole words where the phrase starts or ends with a word character; "100%" has no word edge after it.
-    start = r"\b" if phrase[:1].isalnum() else ""
-    end = r"\b" if phrase[-1:].isalnum() else ""
-    return re.compile(start + re.escape(phrase.strip()) + end, re.IGNORECASE)

@@ -4,7 +4,7 @@ Each claim is checked on its own. The question writer sees only the claim; the v
 question, the claim and passages retrieved from the case's sources, never the draft or the other
 claims (a claim checked with the draft in view tends to be confirmed by it). Quotes the verifier gives
 must exist in the sources; they are aligned to exact offsets, and a quote that is not there makes the
-output invalid. Only the reviser, last, sees the draft next to the verdicts.
+output invalid.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import re
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,10 +22,10 @@ from verification.claims import ExtractedClaim
 from verification.evidence import SourceIndex
 from verification.model import ChatModel, PromptTemplate, RoleResult, run_role
 from verification.tokens import content_stems
-from verification.types import Claim, Commitment, EvidenceSpan, ModelCallRecord, Source, State, sha256_text
+from verification.types import Commitment, EvidenceSpan, ModelCallRecord, Source, State, sha256_text
 from verification.verifier import Verdict
 
-VERSION = "cove/1"
+_VERSION = "cove/1"
 
 # What a verification question must name for the doubtful property to be tested at all.
 _QUESTION_MUST_NAME = frozenset({"number", "money", "percentage", "date", "time", "duration", "entity"})
@@ -65,15 +64,6 @@ class VerificationAnswer(_Output):
     """How sure, from 0 to 1."""
 
 
-class RevisionOutput(_Output):
-    """The reviser's output."""
-
-    answer: str
-    """The revised answer."""
-    removed_claim_ids: list[str]
-    """Ids of the claims taken out."""
-
-
 QUESTION_PROMPT = PromptTemplate(
     role="question_writer",
     system=(
@@ -108,20 +98,6 @@ VERIFY_PROMPT = PromptTemplate(
     user="Question: $question\nClaim: $claim\n\nPassages:\n$passages",
 )
 
-REVISE_PROMPT = PromptTemplate(
-    role="reviser",
-    system=(
-        "You revise a draft answer after each of its claims was checked against the sources.\n"
-        "- Keep every SUPPORTED claim word for word.\n"
-        "- Take out every claim that is not SUPPORTED. Do not soften it ('may', 'possibly'): a hedged "
-        "claim is still the same claim. Add no new fact, number or name.\n"
-        "- Remove words a removal leaves dangling ('Therefore', 'This'), so the answer still reads well.\n"
-        'Reply with one JSON object: {"answer": "...", "removed_claim_ids": ["..."]}.'
-    ),
-    user="Question: $question\n\nDraft:\n$draft\n\nChecked claims:\n$claims",
-)
-
-
 class ModelVerifier:
     """Chain-of-verification through a chat model; implements the `Verifier` protocol."""
 
@@ -138,7 +114,7 @@ class ModelVerifier:
         self.write_questions = write_questions
         self.passages = passages
         self.max_workers = max_workers
-        self.name = f"{VERSION}:{model.model_id}"
+        self.name = f"{_VERSION}:{model.model_id}"
         self._search_lock = threading.Lock()
 
     def config_fingerprint(self) -> str:
@@ -169,7 +145,7 @@ class ModelVerifier:
             return Verdict(
                 state=State.NOT_VERIFIABLE,
                 confidence=0.9,
-                method=f"{VERSION}:not-checkable",
+                method=f"{_VERSION}:not-checkable",
                 rationale="Opinion or advice: nothing in it can be checked against a source.",
             )
         question, question_note, question_record = self._question(claim)
@@ -187,7 +163,7 @@ class ModelVerifier:
                 state=State.INSUFFICIENT_EVIDENCE,
                 confidence=0.6,
                 release_score=0.0,
-                method=f"{VERSION}:no-passage",
+                method=f"{_VERSION}:no-passage",
                 rationale="No passage of the sources matched the verification question.",
                 question=question,
                 extra={**extra, "model_calls": calls},
@@ -360,105 +336,3 @@ def align_quote(quote: str, sources: Sequence[Source], *, prefer: str | None = N
         if match:
             return EvidenceSpan(source_id=source.id, start=match.start(), end=match.end(), quote=match.group())
     return None
-
-
-# ---------------------------------------------------------------------------------------------
-# Revision
-
-
-@dataclass(frozen=True)
-class Revision:
-    """An answer revised to keep only what verification supported."""
-
-    text: str
-    """The revised answer."""
-    removed_claim_ids: tuple[str, ...]
-    """Claims taken out."""
-    method: str
-    """"offline:drop-unsupported" or "model:<id>"."""
-    model_record: ModelCallRecord | None = None
-    """The reviser's record when a model was asked, failed attempts included."""
-
-
-_KEPT = frozenset({State.SUPPORTED, State.NOT_VERIFIABLE})
-
-
-def revise(
-    text: str,
-    claims_with_verdicts: Sequence[Claim],
-    *,
-    model: ChatModel | None = None,
-    question: str = "",
-) -> Revision:
-    """One revision step: keep supported (and not-verifiable) claims, take out every other one.
-
-    Offline, the failing claims' spans are cut from the text. With a model, the reviser role rewrites
-    the answer; its output is refused if it changes or drops a supported claim (the overeager reviser)
-    or names claims that do not exist, and after three refusals the offline revision is used.
-    """
-    failing = [claim for claim in claims_with_verdicts if claim.state not in _KEPT]
-    if not failing:
-        return Revision(text=text, removed_claim_ids=(), method="unchanged")
-    if model is None:
-        return _drop_claims(text, failing)
-    result = run_role(
-        model,
-        REVISE_PROMPT,
-        RevisionOutput,
-        values={"question": question, "draft": text, "claims": _claims_text(claims_with_verdicts)},
-        check=_RevisionCheck(claims_with_verdicts),
-    )
-    if result.output is None:
-        fallback = _drop_claims(text, failing)
-        return Revision(fallback.text, fallback.removed_claim_ids, fallback.method, result.record)
-    return Revision(
-        text=result.output.answer.strip(),
-        removed_claim_ids=tuple(result.output.removed_claim_ids),
-        method=f"model:{result.record.model}",
-        model_record=result.record,
-    )
-
-
-def _drop_claims(text: str, failing: Sequence[Claim]) -> Revision:
-    pieces = []
-    cursor = 0
-    for claim in sorted(failing, key=lambda claim: claim.start):
-        pieces.append(text[cursor : max(cursor, claim.start)])
-        cursor = max(cursor, claim.end)
-    pieces.append(text[cursor:])
-    revised = "".join(pieces)
-    revised = re.sub(r"[ \t]{2,}", " ", revised)
-    revised = re.sub(r"[ \t]+(?=\n)|(?<=\n)[ \t]+(?=\S)", "", revised)
-    revised = re.sub(r"\n{3,}", "\n\n", revised).strip()
-    return Revision(
-        text=revised,
-        removed_claim_ids=tuple(claim.id for claim in failing),
-        method="offline:drop-unsupported",
-    )
-
-
-def _claims_text(claims: Sequence[Claim]) -> str:
-    lines = []
-    for claim in claims:
-        lines.append(f"- {claim.id} [{claim.state.value}] {claim.text}")
-        lines.extend(f"    evidence ({span.source_id}): {span.quote}" for span in claim.evidence[:2])
-    return "\n".join(lines)
-
-
-class _RevisionCheck:
-    """Refuses a revision that is blank, loses a supported claim, or invents claim ids."""
-
-    def __init__(self, claims: Sequence[Claim]) -> None:
-        self._claims = list(claims)
-
-    def __call__(self, output: RevisionOutput) -> RevisionOutput:
-        if not output.answer.strip():
-            raise ValueError("answer: must not be blank")
-        known = {claim.id for claim in self._claims}
-        unknown = [claim_id for claim_id in output.removed_claim_ids if claim_id not in known]
-        if unknown:
-            raise ValueError(f"removed_claim_ids: unknown claim ids {unknown}")
-        for claim in self._claims:
-            if claim.state is State.SUPPORTED and claim.text not in output.answer:
-                raise ValueError(f"answer: supported claim {claim.id} must be kept word for word: {claim.text!r}")
-        return output

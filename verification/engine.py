@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verification.constitution import DEFAULT, Constitution, builtin, builtin_names
-from verification.controller import Controller, Outcome
+from verification.controller import Controller
 from verification.cove import ModelVerifier
 from verification.critic import CalibrationFixture
 from verification.errors import PermanentError
@@ -22,6 +22,7 @@ from verification.model import ChatModel
 from verification.offline import OfflineVerifier
 from verification.release import describe
 from verification.repair import RepairPlan, repair_plan
+from verification.stop_policy import Outcome
 from verification.types import (
     Candidate,
     Case,
@@ -108,7 +109,7 @@ def check_case(
         case=case, verifier=verifier, constitution=constitution, plan=plan, policy=policy, model=model,
         critic_rubric=critic_rubric, started=started,
     )
-    controller.model_calls += draft.model_calls
+    controller.budget.model_calls += draft.model_calls
     outcome = controller.run(draft.text, draft.origin, draft.model_record)
     candidates = controller.candidates
     first, current = candidates[0], candidates[-1]
@@ -234,8 +235,8 @@ def _metrics(controller: Controller, first: Candidate, current: Candidate, start
         unsupported_before=_unsupported(first.claims),
         unsupported_after=_unsupported(current.claims),
         supported_removed=sum(c.state is State.SUPPORTED and c.id not in kept for c in first.claims),
-        model_calls=controller.model_calls,
-        verifier_calls=controller.verifier_calls,
+        model_calls=controller.budget.model_calls,
+        verifier_calls=controller.budget.verifier_calls,
         elapsed_ms=_elapsed_ms(started),
         claims_by_state=dict(Counter(claim.state.value for claim in current.claims)),
         support_ratio=round(supported / len(judged), 4) if judged else None,

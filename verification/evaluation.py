@@ -38,7 +38,7 @@ from verification.types import Source, State
 from verification.verifier import Verifier
 
 DATASETS = ("wice", "summedits", "halueval")
-SPLITS = ("tune", "report")
+_SPLITS = ("tune", "report")
 _SUMMEDITS_SPLITS = {"tune": "evaluation", "report": "test"}
 
 
@@ -76,8 +76,8 @@ def load(dataset: str, split: str, limit: int | None = None) -> list[Record]:
     """The records of one dataset split; raises DatasetUnavailable when there are none here."""
     if dataset not in DATASETS:
         raise DatasetUnavailable(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
-    if split not in SPLITS:
-        raise DatasetUnavailable(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    if split not in _SPLITS:
+        raise DatasetUnavailable(f"unknown split {split!r}; choose one of {', '.join(_SPLITS)}")
     loader = {"wice": _wice, "summedits": _summedits, "halueval": _halueval}[dataset]
     records = []
     for record in loader(data_dir(), split):
@@ -113,7 +113,7 @@ def run(
                          "domain": record.domain, "label": record.label, "states": [], "score": 0.0})
     report = _summarise(dataset, split, rows, crashes, time.perf_counter() - started, verifier)
     calibration = builtin_calibration(verifier.name, max_unsafe_release_rate)
-    report.update(release_figures(rows, calibration))
+    report.update(_release_figures(rows, calibration))
     if calibration is not None and calibration.verifier != f"{verifier.name} {verifier.config_fingerprint()}":
         # The figures at the threshold are still what the engine would do, but the threshold was measured
         # on another configuration's scores: say so rather than let a stale bound pass for a fresh one.
@@ -140,7 +140,7 @@ def format_summary(report: dict) -> str:
     return "\n".join(lines)
 
 
-def release_figures(rows: list[dict], calibration: ReleaseCalibration | None) -> dict:
+def _release_figures(rows: list[dict], calibration: ReleaseCalibration | None) -> dict:
     """AUROC of the answers' release scores and, at the calibrated threshold, unsafe releases and automation.
 
     An answer is released as written when its score reaches the threshold (every claim SUPPORTED, the
@@ -176,7 +176,8 @@ def score_answer(answer: str, sources: list[Source], verifier: Verifier) -> tupl
 
 def labelled_scores(dataset: str, split: str, verifier: Verifier, *, progress: bool = False) -> LabelledScores:
     """The release scores of a labelled split's answers, consistent and inconsistent apart."""
-    consistent, inconsistent = [], []
+    consistent: list[float] = []
+    inconsistent: list[float] = []
     for record in tqdm(load(dataset, split), desc=f"{dataset}/{split}", file=sys.stderr, disable=not progress):
         _, score = score_answer(record.answer, record.sources, verifier)
         (consistent if record.supported else inconsistent).append(score)

@@ -96,7 +96,7 @@ class Passage:
     def span(self, covers: Sequence[str] = ()) -> EvidenceSpan:
         """The passage as an evidence span, with what of the claim it grounds or contradicts."""
         return EvidenceSpan(source_id=self.source_id, start=self.start, end=self.end, quote=self.text,
-                            covers=list(covers))
+                            covers=tuple(covers))
 
 
 @dataclass(frozen=True)
@@ -272,8 +272,8 @@ class _Bm25:
                 positions, weights = self._postings[word]
                 # float32 here is where bm25s rounds each weight too.
                 self._arrays[word] = np.array(positions, dtype=np.intp), np.array(weights, dtype=np.float32)
-            positions, weights = self._arrays[word]
-            total[positions] += weights
+            sentence_positions, sentence_weights = self._arrays[word]
+            total[sentence_positions] += sentence_weights
         return total
 
 

@@ -15,12 +15,16 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from string import Template
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from verification.errors import PermanentError, TransientError
 from verification.types import ModelCallRecord, ModelFailure, sha256_text
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.shared_params import ResponseFormatJSONSchema
 
 Message = dict[str, str]
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -90,7 +94,7 @@ class RoleResult(Generic[OutputT]):
         return self.output is not None
 
 
-FORMAT_REMINDER = (
+_FORMAT_REMINDER = (
     "Your previous reply was refused: {error}\n"
     "Reply again with exactly one JSON object that matches the required schema and nothing else."
 )
@@ -128,7 +132,7 @@ def run_role(
             messages = [
                 *messages,
                 {"role": "assistant", "content": reply.text},
-                {"role": "user", "content": FORMAT_REMINDER.format(error=error)},
+                {"role": "user", "content": _FORMAT_REMINDER.format(error=error)},
             ]
             continue
         return RoleResult(output, _record(prompt, reported_model, attempt, failures))
@@ -167,7 +171,7 @@ def _strip_code_fence(text: str) -> str:
     return match.group("body") if match else text
 
 
-def json_schema_for(schema: type[BaseModel]) -> dict[str, Any]:
+def _json_schema_for(schema: type[BaseModel]) -> ResponseFormatJSONSchema:
     """The `response_format` payload asking a server for JSON that matches `schema`."""
     return {
         "type": "json_schema",
@@ -235,8 +239,10 @@ class OpenAIChatModel:
         try:
             completion = self._client.chat.completions.create(
                 model=self.model_id,
-                messages=messages,  # type: ignore[arg-type]
-                response_format=json_schema_for(schema),  # type: ignore[arg-type]
+                # The prompts' {"role", "content"} dicts are what the API takes; the SDK types each role as
+                # its own TypedDict, which a dict of strings cannot be narrowed to.
+                messages=cast("list[ChatCompletionMessageParam]", messages),
+                response_format=_json_schema_for(schema),
                 temperature=self._temperature,
             )
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:

@@ -75,7 +75,7 @@ def token_vectors(claim_words: list[ClaimWord], hits: list[Hit], index: SourceIn
     top_idf = index.idf("") or 1.0
     found = [word.stem in window for word in claim_words]
     last = max(1, len(claim_words) - 1)
-    vectors = []
+    vectors: list[tuple[float, ...]] = []
     for i, word in enumerate(claim_words):
         before = claim_words[i - 1].stem if i else None
         after = claim_words[i + 1].stem if i + 1 < len(claim_words) else None
@@ -94,11 +94,6 @@ def token_vectors(claim_words: list[ClaimWord], hits: list[Hit], index: SourceIn
             i / last,
         ))
     return vectors
-
-
-def unsupported_probability(vector: tuple[float, ...]) -> float:
-    """The token model's probability that the evidence does not say this word."""
-    return _probability(vector, [TOKEN_WEIGHTS[name] for name in TOKEN_FEATURES])
 
 
 def _probability(vector: tuple[float, ...], weights: list[float]) -> float:

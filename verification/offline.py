@@ -33,12 +33,12 @@ from verification.antonyms import OPPOSITES
 from verification.claims import ExtractedClaim
 from verification.commitments import Mention, value_words
 from verification.evidence import Passage, SourceIndex
-from verification.features import FEATURE_NAMES, Assessment, ValueCheck, assess, name_stems
-from verification.grounding import check as grounding_check
+from verification.features import FEATURE_NAMES, Assessment, assess, name_stems
+from verification.grounded_support import grounded_support
 from verification.grounding import grounding_verdict
 from verification.novelty import TOKEN_BIAS, TOKEN_WEIGHTS
-from verification.tokens import content_stems, negated_stems, stem, words
 from verification.types import Source, State
+from verification.value_checks import ValueCheck
 from verification.verifier import Verdict
 
 # Fitted by benchmarks/fit_offline.py on the tune splits only (WiCE claim_dev, SummEdits
@@ -71,34 +71,18 @@ WEIGHTS: dict[str, float] = {
 BIAS = 0.0139
 THRESHOLD = 0.45
 """Probability of support at or above which a claim is SUPPORTED."""
-UNGROUNDED_SCORE_CAP = 0.5 * THRESHOLD
+_UNGROUNDED_SCORE_CAP = 0.5 * THRESHOLD
 """Highest release score of a claim held back because a value it commits to is nowhere stated."""
 
 _VERDICT_MODULES = (
-    "offline", "features", "commitments", "commitments.compare", "commitments.mention", "commitments.names",
-    "commitments.relations", "commitments.values", "evidence", "citations", "tokens", "antonyms", "substitution",
-    "novelty", "sentences", "claims", "severity", "grounding", "grounding.clauses", "grounding.finding",
-    "grounding.negation", "grounding.qualifiers", "grounding.relations",
+    "offline", "features", "value_checks", "disagreements", "grounded_support", "commitments",
+    "commitments.compare", "commitments.mention", "commitments.names", "commitments.relations",
+    "commitments.values", "evidence", "citations", "tokens", "antonyms", "substitution", "novelty", "sentences",
+    "claims", "severity", "grounding", "grounding.clauses", "grounding.finding", "grounding.negation",
+    "grounding.qualifiers", "grounding.relations",
 )
 """Every module whose word lists, patterns or gate constants shape an offline verdict (a package's
 modules each by name: "grounding" is only its `__init__`)."""
-
-# Words that complete a value rather than add to it: the period of a rate, the "ago" of a time passed.
-_VALUE_COMPLETERS = frozenset(
-    stem(word) for word in
-    "day days week weeks month months quarter quarters year years annum daily weekly monthly quarterly "
-    "yearly annually ago since earlier old".split()
-)
-# A price states what it is the price of: "costs $20" says no more than "$20" on the plan's line.
-_MONEY_WORDS = frozenset(stem(word) for word in "cost costs price priced charge charged pay paid fee".split())
-# What a time passed is counted from ("bought 40 days ago"), as a window in a source counts it ("within
-# 30 days of purchase"): any of these on one side grounds any on the other.
-_ELAPSED_ANCHORS = frozenset(
-    stem(word) for word in
-    "buy bought purchase purchased order ordered deliver delivered delivery receive received receipt "
-    "sign signed join joined start started subscribe subscribed subscription renew renewed renewal".split()
-)
-
 
 class OfflineVerifier:
     """Checks claims against the case's sources with retrieval, typed comparisons and coverage."""
@@ -114,7 +98,7 @@ class OfflineVerifier:
             "opposites": sorted((word, sorted(others)) for word, others in OPPOSITES.items()),
             # A word list or a gate constant changes verdicts as much as a weight does; hashing the
             # modules' text catches every one of them, including lists added later.
-            "rules": rules_digest(),
+            "rules": _rules_digest(),
         }
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -134,7 +118,7 @@ class OfflineVerifier:
                 rationale="Opinion or advice: there is nothing a source could confirm or contradict.",
             )
         assessment = assess(claim.text, index)
-        probability = support_probability(assessment.vector)
+        probability = _support_probability(assessment.vector)
         extra: dict[str, object] = {
             "probability": round(probability, 4),
             "features": dict(zip(FEATURE_NAMES, (round(v, 4) for v in assessment.vector), strict=True)),
@@ -148,7 +132,7 @@ class OfflineVerifier:
         return _with_release_score(verdict, probability, assessment)
 
 
-def rules_digest() -> str:
+def _rules_digest() -> str:
     """sha256 of the source text of every module in _VERDICT_MODULES that exists; computed once."""
     return _digest(tuple(_module_text(name) for name in _VERDICT_MODULES))
 
@@ -190,7 +174,7 @@ def _with_release_score(verdict: Verdict, probability: float, assessment: Assess
         # Proven by rule (every word accounted for) where word overlap alone doubted it.
         score = max(probability, THRESHOLD)
     elif verdict.method == "offline:ungrounded-value":
-        score = min(probability, UNGROUNDED_SCORE_CAP)
+        score = min(probability, _UNGROUNDED_SCORE_CAP)
     elif verdict.state is State.SUPPORTED:
         score = probability * _names_grounded(assessment)
     else:
@@ -207,7 +191,7 @@ def _names_grounded(assessment: Assessment) -> float:
     return sum(name in window for name in names) / len(names)
 
 
-def support_probability(vector: Sequence[float]) -> float:
+def _support_probability(vector: Sequence[float]) -> float:
     """The logistic model's probability that the evidence supports the claim."""
     z = BIAS + sum(WEIGHTS[name] * value for name, value in zip(FEATURE_NAMES, vector, strict=True))
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
@@ -244,12 +228,12 @@ def _typed_verdict(assessment: Assessment, extra: dict[str, object]) -> Verdict 
         said = next((m.text for m in assessment.mentions if m.kind == "relation"), "")
         return _refuted(passage, "relation-mismatch", 0.8, rationale, assessment, extra, said)
     if assessment.swapped is not None:
-        passage, said, found = assessment.swapped
-        rationale = f"The claim says \"{said}\" where the source, in the same words, says \"{found}\"."
+        passage, said, source_word = assessment.swapped
+        rationale = f"The claim says \"{said}\" where the source, in the same words, says \"{source_word}\"."
         return _refuted(passage, "name-swap", 0.75, rationale, assessment, extra, said)
     if assessment.flipped is not None:
-        passage, said, found = assessment.flipped
-        rationale = f"The claim's \"{said}\" is the opposite of the source's \"{found}\"."
+        passage, said, source_word = assessment.flipped
+        rationale = f"The claim's \"{said}\" is the opposite of the source's \"{source_word}\"."
         return _refuted(passage, "opposite-word", 0.7, rationale, assessment, extra, said)
     if assessment.negation_mismatch is not None:
         rationale = "The matching source sentence says the opposite (one of them is negated)."
@@ -291,7 +275,7 @@ def _coverage_verdict(
     if probability >= THRESHOLD and elapsed:
         # Word overlap cannot tell which of a source's windows a time passed falls under ("within 30
         # days" / "after 30 days" share every word); only the window rule can ground it.
-        grounded = _grounded_support(assessment, index, extra)
+        grounded = grounded_support(assessment, index, extra)
         if grounded is not None:
             return grounded
         passed = value_words(assessment.claim_text, elapsed[0].claim_value)
@@ -314,7 +298,7 @@ def _coverage_verdict(
         return _ungrounded_value(
             assessment, unstated, f"Nothing the sources say states {named}; the rest of the claim is covered.", extra
         )
-    grounded = _grounded_support(assessment, index, extra)
+    grounded = grounded_support(assessment, index, extra)
     if grounded is not None:
         return grounded
     evidence = citations.closest_spans(assessment)
@@ -341,118 +325,3 @@ def _ungrounded_value(
         rationale=rationale,
         extra={**extra, "ungrounded": unstated},
     )
-
-
-def _grounded_support(assessment: Assessment, index: SourceIndex, extra: dict[str, object]) -> Verdict | None:
-    """SUPPORTED when the sentences that state the claim's values account for every other word of it.
-
-    Word overlap doubts "The Arden 14 weighs 1.2 kg" against the line "Weight: 1.2 kg": the name is
-    only in the source's title and "weighs" is not "Weight". Here each word is looked for where it can
-    soundly be: in a sentence that states one of the claim's values, in that sentence's label
-    ("Weight"), in its source's title or heading (the subject), or, for a time passed ("bought 40
-    days ago"), in the window that applies to it and the sentence beside it ("within 30 days of
-    purchase" / "After 30 days, annual plans are not refundable"). Polarity must match too.
-    """
-    checks = assessment.values
-    if not checks or any(not check.grounding for check in checks):
-        return None
-    text, claim_stems = assessment.claim_text, set(assessment.claim_stems)
-    elapsed = any(check.claim_value.role == "elapsed" for check in checks)
-    chosen = {check.claim_value.start: _closest_pair(check, claim_stems) for check in checks}
-    subject = set().union(*(index.subject_stems(passage.source_id) for passage, _ in chosen.values()))
-    grounding: dict[int, Passage] = {}
-    named: dict[int, list[str]] = {}  # position -> claim words a sentence grounds beyond its shared stems
-    labels: dict[str, int] = {}  # label stem -> position of its line
-    for check in checks:
-        passage, found = chosen[check.claim_value.start]
-        if check.claim_value.kind == "number" and found.kind == "number" and found.unit != check.claim_value.unit \
-                and set(content_stems(check.claim_value.text)) & subject:
-            continue  # the "14" of "Arden 14" is named by the title, not by a "14-inch" display
-        grounding.setdefault(passage.position, passage)
-        if found.label:
-            labels.update({stem(word): passage.position for word, _, _ in words(found.label)})
-    allowed = set(subject)
-    for passage in grounding.values():
-        allowed |= passage.stem_set
-    beside = [other for passage in grounding.values() for other in index.neighbours(passage)] if elapsed else []
-    # The value's own words are grounded with it: its number, and a unit the source's value shares
-    # ("1.2 kg"); a word the parser took for a unit ("14 weighs") must be grounded like any other.
-    excluded = _completing_negation(text)
-    for check in checks:
-        value = check.claim_value
-        stated = set().union(*(content_stems(found.text) for _, found in check.grounding))
-        excluded |= {word for word in content_stems(value.text) if word[:1].isdigit() or word in stated}
-        excluded |= set(content_stems(value_words(text, value))) & _VALUE_COMPLETERS
-        if value.kind == "money":
-            excluded |= _MONEY_WORDS
-    for word in claim_stems - excluded - allowed:
-        label = next((label for label in labels if _same_word(word, label)), None)
-        if label is not None:
-            named.setdefault(labels[label], []).append(_surface(text, word))
-            continue
-        # A time passed and the window it falls in count from the same event ("bought" / "of purchase"),
-        # often named in the sentence before the window's rule.
-        helper = next((other for other in beside if word in other.stem_set or (
-            word in _ELAPSED_ANCHORS and other.stem_set & _ELAPSED_ANCHORS)), None)
-        if helper is None:
-            return None
-        grounding.setdefault(helper.position, helper)
-        named.setdefault(helper.position, []).append(_surface(text, word))
-    grounding_passages = sorted(grounding.values(), key=lambda passage: passage.position)
-    claim_negated = negated_stems(text)
-    source_negated = frozenset().union(*(passage.negated_stems for passage, _ in chosen.values()))
-    if claim_negated - source_negated or (source_negated - claim_negated) & claim_stems:
-        return None
-    # Quantifiers, qualifiers and relations are function words to the check above ("only", "all"):
-    # the grounding checks must find each of them stated too.
-    if grounding_check(text, assessment.hits, index, unsaid=True) is not None:
-        return None
-    if elapsed:
-        method = "offline:window"
-        passed = next(check for check in checks if check.claim_value.role == "elapsed")
-        limit = chosen[passed.claim_value.start][1]
-        rationale = (
-            f"\"{value_words(text, passed.claim_value)}\" falls under the source's \"{limit.text}\" rule, "
-            "and the cited sentences state what applies then."
-        )
-    elif labels:
-        method = "offline:label-value"
-        rationale = "The source's labelled lines state the claim's values, of the subject its title names."
-    else:
-        method = "offline:grounded"
-        rationale = "Every word and value of the claim is stated by the cited sentences or their source's title."
-    return Verdict(
-        state=State.SUPPORTED,
-        evidence=tuple(
-            citations.span(passage, assessment, named.get(passage.position, ())) for passage in grounding_passages
-        ),
-        confidence=0.8,
-        method=method,
-        rationale=rationale,
-        extra=extra,
-    )
-
-
-def _closest_pair(check: ValueCheck, claim_stems: set[str]) -> tuple[Passage, Mention]:
-    """Of the sentences stating a value, the one sharing the most of the claim's words."""
-    return max(check.grounding, key=lambda pair: len(pair[0].stem_set & claim_stems))
-
-
-def _surface(text: str, word_stem: str) -> str:
-    """The claim's word with this stem, as the claim writes it."""
-    return next((text[start:end] for word, start, end in words(text) if stem(word) == word_stem), word_stem)
-
-
-def _same_word(a: str, b: str) -> bool:
-    """"weigh" and "weight": one stem starts the other and the shorter has four letters or more."""
-    shorter, longer = sorted((a, b), key=len)
-    return len(shorter) >= 4 and longer.startswith(shorter)
-
-
-def _completing_negation(text: str) -> set[str]:
-    """The word that completes a negation ("longer" in "no longer"): part of the negation, not content."""
-    tokens = [token for token, _, _ in words(text)]
-    return {
-        stem(token) for i, token in enumerate(tokens)
-        if i and (tokens[i - 1], token) in (("no", "longer"), ("not", "longer"), ("never", "again"))
-    }

@@ -99,8 +99,15 @@ class ReleaseCalibration(_Frozen):
 class Scored(Protocol):
     """A claim or a verdict: anything with a state and a release score."""
 
-    state: State
-    release_score: float | None
+    @property
+    def state(self) -> State:
+        """The verification state."""
+        ...
+
+    @property
+    def release_score(self) -> float | None:
+        """How safe the claim is to release as written, 0..1; None when the verifier gives no score."""
+        ...
 
 
 def answer_score(claims: Iterable[Scored]) -> float:
@@ -249,14 +256,6 @@ def _group_bound(group: LabelledScores, threshold: float, confidence: float) -> 
         unsafe_upper_bound=round(upper_bound(unsafe, n, confidence), 4),
         automation=round(released / len(group.consistent), 4) if group.consistent else 0.0,
     )
-
-
-def curve(
-    groups: Sequence[LabelledScores], budgets: Sequence[float], *, confidence: float, verifier: str
-) -> list[ReleaseCalibration]:
-    """One calibration per budget: the trade-off between automation and unsafe releases."""
-    return [calibrate(groups, max_unsafe_release_rate=budget, confidence=confidence, verifier=verifier)
-            for budget in budgets]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,15 +16,10 @@ from dataclasses import dataclass, field
 from verification.claims import extract_claims
 from verification.cohesion import restore_cohesion
 from verification.commitments import VALUE_KINDS, agree, comparable, find_mentions
-from verification.constitution import (
-    ForbiddenPhrases,
-    RequiredDisclosure,
-    WordLimit,
-    count_words,
-    forbidden_in,
-)
+from verification.constitution import ForbiddenPhrases, RequiredDisclosure, WordLimit
 from verification.contract import Operation, Operator, Proposal, RepairContext, RepairContract
 from verification.errors import PermanentError
+from verification.judging import count_words, forbidden_in
 from verification.reviser import ModelRevision
 from verification.sentences import split_sentences
 from verification.tokens import content_stems

@@ -44,7 +44,7 @@ def run(
     for record in tqdm(records, desc=f"{dataset}/{split} repair={repair}", file=sys.stderr, disable=not progress):
         case = Case(external_id=record.id, question=_QUESTION, answer=record.answer, sources=record.sources)
         rows.append(_row(record.id, record.supported, check_case(case, verifier=verifier, repair=repair)))
-    report = summarise(dataset, split, repair, rows, time.perf_counter() - started)
+    report = _summarise(dataset, split, repair, rows, time.perf_counter() - started)
     print(format_summary(report))
     if output:
         Path(output).write_text(json.dumps({**report, "records": rows}, indent=2) + "\n", encoding="utf-8")
@@ -73,7 +73,7 @@ def _row(record_id: str, gold: bool, run_record: RunRecord) -> dict:
     }
 
 
-def summarise(dataset: str, split: str, repair: str, rows: list[dict], elapsed: float) -> dict:
+def _summarise(dataset: str, split: str, repair: str, rows: list[dict], elapsed: float) -> dict:
     """The figures of one mode over one split."""
     repaired = [row for row in rows if row["repairs_attempted"]]
     return {

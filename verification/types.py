@@ -1,80 +1,22 @@
 """The case contract: what a client submits and the run record the engine returns.
 
 Field names here are the public contract shared by the HTTP API, the CLI, fixtures and tests
-(see DESIGN.md, "The case contract"). Fields may be added; existing names are never renamed.
+(see DESIGN.md, "The case contract"). Fields may be added; existing names are never renamed. The codes
+the records carry (states, severities, terminals, reasons, origins) are in `codes.py`.
 """
 
 from __future__ import annotations
 
 import hashlib
-from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from verification.codes import Origin, Reason, Severity, State, Terminal
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
-
-class State(StrEnum):
-    """What verification concluded about one claim."""
-
-    SUPPORTED = "SUPPORTED"
-    REFUTED = "REFUTED"
-    INSUFFICIENT_EVIDENCE = "INSUFFICIENT_EVIDENCE"
-    CONFLICTING = "CONFLICTING"
-    UNRESOLVED = "UNRESOLVED"
-    NOT_VERIFIABLE = "NOT_VERIFIABLE"
-
-
-class Severity(StrEnum):
-    """How much harm a wrong claim can do."""
-
-    CRITICAL = "CRITICAL"
-    MODERATE = "MODERATE"
-    MINOR = "MINOR"
-
-
-class Terminal(StrEnum):
-    """Where a run ended."""
-
-    PERMIT = "PERMIT"
-    REVIEW = "REVIEW"
-    ABSTAIN = "ABSTAIN"
-    REJECT = "REJECT"
-
-
-class Reason(StrEnum):
-    """Why a run ended where it did."""
-
-    ALL_SUPPORTED = "ALL_SUPPORTED"
-    REPAIRED = "REPAIRED"
-    NO_CHECKABLE_CLAIMS = "NO_CHECKABLE_CLAIMS"
-    CYCLE_DETECTED = "CYCLE_DETECTED"
-    REPAIR_BUDGET_EXHAUSTED = "REPAIR_BUDGET_EXHAUSTED"
-    VERIFIER_BUDGET_EXHAUSTED = "VERIFIER_BUDGET_EXHAUSTED"
-    MODEL_BUDGET_EXHAUSTED = "MODEL_BUDGET_EXHAUSTED"
-    TIME_BUDGET_EXHAUSTED = "TIME_BUDGET_EXHAUSTED"
-    CONFLICTING_EVIDENCE = "CONFLICTING_EVIDENCE"
-    CRITICAL_CLAIM = "CRITICAL_CLAIM"
-    UNSUPPORTED_CLAIM = "UNSUPPORTED_CLAIM"
-    UNRESOLVED_CLAIM = "UNRESOLVED_CLAIM"
-    RULE_FAILED = "RULE_FAILED"
-    RULE_NOT_CONVERGING = "RULE_NOT_CONVERGING"
-    BLOCKING_RULE_FAILED = "BLOCKING_RULE_FAILED"
-    NOTHING_SUPPORTED = "NOTHING_SUPPORTED"
-    MODEL_OUTPUT_INVALID = "MODEL_OUTPUT_INVALID"
-    BELOW_RELEASE_THRESHOLD = "BELOW_RELEASE_THRESHOLD"
-
-
-class Origin(StrEnum):
-    """Who produced a candidate."""
-
-    CLIENT = "CLIENT"
-    GENERATOR = "GENERATOR"
-    REPAIR = "REPAIR"
-    REVIEWER = "REVIEWER"
 
 
 def sha256_text(text: str) -> str:

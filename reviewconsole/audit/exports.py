@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewconsole.audit.chain import canonical_json, canonical_time
-from reviewconsole.audit.models import ExportFormat
+from reviewconsole.audit.models import AuditExport, ExportFormat
 from reviewconsole.audit.selectors import (
     AuditFilter,
     decisions_for_fixtures,
@@ -135,6 +135,13 @@ def export_chunks(export_format: str, audit_filter: AuditFilter, head_seq: int) 
 
 def export_text(chunks: Iterator[Chunk]) -> Iterator[str]:
     return (text for text, _ in chunks)
+
+
+_SUFFIX = {ExportFormat.CSV: "csv", ExportFormat.JSONL: "jsonl", ExportFormat.FIXTURES: "fixtures.jsonl"}
+
+
+def export_file_name(export: AuditExport) -> str:
+    return f"audit-export-{export.pk}.{_SUFFIX[export.format]}"
 
 
 def write_export(chunks: Iterator[Chunk], path: Path, *, progress: Callable[[int], None]) -> int:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from reviewconsole.intake.models import Case
-
 
 class AuditEventQuerySet(models.QuerySet):
     def update(self, **kwargs):
@@ -29,9 +27,10 @@ class AuditEvent(models.Model):
     action = models.CharField(max_length=50, db_index=True)
     object_type = models.CharField(max_length=40)
     object_id = models.CharField(max_length=64)
-    # Not a constraint: an event outlives what it describes, and a cascade would need a DELETE here.
+    # Not a constraint: an event outlives what it describes, and a cascade would need a DELETE here. Named,
+    # not imported: the log sits below the apps that write to it (docs/architecture.md).
     case = models.ForeignKey(
-        Case, null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+        "intake.Case", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
     )
     payload = models.JSONField(default=dict)
     prev_hash = models.CharField(max_length=64)
@@ -88,6 +87,11 @@ class AuditExport(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A worker holds a file export until run_deadline; past it, the worker is known dead and the sweeper
+    # queues the export again, until `attempts` (claims so far) reaches the cap and it is failed instead.
+    claim_token = models.UUIDField(null=True, blank=True, editable=False)
+    run_deadline = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Model
 from django.utils import timezone
 
+from reviewconsole import work_claims
 from reviewconsole.audit.actions import AuditAction
 from reviewconsole.audit.chain import GENESIS_HASH, event_hash, normalise_payload
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
 from reviewconsole.audit.selectors import AuditFilter, chain_head_values, decisions_for_fixtures, events_matching
-from reviewconsole.intake.models import Case
 from reviewconsole.queues import enqueue_on_commit, task_hold
 
 # Any constant shared by every writer; pg_advisory_xact_lock takes a bigint key ("audit" in ASCII).
@@ -48,7 +48,7 @@ def audit_record(
     object_type: str,
     object_id: str | int,
     payload: dict[str, Any],
-    case: Case | int | None = None,
+    case: Model | int | None = None,
 ) -> AuditEvent:
     """Append one event to the chain.
 
@@ -59,7 +59,7 @@ def audit_record(
         raise ValueError(f"audit action {action!r} must read like 'object.verb'")
     label = actor_label(actor)
     body = normalise_payload(payload)
-    case_id = case.pk if isinstance(case, Case) else case
+    case_id = case.pk if isinstance(case, Model) else case
     # No savepoint: a failed append must fail the caller's whole transaction anyway, and a run stores
     # dozens of events in one.
     with transaction.atomic(savepoint=False):
@@ -125,28 +125,75 @@ def export_start(*, requested_by: AbstractBaseUser, export_format: str, audit_fi
         return export
 
 
-def export_claim(*, export_id: int, now: datetime) -> bool:
-    """Take a queued export, or one whose run outlived the task's hard time limit (its worker died).
+EXPORTS = work_claims.WorkKind(
+    doing="writing the export",
+    model=AuditExport,
+    waiting=ExportStatus.QUEUED,
+    running=ExportStatus.RUNNING,
+    failed=ExportStatus.FAILED,
+)
+# Progress is written at most this often (rows): each write is an UPDATE, and a poll reads it.
+PROGRESS_EVERY_ROWS = 10_000
 
-    Of two workers holding the same message only one gets it: one conditional UPDATE decides.
+
+def export_run(*, export_id: int) -> AuditExport | None:
+    """Claim a queued export, write its file under AUDIT_EXPORT_DIR reporting progress, and mark it done.
+
+    None when the export is not ours to run. The file is written under a temporary name and renamed
+    once complete, so a download link never points at a half-written file; a failure removes it and
+    fails the export with its reason.
     """
-    dead_before = now - task_hold(settings.AUDIT_EXPORT_TIME_LIMIT)
-    claimable = Q(status=ExportStatus.QUEUED) | Q(status=ExportStatus.RUNNING, started_at__lt=dead_before)
-    taken = AuditExport.objects.filter(claimable, pk=export_id).update(
-        status=ExportStatus.RUNNING, started_at=now, rows_done=0
-    )
-    return bool(taken)
+    # Imported here: the export formats read intake's rows, and intake writes to this audit trail.
+    from reviewconsole.audit.exports import export_chunks, export_file_name, write_export
+
+    claim = export_claim(export_id=export_id, now=timezone.now())
+    if claim is None:
+        return None
+    with work_claims.settling(claim):
+        export = AuditExport.objects.get(pk=export_id)
+        directory = settings.AUDIT_EXPORT_DIR
+        directory.mkdir(parents=True, exist_ok=True)
+        file_name = export_file_name(export)
+        partial = directory / f"{file_name}.part"
+        reported = 0
+
+        def progress(rows: int) -> None:
+            nonlocal reported
+            if rows - reported >= PROGRESS_EVERY_ROWS:
+                export_progress(claim=claim, rows_done=rows)
+                reported = rows
+
+        try:
+            chunks = export_chunks(export.format, AuditFilter.from_json(export.filters), export.head_seq)
+            rows = write_export(chunks, partial, progress=progress)
+            partial.rename(directory / file_name)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        if not work_claims.finish(
+            claim, status=ExportStatus.DONE, now=timezone.now(), file_name=file_name, rows_done=rows
+        ):
+            return None
+        export.refresh_from_db()
+        return export
+    return None
 
 
-def export_progress(*, export_id: int, rows_done: int) -> None:
-    AuditExport.objects.filter(pk=export_id).update(rows_done=rows_done)
+def export_claim(*, export_id: int, now: datetime) -> work_claims.Claim | None:
+    """Take a queued export, or one whose run outlived the export's hard time limit (its worker died)."""
+    deadline = now + task_hold(settings.AUDIT_EXPORT_TIME_LIMIT)
+    return work_claims.claim(EXPORTS, work_id=export_id, now=now, deadline=deadline, rows_done=0)
 
 
-def export_finish(*, export_id: int, file_name: str, rows_done: int, now: datetime) -> None:
-    AuditExport.objects.filter(pk=export_id).update(
-        status=ExportStatus.DONE, file_name=file_name, rows_done=rows_done, finished_at=now
-    )
+def export_progress(*, claim: work_claims.Claim, rows_done: int) -> None:
+    AuditExport.objects.filter(pk=claim.work_id, claim_token=claim.token).update(rows_done=rows_done)
 
 
-def export_fail(*, export_id: int, error: str, now: datetime) -> None:
-    AuditExport.objects.filter(pk=export_id).update(status=ExportStatus.FAILED, error=error[:5000], finished_at=now)
+def exports_sweep(*, now: datetime) -> list[int]:
+    """File exports a worker lost (it died, or the message was lost): run again, or failed out of attempts."""
+    from reviewconsole.audit.tasks import run_export
+
+    lost = work_claims.sweep(EXPORTS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    for export_id in lost:
+        enqueue_on_commit(run_export, export_id)
+    return lost

@@ -14,12 +14,11 @@ from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit import charts, selectors, services
 from reviewconsole.audit.case_record import case_record
-from reviewconsole.audit.exports import export_chunks, export_text
+from reviewconsole.audit.exports import export_chunks, export_file_name, export_text
 from reviewconsole.audit.forms import AuditFilterForm, ExportForm, MetricsForm
 from reviewconsole.audit.metrics import metrics_report
 from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
-from reviewconsole.audit.tasks import export_file_name
-from reviewconsole.review.htmx import HtmxHttpRequest
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.webhooks.selectors import delivery_counts
 

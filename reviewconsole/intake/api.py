@@ -13,14 +13,16 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from reviewconsole.intake import selectors, services
-from reviewconsole.intake.constitutions import constitution_version
+from reviewconsole.intake.constitutions import constitution_pin
 from reviewconsole.intake.engine import configured_model
-from reviewconsole.intake.models import Case, Client
+from reviewconsole.intake.models import Client
 from reviewconsole.intake.models import Source as StoredSource
 from reviewconsole.intake.openapi import openapi_document
+from reviewconsole.intake.schemas import Error, ErrorCode, FieldError
+from reviewconsole.policy.models import ConstitutionVersion
 from verification import types as contract
 
 logger = logging.getLogger(__name__)
@@ -32,22 +34,26 @@ _TITLE_CHARS = StoredSource._meta.get_field("title").max_length
 _URI_CHARS = StoredSource._meta.get_field("uri").max_length
 
 
+def _json(body: BaseModel, status: int = 200) -> JsonResponse:
+    """Every body the API sends is one of the models of schemas.py, so it is what the document says."""
+    return JsonResponse(body.model_dump(mode="json", by_alias=True), status=status)
+
+
 class ApiError(Exception):
     """A refused request: HTTP status, a machine-readable code, and the fields at fault."""
 
-    def __init__(self, status: int, code: str, errors: list[dict[str, str]]):
+    def __init__(self, status: int, code: ErrorCode, errors: list[FieldError]):
         super().__init__(code)
         self.status = status
         self.code = code
         self.errors = errors
 
     def response(self) -> JsonResponse:
-        message = "; ".join(f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in self.errors)
-        return JsonResponse({"error": self.code, "message": message, "errors": self.errors}, status=self.status)
+        return _json(Error.of(self.code, self.errors), status=self.status)
 
 
-def _field_error(status: int, code: str, field: str, message: str) -> ApiError:
-    return ApiError(status, code, [{"field": field, "message": message}])
+def _field_error(status: int, code: ErrorCode, field: str, message: str) -> ApiError:
+    return ApiError(status, code, [FieldError(field=field, message=message)])
 
 
 def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[..., JsonResponse]]:
@@ -64,7 +70,7 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
             if request.method not in methods:
                 allowed = ", ".join(methods)
                 message = f"{request.method} is not allowed here; use {allowed}"
-                response = _field_error(405, "method_not_allowed", "method", message).response()
+                response = _field_error(405, ErrorCode.METHOD_NOT_ALLOWED, "method", message).response()
                 response["Allow"] = allowed
                 return response
             try:
@@ -73,7 +79,7 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
                 return error.response()
             except Exception:
                 logger.exception("API request %s %s failed", request.method, request.path)
-                return _field_error(500, "internal", "", "internal error; it was logged").response()
+                return _field_error(500, ErrorCode.INTERNAL, "", "internal error; it was logged").response()
 
         return wrapper
 
@@ -84,36 +90,39 @@ def _authenticate(request: HttpRequest) -> Client:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise _field_error(401, "unauthorized", "Authorization", "send 'Authorization: Bearer <token>'")
+        raise _field_error(401, ErrorCode.UNAUTHORIZED, "Authorization", "send 'Authorization: Bearer <token>'")
     client = services.client_for_token(token.strip())
     if client is None:
-        raise _field_error(401, "unauthorized", "Authorization", "unknown or revoked token")
+        raise _field_error(401, ErrorCode.UNAUTHORIZED, "Authorization", "unknown or revoked token")
     return client
 
 
 def _read_json(request: HttpRequest) -> Any:
     length = request.headers.get("Content-Length")
     if length is not None and (not length.isdigit() or int(length) > settings.API_MAX_BODY_BYTES):
-        raise _field_error(413, "too_large", "body", f"the body must be at most {settings.API_MAX_BODY_BYTES} bytes")
+        raise _too_large_body()
     content_type = request.content_type or ""
     if content_type != "application/json":
-        raise _field_error(415, "unsupported_media_type", "Content-Type", "must be application/json")
+        raise _field_error(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Type", "must be application/json")
     try:
         body = request.body
     except RequestDataTooBig:
-        raise _field_error(
-            413, "too_large", "body", f"the body must be at most {settings.API_MAX_BODY_BYTES} bytes"
-        ) from None
-    too_deep = _field_error(400, "malformed_json", "body", f"nested deeper than {MAX_JSON_DEPTH} levels")
+        raise _too_large_body() from None
+    too_deep = _field_error(400, ErrorCode.MALFORMED_JSON, "body", f"nested deeper than {MAX_JSON_DEPTH} levels")
     try:
         data = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _field_error(400, "malformed_json", "body", f"not valid JSON: {error}") from None
+        raise _field_error(400, ErrorCode.MALFORMED_JSON, "body", f"not valid JSON: {error}") from None
     except RecursionError:
         raise too_deep from None
     if _depth(data) > MAX_JSON_DEPTH:
         raise too_deep
     return data
+
+
+def _too_large_body() -> ApiError:
+    message = f"the body must be at most {settings.API_MAX_BODY_BYTES} bytes"
+    return _field_error(413, ErrorCode.TOO_LARGE, "body", message)
 
 
 def _depth(value: Any) -> int:
@@ -127,17 +136,19 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _validate_submission(data: Any) -> contract.Case:
+def _validate_submission(data: Any) -> tuple[contract.Case, ConstitutionVersion]:
+    """The submission as the engine's contract, and the constitution version it will be pinned to."""
     if not isinstance(data, dict):
-        raise _field_error(400, "invalid", "body", "must be a JSON object")
+        raise _field_error(400, ErrorCode.INVALID, "body", "must be a JSON object")
     nul_fields = list(_fields_with_nul(data, ""))
     if nul_fields:
         # PostgreSQL text cannot hold U+0000; refuse it here rather than fail at the insert.
-        raise ApiError(400, "invalid", [{"field": f, "message": "must not contain NUL (\\u0000)"} for f in nul_fields])
+        nul = "must not contain NUL (\\u0000)"
+        raise ApiError(400, ErrorCode.INVALID, [FieldError(field=field, message=nul) for field in nul_fields])
     try:
         submission = contract.Case.model_validate(data)
     except ValidationError as error:
-        raise ApiError(400, "invalid", [_pydantic_error(e) for e in error.errors()]) from None
+        raise ApiError(400, ErrorCode.INVALID, [_pydantic_error(e) for e in error.errors()]) from None
     limits = [
         ("question", len(submission.question), settings.API_MAX_QUESTION_CHARS, "characters"),
         ("answer", len(submission.answer or ""), settings.API_MAX_ANSWER_CHARS, "characters"),
@@ -152,20 +163,22 @@ def _validate_submission(data: Any) -> contract.Case:
         )
     ]
     errors = [
-        {"field": field, "message": f"at most {limit} {unit} (got {size})"}
+        FieldError(field=field, message=f"at most {limit} {unit} (got {size})")
         for field, size, limit, unit in limits
         if size > limit
     ]
     if errors:
-        raise ApiError(400, "too_large", errors)
+        raise ApiError(400, ErrorCode.TOO_LARGE, errors)
     if submission.answer is not None and not submission.answer.strip():
-        raise _field_error(400, "invalid", "answer", "must not be blank")
+        raise _field_error(400, ErrorCode.INVALID, "answer", "must not be blank")
     if submission.answer is None and configured_model() is None:
         # Only a model can draft a missing answer; refused now rather than stored to fail in the worker.
-        raise _field_error(400, "invalid", "answer", "is required: no model is configured to draft one")
-    if submission.constitution is not None and constitution_version(submission.constitution) is None:
-        raise _field_error(400, "invalid", "constitution", f"no constitution named {submission.constitution!r}")
-    return submission
+        raise _field_error(400, ErrorCode.INVALID, "answer", "is required: no model is configured to draft one")
+    # Resolved once here and handed to case_submit, which pins exactly this version.
+    pin = constitution_pin(submission.constitution)
+    if pin is None:
+        raise _field_error(400, ErrorCode.INVALID, "constitution", f"no constitution named {submission.constitution!r}")
+    return submission, pin
 
 
 def _fields_with_nul(value: Any, path: str):
@@ -184,33 +197,12 @@ def _fields_with_nul(value: Any, path: str):
             yield from _fields_with_nul(item, f"{path}.{index}" if path else str(index))
 
 
-def _pydantic_error(error: dict[str, Any]) -> dict[str, str]:
+def _pydantic_error(error: dict[str, Any]) -> FieldError:
     field = ".".join(str(part) for part in error["loc"]) or "body"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "missing":
         message = "is required"
-    return {"field": field, "message": message}
-
-
-def case_payload(case: Case) -> dict[str, Any]:
-    decision = selectors.case_latest_decision(case)
-    return {
-        "id": case.pk,
-        "external_id": case.external_id,
-        "status": case.status,
-        "status_url": reverse("api-case", args=[case.pk]),
-        "terminal": case.terminal or None,
-        "reason": case.reason or None,
-        # The only text a client may show its user: set once the answer is released or approved.
-        "released_answer": selectors.case_released_answer(case),
-        "constitution": case.constitution_name or None,
-        "constitution_version": case.constitution_version or None,
-        "submitted_at": case.submitted_at.isoformat(),
-        "finished_at": case.finished_at.isoformat() if case.finished_at else None,
-        "error": case.error or None,
-        "decision": decision,
-        "run_record": case.run_record,
-    }
+    return FieldError(field=field, message=message)
 
 
 @api_view("POST")
@@ -218,14 +210,14 @@ def cases(request: HttpRequest) -> JsonResponse:
     """POST /api/v1/cases: 202 with the new case, 200 with the same case submitted before, 409 when
     another case was submitted under that external_id."""
     client = _authenticate(request)
-    submission = _validate_submission(_read_json(request))
+    submission, pin = _validate_submission(_read_json(request))
     # The submission pins the version in force now: a version published later does not change this case.
     try:
-        case, created = services.case_submit(client=client, submission=submission)
+        case, created = services.case_submit(client=client, submission=submission, pin=pin)
     except services.ExternalIdTaken as taken:
-        raise _field_error(409, "conflict", "external_id", str(taken)) from None
+        raise _field_error(409, ErrorCode.CONFLICT, "external_id", str(taken)) from None
     case.refresh_from_db()
-    response = JsonResponse(case_payload(case), status=202 if created else 200)
+    response = _json(selectors.case_status(case), status=202 if created else 200)
     response["Location"] = reverse("api-case", args=[case.pk])
     return response
 
@@ -234,18 +226,19 @@ def cases(request: HttpRequest) -> JsonResponse:
 def case_detail(request: HttpRequest, case_id: int) -> JsonResponse:
     """GET /api/v1/cases/{id}: status, run record and any decision. Only the submitting client sees it."""
     client = _authenticate(request)
-    case = Case.objects.filter(pk=case_id, client=client).first()
+    case = selectors.client_case(client=client, case_id=case_id)
     if case is None:
-        raise _field_error(404, "not_found", "id", f"no case {case_id} for this client")
-    return JsonResponse(case_payload(case))
+        raise _field_error(404, ErrorCode.NOT_FOUND, "id", f"no case {case_id} for this client")
+    return _json(selectors.case_status(case))
 
 
 @api_view("GET")
 def openapi(request: HttpRequest) -> JsonResponse:
+    """GET /api/v1/openapi.json: generated from the same models the other views answer with."""
     return JsonResponse(openapi_document())
 
 
 @csrf_exempt
 def not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     """Any other path under /api/: the API's 404, in the API's error shape, whatever the method."""
-    return _field_error(404, "not_found", "path", f"no API endpoint at {request.path}").response()
+    return _field_error(404, ErrorCode.NOT_FOUND, "path", f"no API endpoint at {request.path}").response()

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from verification import Case, RunRecord
-from verification.constitution import Constitution
-from verification.engine import check_case
-from verification.model import OpenAIChatModel
+from verification import Case, Constitution, OpenAIChatModel, RunRecord, check_case
 
 
 def configured_model() -> OpenAIChatModel | None:

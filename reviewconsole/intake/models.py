@@ -52,14 +52,14 @@ class Case(models.Model):
     status = models.CharField(max_length=10, choices=CaseStatus.choices, default=CaseStatus.QUEUED)
     terminal = models.CharField(max_length=10, blank=True)
     reason = models.CharField(max_length=40, blank=True)
-    priority = models.PositiveIntegerField(default=0)
     final_answer = models.TextField(blank=True)
     verifier = models.CharField(max_length=100, blank=True)
     run_record = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
 
-    # A run holds the case until run_deadline; after it, the run is known dead and another may take over.
-    run_token = models.UUIDField(null=True, blank=True)
+    # A run holds the case until run_deadline; after it, the run is known dead and the sweeper queues the
+    # case again, until `attempts` (claims so far) reaches the cap and it is failed (reviewconsole.claims).
+    claim_token = models.UUIDField(null=True, blank=True)
     run_deadline = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
 

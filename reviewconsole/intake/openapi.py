@@ -1,75 +1,64 @@
-"""The OpenAPI 3.1 document of /api/v1/, with the case contract taken from the engine's own types."""
+"""The OpenAPI 3.1 document of /api/v1/, generated from the models the views answer with (schemas.py)
+and the engine's case contract, so the document cannot drift from what the API sends."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from django.conf import settings
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 
+from reviewconsole.intake import schemas
 from verification import types as contract
 
+_REF = "#/components/schemas/{model}"
 
-def _error_response(description: str) -> dict[str, Any]:
-    schema = {"$ref": "#/components/schemas/Error"}
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+@dataclass(frozen=True)
+class _Answer:
+    """One response an operation gives: its status, what it means, and the model of its body."""
+
+    status: int
+    description: str
+    model: type[BaseModel] | None = schemas.Error
+
+
+# Every operation can be refused these ways, and can fail.
+_UNAUTHORIZED = _Answer(401, "Missing or unknown bearer token.")
+_INTERNAL = _Answer(500, "An unexpected failure; it was logged.")
+
+
+def _not_allowed(method: str) -> _Answer:
+    return _Answer(405, f"Another method than {method}; `Allow` names it.")
 
 
 @cache
-def _schemas() -> dict[str, Any]:
-    case_schema = contract.Case.model_json_schema(ref_template="#/components/schemas/{model}")
-    run_schema = contract.RunRecord.model_json_schema(ref_template="#/components/schemas/{model}", by_alias=True)
-    schemas: dict[str, Any] = {}
-    for schema in (case_schema, run_schema):
-        schemas.update(schema.pop("$defs", {}))
-    schemas["Case"] = case_schema
-    schemas["RunRecord"] = run_schema
-    schemas["Error"] = {
-        "type": "object",
-        "required": ["error", "message", "errors"],
-        "properties": {
-            "error": {
-                "type": "string",
-                "examples": ["invalid", "malformed_json", "too_large", "unauthorized", "conflict", "not_found"],
-            },
-            "message": {"type": "string"},
-            "errors": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["field", "message"],
-                    "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
-                },
-            },
-        },
-    }
-    schemas["CaseStatus"] = {
-        "type": "object",
-        "required": ["id", "status", "status_url"],
-        "properties": {
-            "id": {"type": "integer"},
-            "external_id": {"type": ["string", "null"]},
-            "status": {"enum": ["QUEUED", "RUNNING", "RELEASED", "ESCALATED", "REJECTED", "FAILED"]},
-            "status_url": {"type": "string"},
-            "terminal": {"type": ["string", "null"], "enum": ["PERMIT", "REVIEW", "ABSTAIN", "REJECT", None]},
-            "reason": {"type": ["string", "null"]},
-            "released_answer": {
-                "type": ["string", "null"],
-                "description": "The only text to show the end user: set when released or approved by a person.",
-            },
-            "constitution": {"type": ["string", "null"]},
-            "constitution_version": {"type": ["string", "null"]},
-            "submitted_at": {"type": "string", "format": "date-time"},
-            "finished_at": {"type": ["string", "null"], "format": "date-time"},
-            "error": {"type": ["string", "null"]},
-            "decision": {"type": ["object", "null"]},
-            "run_record": {"anyOf": [{"$ref": "#/components/schemas/RunRecord"}, {"type": "null"}]},
-        },
-    }
-    return schemas
+def _schemas() -> tuple[dict[type[BaseModel], dict[str, Any]], dict[str, Any]]:
+    """Each model's reference, and every schema they need, for components.schemas."""
+    refs, top = models_json_schema(
+        [(contract.Case, "validation"), (schemas.CaseStatus, "serialization"), (schemas.Error, "serialization")],
+        ref_template=_REF,
+    )
+    return {model: ref for (model, _mode), ref in refs.items()}, top["$defs"]
+
+
+def _responses(*answers: _Answer) -> dict[str, Any]:
+    refs, _ = _schemas()
+    responses: dict[str, Any] = {}
+    for answer in answers:
+        schema = refs[answer.model] if answer.model is not None else {"type": "object"}
+        responses[str(answer.status)] = {
+            "description": answer.description,
+            "content": {"application/json": {"schema": schema}},
+        }
+    return responses
 
 
 def openapi_document() -> dict[str, Any]:
+    refs, components = _schemas()
     limits = (
         f"Limits: body {settings.API_MAX_BODY_BYTES} bytes, {settings.API_MAX_SOURCES} sources, "
         f"{settings.API_MAX_SOURCE_CHARS} characters per source, answer {settings.API_MAX_ANSWER_CHARS} "
@@ -81,57 +70,62 @@ def openapi_document() -> dict[str, Any]:
             "title": "Review console API",
             "version": "1",
             "description": "Submit an answer with its sources; poll for the outcome or receive a signed webhook. "
-            + limits,
+            + limits
+            + " Every answer is JSON, errors in the `Error` shape; a path under /api/ that is none of these "
+            "answers 404.",
         },
         "servers": [{"url": "/api/v1"}],
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": _schemas(),
+            "schemas": components,
         },
         "security": [{"bearer": []}],
         "paths": {
             "/cases": {
                 "post": {
                     "summary": "Submit a case",
-                    "requestBody": {
-                        "required": True,
-                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Case"}}},
-                    },
-                    "responses": {
-                        "202": {
-                            "description": "Accepted; verification runs in the background.",
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaseStatus"}}},
-                        },
-                        "200": {
-                            "description": "The same case (same external_id and content) was already submitted; "
-                            "it is returned.",
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaseStatus"}}},
-                        },
-                        "400": _error_response(
-                            "Invalid body (including JSON nested too deeply, and no answer when no model is "
-                            "configured to draft one); `errors` names each field at fault."
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": refs[contract.Case]}}},
+                    "responses": _responses(
+                        _Answer(202, "Accepted; verification runs in the background.", schemas.CaseStatus),
+                        _Answer(
+                            200,
+                            "The same case (same external_id and content) was already submitted; it is returned.",
+                            schemas.CaseStatus,
                         ),
-                        "401": _error_response("Missing or unknown bearer token."),
-                        "405": _error_response("Another method than POST; `Allow` names it."),
-                        "409": _error_response("A different case was already submitted under this external_id."),
-                        "413": _error_response("Body or sources over the limits."),
-                        "415": _error_response("Content-Type is not application/json."),
-                    },
+                        _Answer(
+                            400,
+                            "Invalid body (including JSON nested too deeply, and no answer when no model is "
+                            "configured to draft one); `errors` names each field at fault.",
+                        ),
+                        _UNAUTHORIZED,
+                        _not_allowed("POST"),
+                        _Answer(409, "A different case was already submitted under this external_id."),
+                        _Answer(413, "Body or sources over the limits."),
+                        _Answer(415, "Content-Type is not application/json."),
+                        _INTERNAL,
+                    ),
                 }
             },
             "/cases/{id}": {
                 "get": {
                     "summary": "Status, run record and any decision of a case",
                     "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-                    "responses": {
-                        "200": {
-                            "description": "The case.",
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CaseStatus"}}},
-                        },
-                        "401": _error_response("Missing or unknown bearer token."),
-                        "404": _error_response("No such case for this client."),
-                        "405": _error_response("Another method than GET; `Allow` names it."),
-                    },
+                    "responses": _responses(
+                        _Answer(200, "The case.", schemas.CaseStatus),
+                        _UNAUTHORIZED,
+                        _Answer(404, "No such case for this client."),
+                        _not_allowed("GET"),
+                        _INTERNAL,
+                    ),
+                }
+            },
+            "/openapi.json": {
+                "get": {
+                    "summary": "This document",
+                    "security": [],
+                    "responses": _responses(
+                        _Answer(200, "The OpenAPI document of this API.", None), _not_allowed("GET"), _INTERNAL
+                    ),
                 }
             },
         },

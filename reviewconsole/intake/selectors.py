@@ -2,23 +2,51 @@
 
 from __future__ import annotations
 
-from typing import Any
+from django.db.models import prefetch_related_objects
+from django.urls import reverse
 
-from reviewconsole.intake.models import Case, CaseStatus
+from reviewconsole.intake import schemas
+from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
 from reviewconsole.review.models import Decision, DecisionKind
+from verification import types as contract
 
 
-def case_latest_decision(case: Case) -> dict[str, Any] | None:
+def client_case(*, client: Client, case_id: int) -> Case | None:
+    """The case, if `client` submitted it: a client sees its own cases only."""
+    return Case.objects.filter(pk=case_id, client=client).first()
+
+
+def case_status(case: Case) -> schemas.CaseStatus:
+    """The case as the API answers with it."""
+    return schemas.CaseStatus(
+        id=case.pk,
+        external_id=case.external_id,
+        status=case.status,
+        status_url=reverse("api-case", args=[case.pk]),
+        terminal=case.terminal or None,
+        reason=case.reason or None,
+        released_answer=case_released_answer(case),
+        constitution=case.constitution_name or None,
+        constitution_version=case.constitution_version or None,
+        submitted_at=case.submitted_at,
+        finished_at=case.finished_at,
+        error=case.error or None,
+        decision=case_latest_decision(case),
+        run_record=case_run_record(case),
+    )
+
+
+def case_latest_decision(case: Case) -> schemas.Decision | None:
     decision = Decision.objects.filter(case=case).select_related("candidate").order_by("-created_at").first()
     if decision is None:
         return None
-    return {
-        "kind": decision.kind,
-        "candidate": decision.candidate.candidate_id,
-        "reason_code": decision.reason_code or None,
-        "note": decision.note or None,
-        "decided_at": decision.created_at.isoformat(),
-    }
+    return schemas.Decision(
+        kind=decision.kind,
+        candidate=decision.candidate.candidate_id,
+        reason_code=decision.reason_code or None,
+        note=decision.note or None,
+        decided_at=decision.created_at,
+    )
 
 
 def case_released_answer(case: Case) -> str | None:
@@ -28,3 +56,64 @@ def case_released_answer(case: Case) -> str | None:
     approvals = Decision.objects.filter(case=case, kind=DecisionKind.APPROVE).select_related("candidate")
     approval = approvals.order_by("-created_at").first()
     return approval.candidate.text if approval else None
+
+
+def case_run_record(case: Case) -> contract.RunRecord | None:
+    """The engine's run record of the case, with the case's stored chain as its candidates.
+
+    The candidate rows are the source of truth: a reviewer's edit is a row the engine's record never
+    had, and a decision names it. Each version the engine made is given as the engine recorded it
+    (its rows were written from that record and never change); a reviewer's version is read from its
+    rows, with the claims, rule verdicts and findings its re-verification stored.
+    """
+    if case.run_record is None:
+        return None
+    record = contract.RunRecord.model_validate(case.run_record)
+    recorded = {(candidate.id, candidate.sha256): candidate for candidate in record.candidates}
+    rows = list(Candidate.objects.filter(case=case).select_related("parent").order_by("position"))
+    added = [row for row in rows if (row.candidate_id, row.sha256) not in recorded]
+    if not added:
+        return record
+    prefetch_related_objects(added, "claims", "rule_verdicts", "findings")
+    chain = [recorded.get((row.candidate_id, row.sha256)) or _stored_candidate(row) for row in rows]
+    return record.model_copy(update={"candidates": chain})
+
+
+def _stored_candidate(row: Candidate) -> contract.Candidate:
+    return contract.Candidate(
+        id=row.candidate_id,
+        parent=row.parent.candidate_id if row.parent else None,
+        origin=row.origin,
+        operation=row.operation or None,
+        text=row.text,
+        sha256=row.sha256,
+        claims=[
+            contract.Claim(
+                id=claim.claim_id,
+                text=claim.text,
+                start=claim.start,
+                end=claim.end,
+                state=claim.state,
+                severity=claim.severity,
+                question=claim.question or None,
+                evidence=claim.evidence,
+                method=claim.method,
+                confidence=claim.confidence,
+                release_score=claim.release_score,
+                commitments=claim.commitments,
+                rationale=claim.rationale,
+                model_record=claim.model_record,
+            )
+            for claim in row.claims.all()
+        ],
+        rule_verdicts=[
+            contract.RuleVerdict(
+                rule=verdict.rule, passed=verdict.passed, critique=verdict.critique, checked_by=verdict.checked_by
+            )
+            for verdict in row.rule_verdicts.all()
+        ],
+        findings=[
+            contract.Finding(claim=finding.claim, problem=finding.problem, evidence=finding.evidence)
+            for finding in row.findings.all()
+        ],
+    )

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import uuid
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.utils import timezone
 
-from reviewconsole.audit import events as audit_events
-from reviewconsole.intake.constitutions import constitution_pin
+from reviewconsole import work_claims
+from reviewconsole.intake import audit_events
+from reviewconsole.intake.constitutions import case_constitution, constitution_pin
+from reviewconsole.intake.credentials import new_webhook_secret
+from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import (
     Candidate,
     Case,
@@ -25,12 +26,11 @@ from reviewconsole.intake.models import (
     RuleVerdict,
     Source,
 )
-from reviewconsole.intake.routing import case_route
+from reviewconsole.intake.signals import run_stored
+from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.queues import enqueue_on_commit, task_hold
-from reviewconsole.webhooks.signing import new_webhook_secret
-from verification import RunRecord
+from verification import RunRecord, Terminal, UnknownConstitution
 from verification import types as contract
-from verification.engine import UnknownConstitution
 
 TOKEN_PREFIX = "rc_"
 
@@ -107,20 +107,22 @@ class ExternalIdTaken(Exception):
         self.fields = fields
 
 
-def case_submit(*, client: Client, submission: contract.Case) -> tuple[Case, bool]:
+def case_submit(
+    *, client: Client, submission: contract.Case, pin: ConstitutionVersion | None = None
+) -> tuple[Case, bool]:
     """Store a validated case and schedule its run; the same case again returns the first one.
 
     Returns the case and whether it was created now. The same external id with other content is
     ExternalIdTaken: a client's retry gets its case back, a client reusing an id by mistake is told.
     Two concurrent submissions of one external id meet at the unique constraint: the loser finds the
     winner's case. The case pins the version in force of the constitution it names ("default" when
-    none); an unknown name is UnknownConstitution.
+    none), or `pin` when the caller already resolved it; an unknown name is UnknownConstitution.
     """
     if submission.external_id is not None:
         existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
         if existing is not None:
             return _resubmitted(existing, submission), False
-    pin = constitution_pin(submission.constitution)
+    pin = pin or constitution_pin(submission.constitution)
     if pin is None:
         raise UnknownConstitution("constitution", f"no constitution named {submission.constitution!r}")
     try:
@@ -198,50 +200,50 @@ def case_contract(case: Case) -> contract.Case:
 # --- Running -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RunClaim:
-    """The right to run a case, held until `deadline`."""
-
-    case_id: int
-    token: uuid.UUID
-    deadline: datetime
+def _audit_case_failed(case_id: int, error: str) -> None:
+    audit_events.case_failed(case_id=case_id, error=error)
 
 
-def case_run_claim(*, case_id: int, now: datetime) -> RunClaim | None:
-    """Take a queued case, or a running one whose run is past its deadline (so it died).
+CASE_RUNS = work_claims.WorkKind(
+    doing="running the case",
+    model=Case,
+    waiting=CaseStatus.QUEUED,
+    running=CaseStatus.RUNNING,
+    failed=CaseStatus.FAILED,
+    waiting_since="submitted_at",
+    on_failed=_audit_case_failed,
+)
 
-    One conditional UPDATE decides: of two workers holding the same message only one gets a row.
+
+def case_run(*, case_id: int) -> Case | None:
+    """Claim the case, run the engine on it, store the chain and route it; None if it is not ours to run.
+
+    A failure fails the case with its reason, except a transient one a retry will come for: that hands
+    the case back to the queue and propagates to the task's retry policy.
     """
-    token = uuid.uuid4()
-    deadline = now + task_hold()
-    taken = Case.objects.filter(
-        Q(status=CaseStatus.QUEUED) | Q(status=CaseStatus.RUNNING, run_deadline__lt=now), pk=case_id
-    ).update(
-        status=CaseStatus.RUNNING,
-        run_token=token,
-        run_deadline=deadline,
-        attempts=F("attempts") + 1,
-        started_at=now,
-    )
-    return RunClaim(case_id, token, deadline) if taken else None
-
-
-def case_run_wait(*, case_id: int, now: datetime) -> int | None:
-    """Seconds until a running case's hold lapses; None when the case is not running."""
-    deadline = Case.objects.filter(pk=case_id, status=CaseStatus.RUNNING).values_list("run_deadline", flat=True).first()
-    if deadline is None:
+    claim = case_run_claim(case_id=case_id, now=timezone.now())
+    if claim is None:
         return None
-    return max(1, int((deadline - now).total_seconds()) + 1)
+    with work_claims.settling(claim):
+        case = Case.objects.select_related("constitution_pin").prefetch_related("sources").get(pk=case_id)
+        record = run_engine(case_contract(case), constitution=case_constitution(case))
+        return case_run_finish(claim=claim, record=record, now=timezone.now())
+    return None
 
 
-def case_run_finish(*, claim: RunClaim, record: RunRecord, now: datetime) -> Case | None:
-    """Store the whole chain and route the case, in one transaction, if the claim still holds.
+def case_run_claim(*, case_id: int, now: datetime) -> work_claims.Claim | None:
+    """Take a queued case, or a running one whose run is past its deadline (so it died)."""
+    return work_claims.claim(CASE_RUNS, work_id=case_id, now=now, deadline=now + task_hold())
 
-    Returns None when another run finished the case first: its chain stands and this one is dropped.
+
+def case_run_finish(*, claim: work_claims.Claim, record: RunRecord, now: datetime) -> Case | None:
+    """Store the whole chain and set the case's status, in one transaction, if the claim still holds.
+
+    Returns None when another run took the case over: its chain stands and this one is dropped.
     """
     with transaction.atomic():
-        case = Case.objects.select_for_update().get(pk=claim.case_id)
-        if case.status != CaseStatus.RUNNING or case.run_token != claim.token:
+        case = work_claims.lock(claim)
+        if case is None:
             return None
         _store_chain(case, record)
         audit_events.run_stored(case=case, record=record)
@@ -251,39 +253,32 @@ def case_run_finish(*, claim: RunClaim, record: RunRecord, now: datetime) -> Cas
         case.verifier = record.verifier
         case.run_record = record.model_dump(mode="json", by_alias=True)
         case.finished_at = now
-        case.run_token = None
+        case.claim_token = None
         case.run_deadline = None
-        case_route(case=case, record=record)
+        case.status = _STATUS_AFTER[record.terminal]
         case.save()
+        # Escalations and webhooks belong to the apps above; they act in this same transaction.
+        run_stored.send(sender=Case, case=case, record=record)
         return case
 
 
-def case_run_fail(*, claim: RunClaim, error: str, now: datetime) -> None:
-    """Record a run that cannot succeed (bad configuration, invalid stored case)."""
-    with transaction.atomic():
-        failed = Case.objects.filter(pk=claim.case_id, run_token=claim.token).update(
-            status=CaseStatus.FAILED, error=error[:5000], finished_at=now, run_token=None, run_deadline=None
-        )
-        if failed:
-            audit_events.case_failed(case_id=claim.case_id, error=error)
+# REVIEW and ABSTAIN: a person decides.
+_STATUS_AFTER = {
+    Terminal.PERMIT: CaseStatus.RELEASED,
+    Terminal.REJECT: CaseStatus.REJECTED,
+    Terminal.REVIEW: CaseStatus.ESCALATED,
+    Terminal.ABSTAIN: CaseStatus.ESCALATED,
+}
 
 
-def case_run_release(*, claim: RunClaim) -> None:
-    """Give the case back to the queue after a transient failure, for the retry to claim."""
-    Case.objects.filter(pk=claim.case_id, run_token=claim.token).update(
-        status=CaseStatus.QUEUED, run_token=None, run_deadline=None
-    )
+def case_runs_sweep(*, now: datetime) -> list[int]:
+    """Cases whose run was lost (a dead worker, a lost message): run again, or failed out of attempts."""
+    from reviewconsole.intake.tasks import verify_case
 
-
-def cases_requeue_stuck(*, now: datetime) -> list[int]:
-    """Cases queued too long (a lost message) or running past their deadline (a dead worker)."""
-    queued_before = now - timedelta(seconds=settings.STUCK_CASE_SECONDS)
-    stuck = Case.objects.filter(
-        Q(status=CaseStatus.QUEUED, submitted_at__lt=queued_before)
-        | Q(status=CaseStatus.QUEUED, started_at__lt=queued_before)
-        | Q(status=CaseStatus.RUNNING, run_deadline__lt=now)
-    ).values_list("pk", flat=True)[:500]
-    return list(stuck)
+    lost = work_claims.sweep(CASE_RUNS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    for case_id in lost:
+        enqueue_on_commit(verify_case, case_id)
+    return lost
 
 
 def _store_chain(case: Case, record: RunRecord) -> None:

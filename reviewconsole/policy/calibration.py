@@ -6,9 +6,9 @@ run can score the console's critic or, in tests, a deliberately broken one that 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -16,17 +16,14 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from reviewconsole import work_claims
 from reviewconsole.intake.engine import configured_model
 from reviewconsole.policy.models import CalibrationRun, CalibrationStatus, CalibrationTrigger, RubricVersion
 from reviewconsole.policy.rubrics import RubricContent
 from reviewconsole.policy.selectors import constitution_in_force
-from reviewconsole.queues import enqueue_on_commit
-from verification.constitution import DEFAULT, Constitution, builtin
-from verification.critic import CalibrationFixture, CriticRun, calibrate
-from verification.engine import calibration_critic
-from verification.types import Finding
-
-logger = logging.getLogger(__name__)
+from reviewconsole.queues import enqueue_on_commit, task_hold
+from verification import DEFAULT_CONSTITUTION as DEFAULT
+from verification import CalibrationFixture, Constitution, CriticRun, Finding, builtin, calibrate, calibration_critic
 
 
 @dataclass(frozen=True)
@@ -70,46 +67,61 @@ def calibration_request(
     return run
 
 
+CALIBRATIONS = work_claims.WorkKind(
+    doing="running the calibration",
+    model=CalibrationRun,
+    waiting=CalibrationStatus.QUEUED,
+    running=CalibrationStatus.RUNNING,
+    failed=CalibrationStatus.FAILED,
+)
+
+
 def calibration_execute(*, run_id: int) -> CalibrationRun | None:
     """Claim a queued run, score the critic fixture by fixture (progress is saved after each one), and
-    store the rates. Returns None when the run was not queued: another worker has it or it is done."""
-    claimed = CalibrationRun.objects.filter(pk=run_id, status=CalibrationStatus.QUEUED).update(
-        status=CalibrationStatus.RUNNING, started_at=timezone.now()
+    store the rates. None when the run is not ours: another worker has it, or it is finished.
+
+    A rubric that cannot be scored fails the run with its reason, for an admin to see on the run; a
+    transient failure a retry will come for hands the run back to the queue instead.
+    """
+    now = timezone.now()
+    # A run taken over from a dead worker starts again from the first fixture.
+    claim = work_claims.claim(
+        CALIBRATIONS, work_id=run_id, now=now, deadline=now + task_hold(), fixtures_done=0, results=[]
     )
-    if not claimed:
+    if claim is None:
         return None
-    run = CalibrationRun.objects.select_related("rubric_version").get(pk=run_id)
-    try:
+    held = CalibrationRun.objects.filter(pk=run_id, claim_token=claim.token)
+    with work_claims.settling(claim):
+        run = CalibrationRun.objects.select_related("rubric_version").get(pk=run_id)
         rubric = RubricContent.model_validate(run.rubric_version.content)
         constitution = rubric_constitution(rubric)
         factory: CriticFactory = import_string(settings.POLICY_CALIBRATION_CRITIC)
         critic = factory(rubric, constitution)
-        CalibrationRun.objects.filter(pk=run_id).update(
-            critic=critic.name[:200], constitution_pinned=constitution.pinned
-        )
+        held.update(critic=critic.name[:200], constitution_pinned=constitution.pinned)
         fixtures = [fixture.calibration_fixture() for fixture in rubric.fixtures]
         findings: dict[str, Sequence[Finding]] = {}
         results = []
         for fixture in fixtures:
             findings[fixture.name] = critic.run(fixture)
             results.append(_fixture_result(fixture, findings[fixture.name]))
-            CalibrationRun.objects.filter(pk=run_id).update(fixtures_done=F("fixtures_done") + 1, results=results)
+            held.update(fixtures_done=F("fixtures_done") + 1, results=results)
         # The engine's own scoring, over the findings already gathered: one definition of the rates.
         score = calibrate(fixtures, lambda fixture: findings[fixture.name])
-    except Exception as error:
-        # Not retried: a rubric that cannot be scored needs an admin, who sees the error on the run.
-        logger.exception("calibration run %s failed", run_id)
-        CalibrationRun.objects.filter(pk=run_id).update(
-            status=CalibrationStatus.FAILED, error=f"{type(error).__name__}: {error}"[:5000], finished_at=timezone.now()
+        work_claims.finish(
+            claim, status=CalibrationStatus.DONE, now=timezone.now(), catch_rate=score.catch_rate,
+            false_alarm_rate=score.false_alarm_rate,
         )
-        run.refresh_from_db()
-        return run
-    CalibrationRun.objects.filter(pk=run_id).update(
-        status=CalibrationStatus.DONE, catch_rate=score.catch_rate, false_alarm_rate=score.false_alarm_rate,
-        finished_at=timezone.now(),
-    )
-    run.refresh_from_db()
-    return run
+    return CalibrationRun.objects.get(pk=run_id)
+
+
+def calibrations_sweep(*, now: datetime) -> list[int]:
+    """Runs a worker lost (it died, or the message was lost): run again, or failed out of attempts."""
+    from reviewconsole.policy.tasks import calibrate as calibrate_task
+
+    lost = work_claims.sweep(CALIBRATIONS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    for run_id in lost:
+        enqueue_on_commit(calibrate_task, run_id)
+    return lost
 
 
 def _fixture_result(fixture: CalibrationFixture, findings: Sequence[Finding]) -> dict[str, object]:

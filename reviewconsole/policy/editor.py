@@ -1,21 +1,25 @@
-"""The constitution editor's form: POST fields to an engine `Constitution`, with one message per field.
+"""The constitution editor's forms: Django forms for the description and the routing knobs, and a
+formset with one form per rule, checked together by the engine's `Constitution`.
 
-The engine's pydantic model is the only validator, so the editor can never accept a constitution the
-engine would refuse; this module only names its errors after the inputs an admin typed into.
-Field names: `description`, `policy-<knob>`, `rules-<n>-<field>` (n counts the rules shown, from 0).
+The engine's pydantic model is the only judge of a constitution, so the editor can never accept one
+the engine would refuse: the form fields only read text, and each of the model's errors is put on the
+input an admin typed into. Input names: `description`, `note`, `policy-<knob>`, `rules-<n>-<field>`
+(n counts the rules shown, from 0; `rules-TOTAL_FORMS` says how many there are).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 from pydantic import ValidationError
 
-from verification.constitution import Constitution, Policy
-from verification.types import Terminal
+from reviewconsole.policy.models import NamedConstitution
+from verification import Constitution, Terminal
 
 RULE_KINDS: dict[str, str] = {
     "word_limit": "Word limit",
@@ -33,6 +37,14 @@ class FieldSpec:
     widget: str = "text"
     """text, number, textarea (one item per line for lists) or checkbox."""
     help: str = ""
+
+    def form_field(self) -> forms.Field:
+        if self.widget == "checkbox":
+            return forms.BooleanField(required=False, label=self.label, help_text=self.help)
+        widget = {"textarea": forms.Textarea, "number": forms.TextInput(attrs={"inputmode": "decimal"})}
+        # Text, even for numbers: the engine's model parses every value, so its messages are the ones shown.
+        return forms.CharField(required=False, label=self.label, help_text=self.help,
+                               widget=widget.get(self.widget, forms.TextInput))
 
 
 # The engine accepts any rule name, but verdicts, rule health and URLs carry it: the editor holds names
@@ -76,188 +88,226 @@ _POLICY_MESSAGES = {
     "max_unsafe_release_rate": "max_unsafe_release_rate must be a number strictly between 0 and 1, such as 0.05",
 }
 TERMINALS = [terminal.value for terminal in Terminal]
+_NEEDS_PERSON = "policy-needs_person"
 
 
-@dataclass
-class BoundField:
-    """One input as the template draws it: its value as typed and its error, if any."""
+class RuleForm(forms.Form):
+    """One rule: its kind (a hidden input) decides which inputs it has."""
 
-    spec: FieldSpec
-    input_name: str
-    value: Any
-    error: str = ""
+    kind = forms.CharField(required=False, widget=forms.HiddenInput)
+    delete = forms.BooleanField(required=False, label="Remove this rule")
 
-
-@dataclass
-class RuleForm:
-    position: int
-    kind: str
-    fields: list[BoundField] = field(default_factory=list)
-    error: str = ""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        kind = self.data.get(self.add_prefix("kind")) if self.is_bound else self.initial.get("kind")
+        self.kind_name = str(kind or "")
+        for spec in (*_COMMON, *_RULE_FIELDS.get(self.kind_name, ()), _BLOCKING):
+            self.fields[spec.name] = spec.form_field()
 
     @property
     def kind_label(self) -> str:
-        return RULE_KINDS.get(self.kind, self.kind)
-
-
-@dataclass
-class ConstitutionForm:
-    """What the editor shows: every input with its value and error, and the constitution when valid."""
-
-    name: str
-    description: BoundField
-    policy: list[BoundField]
-    needs_person: list[str]
-    rules: list[RuleForm]
-    errors: dict[str, str] = field(default_factory=dict)
-    constitution: Constitution | None = None
+        return RULE_KINDS.get(self.kind_name, self.kind_name)
 
     @property
-    def is_valid(self) -> bool:
-        return self.constitution is not None and not self.errors
+    def inputs(self) -> list[forms.BoundField]:
+        """The inputs the page draws for the rule, in order."""
+        return [self[name] for name in self.fields if name not in ("kind", "delete")]
 
     @property
-    def general_error(self) -> str:
-        return self.errors.get("general", "")
+    def rule_error(self) -> str:
+        """An error about the rule as a whole (its kind, or a check across its fields)."""
+        errors = self.non_field_errors()
+        return errors[0] if errors else ""
 
-    @property
-    def needs_person_error(self) -> str:
-        return self.errors.get("policy-needs_person", "")
+    def rule(self) -> dict[str, Any]:
+        """The rule as the engine's model reads it; call once the form is cleaned."""
+        data = self.cleaned_data
+        rule: dict[str, Any] = {"kind": self.kind_name, "blocking": bool(data.get("blocking"))}
+        for spec in (*_COMMON, *_RULE_FIELDS.get(self.kind_name, ())):
+            raw = data.get(spec.name) or ""
+            rule[spec.name] = [line.strip() for line in raw.splitlines() if line.strip()] \
+                if spec.name in _LIST_FIELDS else raw
+        return rule
 
 
-def form_from_constitution(constitution: Constitution) -> ConstitutionForm:
-    """The editor filled in from a stored version."""
-    data = constitution.model_dump(mode="json")
-    return _bind(constitution.name, data, {})
+# An added rule is validated like the others (empty_permitted would let an untouched one through).
+RuleFormSet = forms.formset_factory(RuleForm, extra=0)
 
 
-def form_from_post(name: str, post: QueryDict, *, base: Constitution | None = None) -> ConstitutionForm:
-    """Read the editor's fields, validate them with the engine's model and bind every error to its input.
+class ConstitutionForm(forms.Form):
+    """The whole editor: its own inputs, the rules formset (`rules`), and the constitution once valid.
 
-    An "add_rule" value appends an empty rule of that kind (not validated yet: it was just added).
-    What the editor has no input for is kept from `base`, the version being edited: its own release
-    calibration, as long as the risk budget it was computed for is still the one asked for.
+    An "add_rule" value (the "Add a rule" buttons) appends an empty rule of that kind and is not
+    checked: adding a rule is a step in editing, not a save. What the editor has no input for is kept
+    from `base`, the version being edited: its own release calibration, as long as the risk budget it
+    was computed for is still the one asked for.
     """
-    rules = []
-    positions = sorted({int(key.split("-")[1]) for key in post if key.startswith("rules-") and key.count("-") >= 2
-                        and key.split("-")[1].isdigit()})
-    for position in positions:
-        prefix = f"rules-{position}-"
-        if post.get(prefix + "delete"):
-            continue
-        kind = post.get(prefix + "kind", "")
-        rule: dict[str, Any] = {"kind": kind, "blocking": bool(post.get(prefix + "blocking"))}
-        for spec in (*_COMMON, *_RULE_FIELDS.get(kind, ())):
-            raw = post.get(prefix + spec.name, "")
-            rule[spec.name] = [line.strip() for line in raw.splitlines() if line.strip()] if spec.name in _LIST_FIELDS \
-                else raw.strip()
-        rules.append(rule)
-    policy: dict[str, Any] = {"needs_person": [t for t in post.getlist("policy-needs_person") if t in TERMINALS]}
-    for spec in POLICY_FIELDS:
-        raw = post.get(f"policy-{spec.name}", "")
-        if spec.widget == "checkbox":
-            policy[spec.name] = bool(raw)
-        elif spec.name == "spot_check_share" and not raw.strip():
-            policy[spec.name] = None
+
+    description = forms.CharField(required=False, label="What this constitution is for")
+    note = forms.CharField(required=False, max_length=200, label="What changed (for the history)")
+
+    def __init__(self, data: QueryDict | None = None, *, name: str, base: Constitution) -> None:
+        self.name, self.base = name, base
+        self.adding = data.get("add_rule", "") if data is not None else ""
+        if self.adding in RULE_KINDS:
+            data = _with_rule(data, self.adding)
+        initial, rules_initial = _initial(base)
+        super().__init__(data, initial=initial, auto_id="%s")
+        self.fields[_NEEDS_PERSON] = forms.MultipleChoiceField(
+            required=False, choices=[(terminal, terminal) for terminal in TERMINALS],
+            label="Terminal states that go to a person",
+        )
+        for spec in POLICY_FIELDS:
+            self.fields[f"policy-{spec.name}"] = spec.form_field()
+        self.rules = RuleFormSet(data, initial=None if data is not None else rules_initial, prefix="rules",
+                                 auto_id="%s", form_kwargs={"empty_permitted": False})
+        self.constitution: Constitution | None = None
+
+    @property
+    def needs_person(self) -> forms.BoundField:
+        return self[_NEEDS_PERSON]
+
+    @property
+    def policy_inputs(self) -> list[forms.BoundField]:
+        return [self[f"policy-{spec.name}"] for spec in POLICY_FIELDS]
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.errors or any(self.rules.errors) or self.rules.non_form_errors())
+
+    def is_valid(self) -> bool:
+        return super().is_valid() and self.rules.is_valid() and self.constitution is not None
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if self.adding:
+            return cleaned
+        if not self.rules.is_valid():
+            # Only the management inputs can make it invalid (the rule inputs are text): nothing to check.
+            for error in self.rules.non_form_errors():
+                self.add_error(None, error)
+            return cleaned
+        kept = [form for form in self.rules if not form.cleaned_data.get("delete")]
+        rules = [form.rule() for form in kept]
+        for position, message in _rule_name_errors(rules):
+            _add(kept[position], "name", message)
+        data = {"name": self.name, "description": cleaned.get("description", ""), "rules": rules,
+                "policy": self._policy(cleaned)}
+        try:
+            constitution = Constitution.model_validate(data)
+        except ValidationError as error:
+            for problem in error.errors():
+                self._place(problem, kept)
+            return cleaned
+        own_calibration = self.base.policy.release_calibration
+        if own_calibration is not None \
+                and constitution.policy.max_unsafe_release_rate != own_calibration.max_unsafe_release_rate:
+            # A threshold calibrated for another budget would make the new budget a dead letter: drop it, so
+            # the verifier's built-in calibration for the new budget applies until the team recalibrates.
+            policy_without = constitution.policy.model_copy(update={"release_calibration": None})
+            constitution = constitution.model_copy(update={"policy": policy_without})
+        if not self.has_errors:
+            self.constitution = constitution
+        return cleaned
+
+    def _policy(self, cleaned: dict[str, Any]) -> dict[str, Any]:
+        policy: dict[str, Any] = {"needs_person": cleaned.get(_NEEDS_PERSON) or []}
+        for spec in POLICY_FIELDS:
+            value = cleaned.get(f"policy-{spec.name}")
+            policy[spec.name] = None if spec.name == "spot_check_share" and not value else value
+        own_calibration = self.base.policy.release_calibration
+        if own_calibration is not None:
+            policy["release_calibration"] = own_calibration.model_dump(mode="json")
+        return policy
+
+    def _place(self, problem: dict[str, Any], kept: list[RuleForm]) -> None:
+        """Put one of the model's errors on the input it belongs to, with a message an admin can act on."""
+        loc = problem["loc"]
+        message = "required" if problem["type"] == "missing" else problem["msg"].removeprefix("Value error, ")
+        if loc and loc[0] == "rules" and len(loc) >= 2 and isinstance(loc[1], int):
+            rule = kept[loc[1]]
+            if len(loc) >= 4:
+                item = f"line {loc[4] + 1}: " if len(loc) >= 5 and isinstance(loc[4], int) else ""
+                _add(rule, str(loc[3]), item + message)
+            elif problem["type"] in ("union_tag_invalid", "union_tag_not_found"):
+                _add(rule, None, "choose a kind of rule")
+            else:
+                # A rule-level check names its field first ("disclosure: must contain ...").
+                named, _, rest = message.partition(": ")
+                if rest and named in rule.fields:
+                    _add(rule, named, rest)
+                else:
+                    _add(rule, None, message)
+        elif loc and loc[0] == "policy" and len(loc) >= 2:
+            _add(self, f"policy-{loc[1]}", _POLICY_MESSAGES.get(str(loc[1]), message))
+        elif loc and loc[0] == "description":
+            _add(self, "description", message)
         else:
-            policy[spec.name] = raw.strip()
-    own_calibration = base.policy.release_calibration if base is not None else None
-    if own_calibration is not None:
-        policy["release_calibration"] = own_calibration.model_dump(mode="json")
-    data = {"name": name, "description": post.get("description", "").strip(), "rules": rules, "policy": policy}
-    added = post.get("add_rule", "")
-    if added:
-        # Adding a rule is a step in editing, not a save: show the new empty rule without judging the rest.
-        if added in RULE_KINDS:
-            data["rules"].append({"kind": added, "blocking": False})
-        return _bind(name, data, {})
-    errors = {**_malformed_names(rules), **_duplicate_names(rules)}
-    constitution = None
-    try:
-        constitution = Constitution.model_validate(data)
-    except ValidationError as error:
-        for problem in error.errors():
-            input_name, message = _input_for(problem)
-            errors.setdefault(input_name, message)
-    if constitution is not None and own_calibration is not None \
-            and constitution.policy.max_unsafe_release_rate != own_calibration.max_unsafe_release_rate:
-        # A threshold calibrated for another budget would make the new budget a dead letter: drop it, so
-        # the verifier's built-in calibration for the new budget applies until the team recalibrates.
-        policy_without = constitution.policy.model_copy(update={"release_calibration": None})
-        constitution = constitution.model_copy(update={"policy": policy_without})
-    form = _bind(name, data, errors)
-    form.constitution = constitution if not errors else None
-    return form
+            _add(self, None, message)
 
 
-def _malformed_names(rules: list[dict[str, Any]]) -> dict[str, str]:
-    # An empty name is left to the engine's model, whose "required" message is the clearer one.
-    return {
-        f"rules-{position}-name": f"name: use only {RULE_NAME_HINT}"
-        for position, rule in enumerate(rules)
-        if rule["name"] and not RULE_NAME.match(rule["name"])
-    }
+def _add(form: forms.Form, field: str | None, message: str) -> None:
+    """The first error of an input is the one shown; an error of no input belongs to the form (or rule)."""
+    if field is not None and field not in form.fields:
+        field = None
+    key = field or NON_FIELD_ERRORS
+    if key not in form.errors:
+        form.add_error(field, message)
 
 
-def _duplicate_names(rules: list[dict[str, Any]]) -> dict[str, str]:
+def _rule_name_errors(rules: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """Names against the hint, and a name a rule above already has (that message wins on the input)."""
     seen: set[str] = set()
-    errors = {}
+    errors = []
     for position, rule in enumerate(rules):
         if rule["name"] in seen:
-            errors[f"rules-{position}-name"] = "another rule already has this name"
+            errors.append((position, "another rule already has this name"))
+        # An empty name is left to the engine's model, whose "required" message is the clearer one.
+        elif rule["name"] and not RULE_NAME.match(rule["name"]):
+            errors.append((position, f"name: use only {RULE_NAME_HINT}"))
         seen.add(rule["name"])
     return errors
 
 
-def _input_for(problem: dict[str, Any]) -> tuple[str, str]:
-    """The input a pydantic error belongs to, and a message an admin can act on."""
-    loc = problem["loc"]
-    message = problem["msg"].removeprefix("Value error, ")
-    if problem["type"] == "missing":
-        message = "required"
-    if loc and loc[0] == "rules" and len(loc) >= 2 and isinstance(loc[1], int):
-        prefix = f"rules-{loc[1]}-"
-        if len(loc) >= 4:
-            item = f"line {loc[4] + 1}: " if len(loc) >= 5 and isinstance(loc[4], int) else ""
-            return prefix + str(loc[3]), item + message
-        if problem["type"] in ("union_tag_invalid", "union_tag_not_found"):
-            return prefix + "kind", "choose a kind of rule"
-        # A rule-level check names its field first ("disclosure: must contain ...").
-        named, _, rest = message.partition(": ")
-        if rest and named.isidentifier():
-            return prefix + named, rest
-        return prefix.rstrip("-"), message
-    if loc and loc[0] == "policy" and len(loc) >= 2:
-        return f"policy-{loc[1]}", _POLICY_MESSAGES.get(str(loc[1]), message)
-    if loc and loc[0] in ("description", "name"):
-        return str(loc[0]), message
-    return "general", message
+def _with_rule(data: QueryDict, kind: str) -> QueryDict:
+    """The POST with one more, empty rule of `kind` at the end."""
+    data = data.copy()
+    total = data.get("rules-TOTAL_FORMS", "")
+    if total.isdigit():
+        data[f"rules-{total}-kind"] = kind
+        data["rules-TOTAL_FORMS"] = str(int(total) + 1)
+    return data
 
 
-def _bind(name: str, data: dict[str, Any], errors: dict[str, str]) -> ConstitutionForm:
-    policy = data.get("policy") or Policy().model_dump(mode="json")
-    policy_fields = [
-        BoundField(spec, f"policy-{spec.name}", _shown(policy.get(spec.name)), errors.get(f"policy-{spec.name}", ""))
-        for spec in POLICY_FIELDS
-    ]
-    rules = []
-    for position, rule in enumerate(data.get("rules") or []):
-        kind = rule.get("kind", "")
-        prefix = f"rules-{position}-"
-        specs = (*_COMMON, *_RULE_FIELDS.get(kind, ()), _BLOCKING)
-        rules.append(RuleForm(
-            position, kind,
-            [BoundField(spec, prefix + spec.name, _shown(rule.get(spec.name)), errors.get(prefix + spec.name, ""))
-             for spec in specs],
-            errors.get(prefix.rstrip("-"), "") or errors.get(prefix + "kind", ""),
-        ))
-    needs_person = policy.get("needs_person") or []
-    description = BoundField(FieldSpec("description", "What this constitution is for"), "description",
-                             data.get("description", ""), errors.get("description", ""))
-    return ConstitutionForm(name, description, policy_fields, list(needs_person), rules, errors)
+def _initial(constitution: Constitution) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The editor's inputs filled in from a stored version: its own, and one dict per rule."""
+    data = constitution.model_dump(mode="json")
+    policy = data["policy"]
+    initial = {"description": data["description"], _NEEDS_PERSON: policy["needs_person"]}
+    initial.update({f"policy-{spec.name}": _shown(policy.get(spec.name)) for spec in POLICY_FIELDS})
+    return initial, [{key: _shown(value) for key, value in rule.items()} for rule in data["rules"]]
 
 
 def _shown(value: Any) -> Any:
     if isinstance(value, list):
         return "\n".join(str(item) for item in value)
     return "" if value is None else value
+
+
+class NewConstitutionForm(forms.Form):
+    """A new name: it starts as an empty draft, with no rules and the default policy knobs."""
+
+    # Not required: the engine's model says what a name must be, an empty one included.
+    name = forms.CharField(required=False, label="Name")
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if NamedConstitution.objects.filter(name=name).exists():
+            raise forms.ValidationError(f"name: a constitution named {name!r} exists already")
+        try:
+            Constitution(name=name)
+        except ValidationError as invalid:
+            raise forms.ValidationError(
+                f"name: {invalid.errors()[0]['msg']} (lower-case letters, digits, '.', '_' and '-')"
+            ) from None
+        return name

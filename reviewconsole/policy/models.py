@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from verification.constitution import Constitution
+from verification import Constitution
 
 
 class VersionStatus(models.TextChoices):
@@ -162,6 +162,11 @@ class CalibrationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A worker holds the run until run_deadline; past it, the worker is known dead and the sweeper queues
+    # the run again, until `attempts` (claims so far) reaches the cap and it is failed instead.
+    claim_token = models.UUIDField(null=True, blank=True, editable=False)
+    run_deadline = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

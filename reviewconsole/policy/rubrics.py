@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from verification.critic import DEFAULT_RUBRIC, CalibrationFixture
-from verification.types import Source
+from verification import DEFAULT_RUBRIC, CalibrationFixture, Source
 
 
 class _Frozen(BaseModel):

@@ -13,7 +13,7 @@ from django.db.models import Count, Q
 
 from reviewconsole.intake.models import Case, RuleVerdict
 from reviewconsole.review.models import DecisionKind
-from verification.constitution import DEFAULT
+from verification import DEFAULT_CONSTITUTION as DEFAULT
 
 
 @dataclass(frozen=True)

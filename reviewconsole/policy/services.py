@@ -1,4 +1,4 @@
-"""Writes for policy: save a new version, publish one, seed the built-ins, set the canary threshold.
+"""Writes for policy: save a new version, publish one, set the canary threshold, sync the built-ins.
 
 Every change is an audit event ("policy.changed") with the hash before and after it, written in the
 same transaction as the change.
@@ -10,11 +10,12 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max
 
 from reviewconsole.audit.actions import SYSTEM, AuditAction
 from reviewconsole.audit.services import audit_record
+from reviewconsole.policy.builtins import BUILTIN_NOTE, builtin_documents
 from reviewconsole.policy.models import (
     ConstitutionVersion,
     DocumentVersion,
@@ -23,9 +24,9 @@ from reviewconsole.policy.models import (
     RubricVersion,
     VersionStatus,
 )
-from reviewconsole.policy.rubrics import BUILTIN_RUBRIC, BUILTIN_RUBRIC_NAME, RubricContent
+from reviewconsole.policy.rubrics import RubricContent
 from reviewconsole.policy.versioning import canonical_content, content_sha256
-from verification.constitution import Constitution, builtin, builtin_names
+from verification import Constitution
 
 
 class PolicyRefused(Exception):
@@ -130,40 +131,38 @@ def rubric_threshold_set(*, rubric: Rubric, threshold: float, actor: AbstractBas
         return rubric
 
 
-def builtins_seed(*, now: datetime) -> int:
-    """Make each built-in constitution, and the built-in rubric, the published version 1 of its name
-    where the database has no version of that name yet; returns how many it made. Idempotent, and two
-    queries once everything is seeded."""
-    made = 0
-    seeded = set(
-        ConstitutionVersion.objects.filter(document__name__in=builtin_names())
-        .values_list("document__name", flat=True).distinct()
-    )
-    for name in builtin_names():
-        if name not in seeded:
-            made += _seed(NamedConstitution, ConstitutionVersion, name, canonical_content(builtin(name)), now)
-    if not RubricVersion.objects.filter(document__name=BUILTIN_RUBRIC_NAME).exists():
-        made += _seed(Rubric, RubricVersion, BUILTIN_RUBRIC_NAME, canonical_content(BUILTIN_RUBRIC), now)
-    return made
+_MODELS = {"constitution": (NamedConstitution, ConstitutionVersion), "rubric": (Rubric, RubricVersion)}
 
 
-def builtin_seed(name: str, *, now: datetime) -> None:
-    """Seed the built-ins when `name` is one of them, so a link to a built-in works on a fresh database
-    before anyone has opened a list page or submitted a case."""
-    if name in builtin_names() or name == BUILTIN_RUBRIC_NAME:
-        builtins_seed(now=now)
+def builtins_sync(*, now: datetime) -> list[str]:
+    """Bring this release's built-ins into the database after an upgrade; one line per built-in says
+    what it did.
 
-
-def _seed(document_model, version_model, name: str, content: dict[str, Any], now: datetime) -> int:
-    try:
+    A built-in with no version yet is published as version 1. One whose content no stored version has
+    (the engine changed it) becomes a new draft: what is in force stays in force until a policy admin
+    publishes the draft, as for any edit. Nothing changes when a version already holds the content, so
+    running it again is harmless. Every version written is an audit event.
+    """
+    lines = []
+    for builtin in builtin_documents():
+        document_model, version_model = _MODELS[builtin.kind]
         with transaction.atomic():
-            document, _ = document_model.objects.get_or_create(name=name)
-            if version_model.objects.filter(document=document).exists():
-                return 0
-            version = _version_add(version_model, document, content=content, author=None,
-                                   note="built-in", status=VersionStatus.PUBLISHED, now=now)
-            _audit(actor=SYSTEM, version=version, change="built-in seeded", before=None)
-    except IntegrityError:
-        # Another request seeded the same name at the same moment: its version stands.
-        return 0
-    return 1
+            document, _ = document_model.objects.get_or_create(name=builtin.name)
+            # Locked before looking, so two syncs at once cannot both add the same draft.
+            document_model.objects.select_for_update().get(pk=document.pk)
+            same = version_model.objects.filter(document=document, sha256=builtin.sha256).order_by("number").first()
+            if same is not None:
+                lines.append(f"{builtin.name}: up to date (v{same.number} holds this release's built-in)")
+                continue
+            in_force = _published(version_model, document)
+            first = not version_model.objects.filter(document=document).exists()
+            version = _version_add(
+                version_model, document, content=builtin.content, author=None, note=BUILTIN_NOTE, now=now,
+                status=VersionStatus.PUBLISHED if first else VersionStatus.DRAFT,
+            )
+            _audit(actor=SYSTEM, version=version, change="built-in seeded" if first else "built-in updated",
+                   before=in_force.sha256 if in_force else None)
+        lines.append(f"{builtin.name}: v1 published" if first else
+                     f"{builtin.name}: the built-in changed, saved as draft v{version.number}; publish it to put it "
+                     "in force")
+    return lines

@@ -13,9 +13,8 @@ logger = logging.getLogger(__name__)
 
 @app.task(name="policy.calibrate")
 def calibrate(run_id: int) -> None:
-    """Score the critic on one rubric version's fixtures; a no-op when the run is not queued."""
-    run = calibration_execute(run_id=run_id)
-    if run is None:
+    """Score the critic on one rubric version's fixtures; a no-op when the run is not ours to run."""
+    if calibration_execute(run_id=run_id) is None:
         logger.info("calibration run %s is running elsewhere or finished; nothing to do", run_id)
 
 

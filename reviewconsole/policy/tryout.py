@@ -10,8 +10,7 @@ import re
 from dataclasses import dataclass
 
 from reviewconsole.intake.engine import run_engine
-from verification.constitution import Constitution
-from verification.types import Case, RuleVerdict, RunRecord, Source
+from verification import Case, Constitution, RuleVerdict, RunRecord, Source
 
 _SOURCE_ID = re.compile(r"^\[([^\]\s]{1,200})\]\s*")
 

@@ -6,3 +6,10 @@ from django.apps import AppConfig
 class ReviewConfig(AppConfig):
     name = "reviewconsole.review"
     label = "review"
+
+    def ready(self) -> None:
+        from reviewconsole.intake.signals import run_stored
+        from reviewconsole.review.routing import case_routed
+
+        # Intake stores a run and says so; what follows (the queue, the client's webhook) is review's.
+        run_stored.connect(case_routed, dispatch_uid="review.case_routed")

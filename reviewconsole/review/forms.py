@@ -48,7 +48,6 @@ class QueueFilterForm(forms.Form):
     # goes back to the top.
     after = QueueCursorField(required=False)
     before = QueueCursorField(required=False)
-    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)  # old links, by page number
 
     def __init__(self, *args, clients, **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,7 +77,7 @@ class QueueFilterForm(forms.Form):
         if self.cursor_errors:
             return QueuePosition()
         data = self.cleaned_data
-        return QueuePosition(after=data.get("after"), before=data.get("before"), page=data.get("page") or 1)
+        return QueuePosition(after=data.get("after"), before=data.get("before"))
 
     @property
     def cursor_errors(self) -> list[str]:

@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
-from reviewconsole.audit import events as audit_events
+from reviewconsole.review import audit_events
 from reviewconsole.review.models import Escalation, EscalationStatus
 
 # Candidates one conditional UPDATE round tries before giving up (SQLite only; see _claim_by_update).

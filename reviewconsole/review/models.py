@@ -104,6 +104,7 @@ class EditVerification(models.Model):
     # A worker holds the verification until run_deadline; past it, the worker is known dead and the
     # sweeper runs it again, until `attempts` (claims so far) reaches the cap and it is failed instead.
     started_at = models.DateTimeField(null=True, blank=True)
+    claim_token = models.UUIDField(null=True, blank=True, editable=False)
     run_deadline = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
 

@@ -35,7 +35,6 @@ from reviewconsole.review.package import ReviewPackage, review_package
 from reviewconsole.review.states import FAILING_STATES, state_label
 from verification import State
 from verification import constitution as constitutions
-from verification.engine import UnknownConstitution
 
 QUEUE_PAGE_SIZE = 50
 # A total order, so that paging from one case to the next neither skips nor repeats one: the id breaks
@@ -103,11 +102,10 @@ _MAX_PRIORITY, _MAX_ID = 2**31 - 1, 2**63 - 1  # the columns' ranges: larger val
 
 @dataclass(frozen=True)
 class QueuePosition:
-    """Where a queue page starts: just after a case, just before one, or (old links) at a page number."""
+    """Where a queue page starts: just after a case, just before one, or (neither) at the top."""
 
     after: QueueCursor | None = None
     before: QueueCursor | None = None
-    page: int = 1
 
 
 @dataclass(frozen=True)
@@ -177,11 +175,8 @@ def queue_page(
     if position.after is not None:
         found = _shown(_seek(rows, position.after, backward=False), backward=False)
         return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, True, len(found) > QUEUE_PAGE_SIZE)
-    # The top of the queue, or a page number from a link made before cursors: those walk the index
-    # from the top (OFFSET), so only old links pay for their depth.
-    offset = (min(max(1, position.page), -(-total // QUEUE_PAGE_SIZE)) - 1) * QUEUE_PAGE_SIZE
-    found = _shown(rows, backward=False, offset=offset)
-    return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, offset > 0, len(found) > QUEUE_PAGE_SIZE)
+    found = _shown(rows, backward=False)
+    return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, False, len(found) > QUEUE_PAGE_SIZE)
 
 
 def _seek(rows: QuerySet[Escalation], cursor: QueueCursor, *, backward: bool) -> QuerySet[Escalation]:
@@ -189,7 +184,7 @@ def _seek(rows: QuerySet[Escalation], cursor: QueueCursor, *, backward: bool) ->
 
     They are one stretch of the queue index, but priority runs down while age runs up, so no row
     comparison describes it, and PostgreSQL answers the OR of its three ranges by walking the index from
-    the top, as OFFSET did. Each range alone is an index range scan: take a page from each, as a UNION of
+    the top, as an OFFSET would. Each range alone is an index range scan: take a page from each, as a UNION of
     ids, and leave the caller at most three pages of rows to sort.
     """
     pieces = _past(cursor, backward=backward)
@@ -210,7 +205,7 @@ def _past(cursor: QueueCursor, *, backward: bool) -> list[Q]:
             Q(priority__lt=cursor.priority)]
 
 
-def _shown(rows: QuerySet[Escalation], *, backward: bool, offset: int = 0) -> list[Escalation]:
+def _shown(rows: QuerySet[Escalation], *, backward: bool) -> list[Escalation]:
     """Up to a page and one row, in queue order (reversed if `backward`), with what a row shows."""
     return list(
         rows.select_related("case__client", "assignee")
@@ -218,7 +213,7 @@ def _shown(rows: QuerySet[Escalation], *, backward: bool, offset: int = 0) -> li
         # Cut long questions in the database: a row shows one line, and 50 rows of 4,000 characters
         # would cost more to send and truncate than the whole query.
         .annotate(question_preview=Left("case__question", QUESTION_PREVIEW_CHARS))
-        .order_by(*(_QUEUE_ORDER_BACKWARD if backward else QUEUE_ORDER))[offset : offset + QUEUE_PAGE_SIZE + 1]
+        .order_by(*(_QUEUE_ORDER_BACKWARD if backward else QUEUE_ORDER))[: QUEUE_PAGE_SIZE + 1]
     )
 
 
@@ -385,10 +380,7 @@ def case_review(escalation: Escalation, *, version: str = "") -> CaseReview:
 def _budgets(case: Case, record: dict[str, Any]) -> list[Budget]:
     metrics = record.get("metrics") or {}
     # The budgets the run had: those of the version the case pinned.
-    try:
-        policy = case_constitution(case).policy
-    except UnknownConstitution:
-        policy = constitutions.DEFAULT.policy
+    policy = case_constitution(case).policy
     return [
         Budget("Repairs", int(metrics.get("repairs_attempted", 0)), policy.max_repairs),
         Budget("Verifier calls", int(metrics.get("verifier_calls", 0)), policy.max_verifier_calls),

@@ -7,13 +7,15 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F, Q
+from django.utils import timezone
 
-from reviewconsole.audit import events as audit_events
+from reviewconsole import work_claims
+from reviewconsole.intake.constitutions import case_constitution
+from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import Candidate, CaseStatus
-from reviewconsole.intake.routing import case_outcome_payload
-from reviewconsole.intake.services import candidate_checks_store, candidate_claims_store
+from reviewconsole.intake.services import candidate_checks_store, candidate_claims_store, case_contract
 from reviewconsole.queues import enqueue_on_commit, task_hold
+from reviewconsole.review import audit_events
 from reviewconsole.review.leases import escalation_lease_renew, lease_held_by_other
 from reviewconsole.review.models import (
     CaseNote,
@@ -26,6 +28,7 @@ from reviewconsole.review.models import (
 )
 from reviewconsole.review.states import FAILING_STATES
 from reviewconsole.webhooks import services as webhooks
+from reviewconsole.webhooks.payloads import case_outcome_payload
 from verification import Origin, RunRecord, sha256_text
 
 
@@ -210,53 +213,45 @@ def case_note_add(*, escalation: Escalation, author: AbstractBaseUser, text: str
 
 # --- Re-verification of an edit (the worker's side) -----------------------------------------------
 
+# Named by the candidate's id, as the task is: a candidate has at most one verification.
+EDIT_VERIFICATIONS = work_claims.WorkKind(
+    doing="verifying the edit",
+    model=EditVerification,
+    waiting=EditVerificationStatus.PENDING,
+    running=EditVerificationStatus.RUNNING,
+    failed=EditVerificationStatus.FAILED,
+    id_field="candidate_id",
+)
 
-def edit_verification_max_attempts() -> int:
-    """Claims of one verification before it is failed: the first run and the task preset's retries.
 
-    A worker killed mid-run, like a transient failure, costs one; an edit that kills its worker every
-    time ends failed, and the reviewer may still approve it with a written override.
+def edit_verification_run(*, candidate_pk: int) -> EditVerification | None:
+    """Check the edited text against the case's own sources, as the engine checks a client's answer.
+
+    None when the verification is not ours to run. A failure fails it with its reason (the reviewer may
+    still approve with a written override), except a transient one a retry will come for.
     """
-    return settings.CELERY_TASK_MAX_RETRIES + 1
-
-
-def edit_verification_start(*, candidate_pk: int, now: datetime) -> bool:
-    """Take a pending verification, or a running one past its deadline (its worker died).
-
-    One conditional UPDATE decides: of two workers holding the same message only one gets it.
-    """
-    taken = EditVerification.objects.filter(
-        Q(status=EditVerificationStatus.PENDING) | Q(status=EditVerificationStatus.RUNNING, run_deadline__lt=now),
-        candidate_id=candidate_pk,
-        attempts__lt=edit_verification_max_attempts(),
-    ).update(
-        status=EditVerificationStatus.RUNNING, started_at=now, run_deadline=now + task_hold(),
-        attempts=F("attempts") + 1,
-    )
-    return bool(taken)
-
-
-def edit_verification_wait(*, candidate_pk: int, now: datetime) -> int | None:
-    """Seconds until a running verification's hold lapses; None when it is not running."""
-    deadline = (
-        EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING)
-        .values_list("run_deadline", flat=True)
-        .first()
-    )
-    if deadline is None:
+    claim = edit_verification_claim(candidate_pk=candidate_pk, now=timezone.now())
+    if claim is None:
         return None
-    return max(1, int((deadline - now).total_seconds()) + 1)
+    with work_claims.settling(claim):
+        candidate = Candidate.objects.select_related("case").get(pk=candidate_pk)
+        submission = case_contract(candidate.case).model_copy(update={"answer": candidate.text})
+        # Verified under the version the case pinned, as its first run was, not whatever is in force now.
+        # A reviewer's text is checked as written: the engine does not repair a person's edit.
+        record = run_engine(submission, constitution=case_constitution(candidate.case), repair="none")
+        return edit_verification_finish(claim=claim, candidate=candidate, record=record, now=timezone.now())
+    return None
 
 
-def edit_verification_release(*, candidate_pk: int) -> None:
-    """Hand a verification back after a transient failure, for the retry to take."""
-    EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING).update(
-        status=EditVerificationStatus.PENDING, run_deadline=None
-    )
+def edit_verification_claim(*, candidate_pk: int, now: datetime) -> work_claims.Claim | None:
+    """Take a pending verification, or a running one past its deadline (its worker died)."""
+    return work_claims.claim(EDIT_VERIFICATIONS, work_id=candidate_pk, now=now, deadline=now + task_hold())
 
 
-def edit_verification_finish(*, candidate: Candidate, record: RunRecord, now: datetime) -> EditVerification:
-    """Store the verified claims of the edit and mark it done.
+def edit_verification_finish(
+    *, claim: work_claims.Claim, candidate: Candidate, record: RunRecord, now: datetime
+) -> EditVerification | None:
+    """Store the verified claims of the edit and mark it done, if the claim still holds.
 
     The engine's first candidate is the reviewer's text as written; later ones would be the engine's
     own repairs, which a reviewer's edit does not get.
@@ -265,44 +260,30 @@ def edit_verification_finish(*, candidate: Candidate, record: RunRecord, now: da
     if checked.sha256 != candidate.sha256:
         raise ValueError(f"the engine checked a different text than candidate {candidate.candidate_id}")
     with transaction.atomic():
-        verification = EditVerification.objects.select_for_update().get(candidate=candidate)
-        if verification.status != EditVerificationStatus.RUNNING:
-            return verification
+        verification = work_claims.lock(claim)
+        if verification is None:
+            return None
         candidate_claims_store(candidate=candidate, claims=checked.claims)
         candidate_checks_store(candidate=candidate, rule_verdicts=checked.rule_verdicts, findings=checked.findings)
         verification.status = EditVerificationStatus.DONE
         verification.terminal = record.terminal.value
         verification.reason = record.reason.value
         verification.finished_at = now
+        verification.claim_token = None
         verification.run_deadline = None
         verification.save()
         audit_events.edit_verified(verification=verification)
         return verification
 
 
-def edit_verification_fail(*, candidate_pk: int, error: str, now: datetime) -> None:
-    EditVerification.objects.filter(candidate_id=candidate_pk, status=EditVerificationStatus.RUNNING).update(
-        status=EditVerificationStatus.FAILED, error=error[:5000], finished_at=now, run_deadline=None
-    )
-
-
 def edit_verifications_sweep(*, now: datetime) -> list[int]:
-    """Verifications a worker lost: fail those out of attempts, return the rest (candidate pks) to run again.
+    """Verifications a worker lost (it died, or the message was lost): run again, or failed out of attempts.
 
-    Lost means running past its deadline (the worker died) or pending too long (the message was lost,
-    or the task's retries ran out).
+    Returns the candidates' ids, as the task takes them.
     """
-    pending_before = now - timedelta(seconds=settings.STUCK_CASE_SECONDS)
-    stale = Q(status=EditVerificationStatus.RUNNING, run_deadline__lt=now) | Q(
-        Q(started_at__isnull=True) | Q(started_at__lt=pending_before),
-        status=EditVerificationStatus.PENDING,
-        created_at__lt=pending_before,
-    )
-    attempts = edit_verification_max_attempts()
-    EditVerification.objects.filter(stale, attempts__gte=attempts).update(
-        status=EditVerificationStatus.FAILED,
-        error=f"gave up after {attempts} attempt(s): no worker finished verifying the edit",
-        finished_at=now,
-        run_deadline=None,
-    )
-    return list(EditVerification.objects.filter(stale).values_list("candidate_id", flat=True)[:500])
+    from reviewconsole.review.tasks import verify_edit
+
+    lost = work_claims.sweep(EDIT_VERIFICATIONS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    for candidate_pk in lost:
+        enqueue_on_commit(verify_edit, candidate_pk)
+    return lost

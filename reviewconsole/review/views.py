@@ -12,11 +12,11 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Client
 from reviewconsole.review import leases, selectors, services
 from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
 from reviewconsole.review.forms import ApproveForm, EditForm, NoteForm, QueueFilterForm, RejectForm
-from reviewconsole.review.htmx import HtmxHttpRequest
 from reviewconsole.review.models import EscalationStatus
 
 

@@ -17,6 +17,7 @@ class EventType(models.TextChoices):
 
 class DeliveryStatus(models.TextChoices):
     PENDING = "PENDING", "Pending"
+    SENDING = "SENDING", "Sending"
     DELIVERED = "DELIVERED", "Delivered"
     FAILED = "FAILED", "Failed"
 
@@ -33,11 +34,14 @@ class WebhookDelivery(models.Model):
     # jsonb keeps neither key order nor spacing, so the exact text is kept: every attempt sends the same bytes.
     body = models.TextField(help_text="The JSON sent on every attempt: the envelope around the payload")
     status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
+    # Attempts started so far, counted when an attempt claims the delivery.
     attempts = models.PositiveIntegerField(default=0)
-    # When PENDING: when the next attempt is due. While an attempt runs, the end of that attempt's claim.
+    # When PENDING: when the next attempt is due.
     next_attempt_at = models.DateTimeField(null=True, blank=True)
-    # Set by the claim of the attempt in flight; only that attempt may record a failure.
+    # Set by the claim of the attempt in flight (SENDING); only that attempt may record a failure. Past
+    # run_deadline its worker is known dead and the sweeper makes the delivery due again.
     claim_token = models.UUIDField(null=True, blank=True, editable=False)
+    run_deadline = models.DateTimeField(null=True, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     last_status_code = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.TextField(blank=True)

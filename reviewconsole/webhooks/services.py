@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,11 +11,14 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
+from standardwebhooks.webhooks import EmptyWebhookSecretError
 
+from reviewconsole import work_claims
 from reviewconsole.intake.models import Case
 from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.webhooks.models import DeliveryStatus, EventType, WebhookDelivery
-from reviewconsole.webhooks.transport import AttemptOutcome
+from reviewconsole.webhooks.signing import signed_headers
+from reviewconsole.webhooks.transport import AttemptOutcome, post_webhook
 
 CASE_RELEASED = EventType.CASE_RELEASED
 CASE_ESCALATED = EventType.CASE_ESCALATED
@@ -48,49 +50,77 @@ def webhook_event_record(*, case: Case, event_type: str, payload: dict[str, Any]
         body=json.dumps(envelope, cls=DjangoJSONEncoder),
         next_attempt_at=now,
     )
-    _enqueue_delivery(delivery)
+    _enqueue_delivery(delivery.pk)
     return delivery
 
 
-@dataclass(frozen=True)
-class DeliveryClaim:
-    """The right to make one attempt at a delivery, held until `until`."""
-
-    delivery_id: int
-    token: uuid.UUID
-    until: datetime
-
-
-def delivery_claim(*, delivery_id: int, now: datetime) -> DeliveryClaim | None:
-    """Take a pending delivery whose attempt is due; None if it is not due, not pending, or taken.
-
-    One conditional UPDATE decides, so of two workers holding the same message only one sends. Moving
-    next_attempt_at past the claim is the lock: the sweeper does not see the delivery as due meanwhile.
-    """
-    token = uuid.uuid4()
-    until = now + task_hold()
-    taken = WebhookDelivery.objects.filter(
-        pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
-    ).update(next_attempt_at=until, claim_token=token)
-    return DeliveryClaim(delivery_id, token, until) if taken else None
+DELIVERIES = work_claims.WorkKind(
+    doing="sending the delivery",
+    model=WebhookDelivery,
+    waiting=DeliveryStatus.PENDING,
+    running=DeliveryStatus.SENDING,
+    failed=DeliveryStatus.FAILED,
+    max_attempts=lambda: settings.WEBHOOK_MAX_ATTEMPTS,
+    error_field="last_error",
+    started_field=None,
+    finished_field=None,
+    due_field="next_attempt_at",
+    # Waiting deliveries are sent by the periodic dispatch of what is due, lost messages included.
+    waiting_since=None,
+)
 
 
-def delivery_attempt_record(*, claim: DeliveryClaim, outcome: AttemptOutcome, now: datetime) -> WebhookDelivery | None:
+def delivery_send(*, delivery_id: int) -> WebhookDelivery | None:
+    """Claim the delivery's due attempt, POST it signed, record the outcome; None if it is not due or taken."""
+    claim = delivery_claim(delivery_id=delivery_id, now=timezone.now())
+    if claim is None:
+        return None
+    with work_claims.settling(claim):
+        delivery = WebhookDelivery.objects.select_related("client").get(pk=delivery_id)
+        client = delivery.client
+        if not client.webhook_url:
+            return delivery_fail(claim=claim, error=f"client {client.name!r} has no webhook URL", now=timezone.now())
+        try:
+            # Signed at send time: clients reject signatures more than a few minutes old.
+            headers = signed_headers(
+                secret=client.webhook_secret, message_id=delivery.message_id, timestamp=timezone.now(),
+                body=delivery.body,
+            )
+        except (ValueError, EmptyWebhookSecretError) as error:  # binascii.Error (not base64) is a ValueError
+            error_text = f"client {client.name!r} has no usable signing secret: {error}"
+            return delivery_fail(claim=claim, error=error_text, now=timezone.now())
+        outcome = post_webhook(
+            url=client.webhook_url, headers=headers, body=delivery.body, timeout=settings.WEBHOOK_TIMEOUT_SECONDS
+        )
+        return delivery_attempt_record(claim=claim, outcome=outcome, now=timezone.now())
+    return None
+
+
+def delivery_claim(*, delivery_id: int, now: datetime) -> work_claims.Claim | None:
+    """Take a pending delivery whose attempt is due, or one whose attempt outlived its deadline (its worker
+    died); None if it is not due, not pending, or taken. It is SENDING while the claim holds."""
+    return work_claims.claim(DELIVERIES, work_id=delivery_id, now=now, deadline=now + task_hold())
+
+
+def delivery_attempt_record(
+    *, claim: work_claims.Claim, outcome: AttemptOutcome, now: datetime
+) -> WebhookDelivery | None:
     """Record how an attempt went: delivered, due again after a backoff, or failed for good.
 
     Returns None when the result no longer applies: the delivery was delivered or failed meanwhile, or
     (for a failure) the claim ran out and a newer attempt holds the delivery.
     """
     with transaction.atomic():
-        delivery = WebhookDelivery.objects.select_for_update().get(pk=claim.delivery_id)
+        delivery = WebhookDelivery.objects.select_for_update().get(pk=claim.work_id)
         # A success counts even from an attempt that outran its claim: the client has the event.
-        if delivery.status != DeliveryStatus.PENDING or (not outcome.delivered and delivery.claim_token != claim.token):
+        settled = delivery.status in (DeliveryStatus.DELIVERED, DeliveryStatus.FAILED)
+        if settled or (not outcome.delivered and delivery.claim_token != claim.token):
             return None
-        delivery.attempts += 1
         delivery.last_attempt_at = now
         delivery.last_status_code = outcome.status_code
         delivery.last_error = outcome.error[:_LAST_ERROR_CHARS]
         delivery.claim_token = None
+        delivery.run_deadline = None
         if outcome.delivered:
             delivery.status = DeliveryStatus.DELIVERED
             delivery.delivered_at = now
@@ -99,6 +129,7 @@ def delivery_attempt_record(*, claim: DeliveryClaim, outcome: AttemptOutcome, no
             delivery.status = DeliveryStatus.FAILED
             delivery.next_attempt_at = None
         else:
+            delivery.status = DeliveryStatus.PENDING
             delivery.next_attempt_at = now + delivery_backoff(attempts=delivery.attempts)
         delivery.save()
         return delivery
@@ -110,19 +141,21 @@ def delivery_backoff(*, attempts: int) -> timedelta:
     return timedelta(seconds=min(seconds, settings.WEBHOOK_BACKOFF_MAX_SECONDS))
 
 
-def delivery_fail(*, claim: DeliveryClaim, error: str, now: datetime) -> WebhookDelivery | None:
+def delivery_fail(*, claim: work_claims.Claim, error: str, now: datetime) -> WebhookDelivery | None:
     """Fail a delivery that no attempt can succeed for (the client's URL or secret was removed)."""
-    taken = WebhookDelivery.objects.filter(
-        pk=claim.delivery_id, status=DeliveryStatus.PENDING, claim_token=claim.token
-    ).update(
-        status=DeliveryStatus.FAILED,
-        last_attempt_at=now,
-        last_status_code=None,
-        last_error=error[:_LAST_ERROR_CHARS],
+    failed = work_claims.fail(
+        claim, error=error[:_LAST_ERROR_CHARS], now=now, last_attempt_at=now, last_status_code=None,
         next_attempt_at=None,
-        claim_token=None,
     )
-    return WebhookDelivery.objects.get(pk=claim.delivery_id) if taken else None
+    return WebhookDelivery.objects.get(pk=claim.work_id) if failed else None
+
+
+def deliveries_sweep(*, now: datetime) -> list[int]:
+    """Attempts a worker lost (it died mid-send): due again at once, or failed out of attempts."""
+    lost = work_claims.sweep(DELIVERIES, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    for delivery_id in lost:
+        _enqueue_delivery(delivery_id)
+    return lost
 
 
 def delivery_retry(*, delivery: WebhookDelivery, now: datetime | None = None) -> bool:
@@ -137,12 +170,12 @@ def delivery_retry(*, delivery: WebhookDelivery, now: datetime | None = None) ->
             status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=now
         )
         if reopened:
-            _enqueue_delivery(delivery)
+            _enqueue_delivery(delivery.pk)
     delivery.refresh_from_db()
     return bool(reopened)
 
 
-def _enqueue_delivery(delivery: WebhookDelivery) -> None:
+def _enqueue_delivery(delivery_id: int) -> None:
     from reviewconsole.webhooks.tasks import deliver_webhook
 
-    enqueue_on_commit(deliver_webhook, delivery.pk)
+    enqueue_on_commit(deliver_webhook, delivery_id)

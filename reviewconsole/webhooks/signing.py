@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import base64
-import secrets
 from datetime import UTC, datetime
 
 from standardwebhooks import Webhook
-
-SECRET_PREFIX = "whsec_"
-
-
-def new_webhook_secret() -> str:
-    """A fresh signing secret for a client: "whsec_" and the base64 of 32 random bytes."""
-    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
 
 
 def signed_headers(*, secret: str, message_id: str, timestamp: datetime, body: str) -> dict[str, str]:

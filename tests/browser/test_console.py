@@ -174,7 +174,7 @@ def test_script_in_a_claim_renders_as_text(page, reviewer, api_client):
 def test_a_held_back_claim_says_so_and_its_evidence_link_reaches_the_one_sentence_it_cites(
     page, reviewer, api_client, monkeypatch
 ):
-    monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", lambda case, **options: gate_record())
+    monkeypatch.setattr("reviewconsole.intake.services.run_engine", lambda case, **options: gate_record())
     case, _ = case_submit(client=api_client, submission=Submission.model_validate(PLANS_CASE))
     verify_case.apply(args=(case.pk,))
     sign_in(page, "rita")

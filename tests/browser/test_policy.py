@@ -79,3 +79,30 @@ def test_an_admin_edits_a_word_limit_tries_it_publishes_it_and_a_new_case_uses_i
     assert response.json()["constitution_version"] == published.short_sha
     verdicts = {verdict.rule: verdict for verdict in case.candidates.get(position=0).rule_verdicts.all()}
     assert verdicts["word-limit"].passed is False and "the limit is 20" in verdicts["word-limit"].critique
+
+
+def test_an_admin_adds_a_rule_removes_another_and_a_mistake_is_shown_on_its_field(page, policy_admin):
+    # The second test here: the first one's teardown emptied the tables, built-ins included.
+    sign_in(page, "paul")
+    page.goto("/policy/constitutions/customer-support/v1/edit")
+
+    page.get_by_role("button", name="Judged rule").click()
+    added = page.locator("#rule-5")
+    assert added.locator("legend").inner_text() == "Judged rule"
+    added.get_by_label("Name").fill("Polite Tone")
+    added.get_by_label("Instruction to the judge").fill("The answer is polite.")
+    page.locator("#rule-1").get_by_label("Remove this rule").check()
+    page.get_by_role("button", name="Save as a new version").click()
+
+    page.get_by_text("Check the fields marked below.").wait_for()
+    assert page.locator("#rules-5-name-error").inner_text().startswith("name: use only lower-case letters")
+    assert page.locator("#rule-1").get_by_label("Remove this rule").is_checked()
+    assert not ConstitutionVersion.objects.filter(document__name="customer-support", number=2).exists()
+    page.locator("#rule-5").get_by_label("Name").fill("polite-tone")
+    page.get_by_role("button", name="Save as a new version").click()
+
+    page.get_by_text("Saved as draft v2").wait_for()
+    rules = ConstitutionVersion.objects.get(document__name="customer-support", number=2).constitution().rules
+    assert [rule.name for rule in rules] == ["word-limit", "say-when-not-found", "no-promise-outside-sources",
+                                             "answers-the-question", "polite-tone"]
+    assert rules[-1].instruction == "The answer is polite."

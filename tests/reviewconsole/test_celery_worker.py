@@ -69,3 +69,12 @@ def test_a_task_whose_worker_process_dies_is_run_again(celery_worker, redis_url)
     os.kill(int(pid), signal.SIGKILL)
 
     assert _wait_for(client, f"{key}:done", timeout=40) == b"2", celery_worker.log()
+
+
+def test_database_errors_are_retried_like_every_transient_failure(celery_worker, redis_url):
+    key = f"d-{uuid.uuid4()}"
+    client = redis.Redis.from_url(redis_url)
+
+    _send(redis_url, worker_tasks.fail_then_succeed, key, 1, "database", queue=TaskQueue.VERIFY)
+
+    assert _wait_for(client, f"{key}:done", timeout=30) == b"2", celery_worker.log()

@@ -17,7 +17,6 @@ from django.contrib.auth.models import Group, User
 from django.contrib.auth.tokens import default_token_generator
 from django.contrib.contenttypes.models import ContentType
 from django.urls import URLPattern, URLResolver, get_resolver
-from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
@@ -29,7 +28,6 @@ from reviewconsole.intake.services import client_create
 from reviewconsole.policy.calibration import calibration_request
 from reviewconsole.policy.models import RubricVersion
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC_NAME
-from reviewconsole.policy.services import builtins_seed
 from reviewconsole.review.models import Escalation
 from reviewconsole.webhooks.models import WebhookDelivery
 from tests.reviewconsole.audit.conftest import decide, run_case
@@ -81,7 +79,6 @@ class Seeded:
 
 @pytest.fixture
 def seeded(reviewer, support_lead, policy_admin) -> Seeded:
-    builtins_seed(now=timezone.now())
     bot, _ = client_create(name="support-bot", webhook_url="https://client.example/hooks")
     decided = run_case(bot, refund_case(external_id="crawl-decided"))
     run_case(bot, refund_case(external_id="crawl-open"))

@@ -11,7 +11,10 @@ from reviewconsole.celery import app
     ("task", "queue"),
     [
         ("intake.verify_case", "verify"),
-        ("intake.requeue_stuck_cases", "verify"),
+        ("maintenance.sweep_claims", "maintenance"),
+        ("audit.export", "maintenance"),
+        ("policy.calibrate", "maintenance"),
+        ("review.verify_edit", "verify"),
         ("webhooks.deliver_webhook", "webhooks"),
         ("webhooks.dispatch_due_webhooks", "webhooks"),
         ("something.else", "default"),
@@ -23,5 +26,5 @@ def test_tasks_are_routed_to_their_queue(task, queue):
 
 def test_periodic_sweeps_are_scheduled():
     schedule = {entry["task"]: entry for entry in app.conf.beat_schedule.values()}
-    assert schedule["intake.requeue_stuck_cases"]["schedule"] == 60.0
+    assert schedule["maintenance.sweep_claims"]["schedule"] == 60.0
     assert schedule["webhooks.dispatch_due_webhooks"]["schedule"] == 30.0

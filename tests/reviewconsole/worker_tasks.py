@@ -1,4 +1,7 @@
-"""Tasks the worker tests send to a real worker; each reports what happened through Redis."""
+"""Tasks and critics the worker tests hand to a real worker; each reports what happened through Redis.
+
+The critics are named by dotted path in POLICY_CALIBRATION_CRITIC, in the worker's environment.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,10 @@ import os
 import time
 
 import redis
+from django.db import OperationalError
 
 from reviewconsole.celery import app
+from reviewconsole.policy.calibration import Critic
 from verification.errors import PermanentError, TransientError
 
 
@@ -21,7 +26,8 @@ def fail_then_succeed(key: str, failures: int, kind: str) -> None:
     client = _redis()
     attempt = client.incr(f"{key}:attempts")
     if attempt <= failures:
-        raise (TransientError if kind == "transient" else PermanentError)(f"attempt {attempt} failed")
+        error = {"transient": TransientError, "database": OperationalError, "permanent": PermanentError}[kind]
+        raise error(f"attempt {attempt} failed")
     client.set(f"{key}:done", attempt)
 
 
@@ -34,3 +40,29 @@ def die_once(key: str) -> None:
         client.set(f"{key}:pid", os.getpid())
         time.sleep(120)
     client.set(f"{key}:done", attempt)
+
+
+HANGING_CRITIC_STARTED = "hanging-critic:started"
+FLAKY_CRITIC_CALLS = "flaky-critic:calls"
+
+
+def hanging_critic(rubric, constitution) -> Critic:
+    """A critic that says it started, then hangs on its first fixture until its worker is killed."""
+
+    def run(fixture):
+        _redis().set(HANGING_CRITIC_STARTED, os.getpid())
+        time.sleep(120)
+        return []
+
+    return Critic("hanging", run)
+
+
+def flaky_critic(rubric, constitution) -> Critic:
+    """A critic whose model endpoint times out once, then finds nothing."""
+
+    def run(fixture):
+        if _redis().incr(FLAKY_CRITIC_CALLS) == 1:
+            raise TransientError("critic model timed out")
+        return []
+
+    return Critic("flaky", run)

@@ -7,10 +7,10 @@ import re
 from typing import Any
 
 from tests.verification.fake_openai import Received, Reply
-from verification.constitution import JUDGE_PROMPT
 from verification.cove import QUESTION_PROMPT, VERIFY_PROMPT
 from verification.critic import CRITIC_PROMPT
 from verification.generator import GENERATE_PROMPT
+from verification.judging import JUDGE_PROMPT
 from verification.regeneration import REGENERATE_PROMPT
 from verification.reviser import REPAIR_PROMPT
 

@@ -18,9 +18,8 @@ from verification.constitution import (
     WordLimit,
     builtin,
     builtin_names,
-    count_words,
-    judge,
 )
+from verification.judging import count_words, judge
 from verification.model import ScriptedModel, describe_error
 from verification.types import Claim, Severity, State
 

@@ -11,7 +11,6 @@ from tests.verification.replies import claim_in, verdict_json
 from tests.verification.verifiers import KeywordVerifier
 from verification.constitution import (
     DEFAULT,
-    JUDGE_PROMPT,
     Constitution,
     ForbiddenPhrases,
     JudgedRule,
@@ -20,6 +19,7 @@ from verification.constitution import (
 )
 from verification.contract import Operation, Proposal, RepairContext, RepairContract
 from verification.engine import check_case
+from verification.judging import JUDGE_PROMPT
 from verification.model import ModelRequest, ScriptedModel
 from verification.offline import OfflineVerifier
 from verification.repair import RepairPlan, UnknownRepairMode

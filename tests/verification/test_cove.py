@@ -15,12 +15,11 @@ from verification.cove import (
     ModelVerifier,
     align_quote,
     question_misses,
-    revise,
     template_question,
 )
 from verification.engine import check_case
 from verification.model import ModelRequest, ScriptedModel
-from verification.types import Case, Claim, Reason, Severity, Source, State, Terminal
+from verification.types import Case, Reason, Source, State, Terminal
 
 
 def _question_for(request: ModelRequest) -> str:
@@ -198,68 +197,7 @@ def test_align_quote_prefers_the_named_source_and_rejects_invented_text() -> Non
     assert align_quote(" … ", sources) is None
 
 
-# ---------------------------------------------------------------------------------------------
-# Revision
-
-
-def _claim(claim_id: str, text: str, answer: str, state: State) -> Claim:
-    start = answer.index(text)
-    return Claim(
-        id=claim_id,
-        text=text,
-        start=start,
-        end=start + len(text),
-        state=state,
-        severity=Severity.MINOR,
-        method="test",
-        confidence=1.0,
-    )
-
-
 ANSWER = "Hello! " + " ".join(LARKSPUR_CLAIMS)
-
-
-def _verified() -> list[Claim]:
-    states = (State.SUPPORTED, State.SUPPORTED, State.REFUTED)
-    pairs = enumerate(zip(LARKSPUR_CLAIMS, states, strict=True), start=1)
-    return [_claim(f"k{number}", text, ANSWER, state) for number, (text, state) in pairs]
-
-
-def test_offline_revision_drops_the_spans_of_claims_that_are_not_supported() -> None:
-    revision = revise(ANSWER, _verified())
-
-    assert revision.text == "Hello! " + " ".join(LARKSPUR_CLAIMS[:2])
-    assert revision.removed_claim_ids == ("k3",) and revision.method == "offline:drop-unsupported"
-
-
-def test_revision_with_nothing_to_remove_keeps_the_text_and_asks_no_model() -> None:
-    model = ScriptedModel({})
-    revision = revise(ANSWER, _verified()[:2], model=model)
-    assert revision.text == ANSWER and revision.method == "unchanged" and model.requests == []
-
-
-def test_model_revision_refuses_an_overeager_reviser_that_drops_a_supported_claim() -> None:
-    overeager = {"answer": LARKSPUR_CLAIMS[0], "removed_claim_ids": ["k2", "k3"]}
-    good = {"answer": " ".join(LARKSPUR_CLAIMS[:2]), "removed_claim_ids": ["k3"]}
-    model = ScriptedModel({"reviser": [overeager, good]}, model_id="m-r")
-
-    revision = revise(ANSWER, _verified(), model=model, question="Refund?")
-
-    assert revision.text == good["answer"] and revision.method == "model:m-r"
-    assert revision.model_record is not None and revision.model_record.attempts == 2
-    assert "supported claim k2 must be kept word for word" in revision.model_record.failures[0].error
-    [first, _] = model.requests_for("reviser")
-    assert "k3 [REFUTED]" in first.text and ANSWER in first.text
-
-
-def test_model_revision_falls_back_to_dropping_spans_after_three_refusals() -> None:
-    model = ScriptedModel({"reviser": [{"answer": " ", "removed_claim_ids": []}] * 3})
-
-    revision = revise(ANSWER, _verified(), model=model)
-
-    assert revision.text == "Hello! " + " ".join(LARKSPUR_CLAIMS[:2])
-    assert revision.method == "offline:drop-unsupported"
-    assert revision.model_record is not None and len(revision.model_record.failures) == 3
 
 
 def test_verifier_never_sees_the_draft_or_other_claims() -> None:

@@ -280,9 +280,9 @@ def test_a_denial_the_source_also_makes_in_halting_speech_is_not_refuted():
 
 @pytest.mark.parametrize(
     "module",
-    ["offline", "features", "commitments", "evidence", "citations", "tokens", "antonyms", "substitution",
-     "novelty", "sentences", "claims", "severity", "grounding", "grounding.clauses", "grounding.finding",
-     "grounding.negation", "grounding.qualifiers", "grounding.relations"],
+    ["offline", "features", "value_checks", "disagreements", "grounded_support", "commitments", "evidence",
+     "citations", "tokens", "antonyms", "substitution", "novelty", "sentences", "claims", "severity", "grounding",
+     "grounding.clauses", "grounding.finding", "grounding.negation", "grounding.qualifiers", "grounding.relations"],
 )
 def test_the_fingerprint_changes_with_any_word_list_or_gate_constant(monkeypatch, module):
     # A cached verdict is keyed by the fingerprint: editing a word list in any of these modules
@@ -310,6 +310,34 @@ def test_every_module_of_a_fingerprinted_package_is_fingerprinted():
         module = importlib.import_module(f"verification.{name}")
         for found in pkgutil.iter_modules(getattr(module, "__path__", [])):
             assert f"{name}.{found.name}" in offline._VERDICT_MODULES
+
+
+def test_every_engine_module_the_offline_verifier_imports_is_fingerprinted():
+    # A module split out of a fingerprinted one (its word lists and gates with it) must join the list:
+    # otherwise editing it would reuse verdicts and a calibration computed before the edit.
+    import ast
+    from pathlib import Path
+
+    from verification import offline
+
+    engine = Path(offline.__file__).parent
+    # The contract's data types and the Verdict dataclass hold no word list, pattern or gate.
+    data_types = {"types", "codes", "verifier"}
+    imported, pending = set(), ["offline"]
+    while pending:
+        name = pending.pop()
+        if name in imported:
+            continue
+        imported.add(name)
+        path = engine.joinpath(*name.split("."))
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "verification":
+                pending += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("verification."):
+                pending.append(node.module.removeprefix("verification."))
+
+    assert imported - data_types == set(offline._VERDICT_MODULES)
 
 
 def test_the_fingerprint_reads_the_modules_that_exist():

@@ -6,6 +6,7 @@ one name compare. No name is read inside a value, so names are read after the va
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from verification.commitments.mention import Mention
@@ -45,7 +46,7 @@ def _entity_key(text: str) -> str:
     return " ".join(tokens)
 
 
-def _entities(text: str, taken: list[tuple[int, int]]) -> list[Mention]:
+def _entities(text: str, taken: Sequence[tuple[int, int]]) -> list[Mention]:
     found = []
     for match in _ENTITY.finditer(text):
         start, end = match.span()

@@ -263,9 +263,9 @@ def _build(kind: CommitmentKind, match: re.Match[str]) -> Mention | None:
     if kind == "duration":
         number = _number(groups["num"])
         unit = groups["unit"].lower().rstrip("s")
-        scale = "hours" if _DURATION_DAYS[unit] < 1 else "days"
+        told_in = "hours" if _DURATION_DAYS[unit] < 1 else "days"
         return None if number is None else Mention("duration", text, start, end,
-                                                   number * _DURATION_DAYS[unit], "day", (scale,))
+                                                   number * _DURATION_DAYS[unit], "day", (told_in,))
     number = _number(groups["num"])
     if number is None:
         return None

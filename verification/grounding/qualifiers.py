@@ -234,14 +234,14 @@ def _conjuncts(text: str, tokens: tuple[Token, ...], i: int) -> tuple[tuple[int,
     and_before = next((j for j in reversed(preceding) if tokens[j].word == "and"), None)
     if and_before is None:
         return ()
-    second = tuple(j for j in preceding if j > and_before and tokens[j].content)
+    second_run = tuple(j for j in preceding if j > and_before and tokens[j].content)
     first_run: list[int] = []
     for j in reversed([j for j in preceding if j < and_before]):
         if tokens[j].word in BE or not (tokens[j].content or tokens[j].word in {"of", "the"}):
             break
         if tokens[j].content:
             first_run.insert(0, j)
-    return (tuple(first_run), second) if first_run and second else ()
+    return (tuple(first_run), second_run) if first_run and second_run else ()
 
 
 def _coordination_left(tokens: tuple[Token, ...], i: int) -> bool:

@@ -15,7 +15,7 @@ PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you", "this", "that
 def check_relation(relation: Mention, passages: list[Passage]) -> Finding | None:
     """A relation is grounded only by a sentence stating it with the same doer and the same object.
 
-    The reverse order and another doer are contradictions `features.py` reports first; what is left
+    The reverse order and another doer are contradictions `disagreements.py` reports first; what is left
     here is the same relation denied (or asserted where the claim denies it) and a relation no
     sentence states.
     """

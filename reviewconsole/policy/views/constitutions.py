@@ -5,25 +5,21 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
-from pydantic import ValidationError
 
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.policy import editor, selectors, services
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.diff import constitution_diff
 from reviewconsole.policy.models import ConstitutionVersion, NamedConstitution
 from reviewconsole.policy.views.publishing import publish
-from reviewconsole.policy.views.seeding import builtins_seeded
-from reviewconsole.review.htmx import HtmxHttpRequest
-from verification.constitution import Constitution
+from verification import Constitution
 
 
 @require_GET
 @policy_admin_required
 def constitution_list(request: HtmxHttpRequest) -> HttpResponse:
-    services.builtins_seed(now=timezone.now())
     return render(request, "policy/constitutions.html", {"rows": selectors.constitution_rows()})
 
 
@@ -31,26 +27,21 @@ def constitution_list(request: HtmxHttpRequest) -> HttpResponse:
 @policy_admin_required
 def constitution_create(request: HtmxHttpRequest) -> HttpResponse:
     """A new name starts as an empty draft: no rules yet, the default policy knobs."""
-    name = request.POST.get("name", "").strip()
-    error = ""
-    if NamedConstitution.objects.filter(name=name).exists():
-        error = f"a constitution named {name!r} exists already"
-    else:
-        try:
-            constitution = Constitution(name=name)
-        except ValidationError as invalid:
-            error = "name: " + invalid.errors()[0]["msg"] + " (lower-case letters, digits, '.', '_' and '-')"
-    if error:
-        return render(request, "policy/constitutions.html",
-                      {"rows": selectors.constitution_rows(), "create_error": error, "create_name": name}, status=400)
-    version = services.constitution_draft_save(constitution=constitution, author=request.user, note="created")
+    form = editor.NewConstitutionForm(request.POST)
+    if not form.is_valid():
+        return render(request, "policy/constitutions.html", {
+            "rows": selectors.constitution_rows(), "create_error": form.errors["name"][0],
+            "create_name": request.POST.get("name", ""),
+        }, status=400)
+    name = form.cleaned_data["name"]
+    version = services.constitution_draft_save(constitution=Constitution(name=name), author=request.user,
+                                               note="created")
     return redirect("policy:constitution_edit", name=name, number=version.number)
 
 
 @require_GET
 @policy_admin_required
 @vary_on_headers("HX-Request")
-@builtins_seeded
 def constitution_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     document = get_object_or_404(NamedConstitution, name=name)
     versions = list(selectors.versions_of(document))
@@ -70,7 +61,6 @@ def _diff_context(request: HtmxHttpRequest, versions: list[ConstitutionVersion])
 
 @require_GET
 @policy_admin_required
-@builtins_seeded
 def version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.constitution_version_get(name, number)
     constitution = version.constitution()
@@ -84,20 +74,18 @@ def version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResp
 
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
-@builtins_seeded
 def constitution_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     """Edit starting from version `number`; saving makes a new draft version, never changes this one."""
     base = selectors.constitution_version_get(name, number)
     if request.method == "GET":
-        form = editor.form_from_constitution(base.constitution())
+        return _render_editor(request, base, editor.ConstitutionForm(name=name, base=base.constitution()))
+    form = editor.ConstitutionForm(request.POST, name=name, base=base.constitution())
+    if form.adding:
         return _render_editor(request, base, form)
-    form = editor.form_from_post(name, request.POST, base=base.constitution())
-    if request.POST.get("add_rule"):
-        return _render_editor(request, base, form)
-    if not form.is_valid:
+    if not form.is_valid():
         return _render_editor(request, base, form, status=400)
     version = services.constitution_draft_save(
-        constitution=form.constitution, author=request.user, note=request.POST.get("note", "").strip(), based_on=base
+        constitution=form.constitution, author=request.user, note=form.cleaned_data["note"], based_on=base
     )
     messages.success(request, f"Saved as draft v{version.number} ({version.short_sha}). Try it, then publish it.")
     return redirect("policy:constitution_version", name=name, number=version.number)
@@ -106,13 +94,12 @@ def constitution_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpR
 def _render_editor(request, base: ConstitutionVersion, form: editor.ConstitutionForm, status: int = 200):
     return render(request, "policy/edit.html", {
         "base": base, "form": form, "rule_kinds": editor.RULE_KINDS, "terminals": editor.TERMINALS,
-        "note": request.POST.get("note", ""), "own_calibration": selectors.release_calibration_text(base),
+        "own_calibration": selectors.release_calibration_text(base),
     }, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
-@builtins_seeded
 def version_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     """GET (or a POST without confirmation) shows what publishing changes; the confirmed POST publishes."""
     version = selectors.constitution_version_get(name, number)

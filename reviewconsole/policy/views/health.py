@@ -6,10 +6,10 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.policy import selectors
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.rule_health import rule_health
-from reviewconsole.review.htmx import HtmxHttpRequest
 
 
 @require_GET

@@ -14,10 +14,10 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.policy import services
 from reviewconsole.policy.diff import VersionDiff
 from reviewconsole.policy.models import DocumentVersion, VersionStatus
-from reviewconsole.review.htmx import HtmxHttpRequest
 
 CONFIRM = "yes"
 ContentDiff = Callable[[dict[str, Any], dict[str, Any]], VersionDiff]

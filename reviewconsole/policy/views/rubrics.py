@@ -5,32 +5,29 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.engine import configured_model
-from reviewconsole.policy import rubric_form, selectors, services
+from reviewconsole.policy import selectors, services
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.calibration import calibration_request
 from reviewconsole.policy.diff import rubric_diff
 from reviewconsole.policy.models import Rubric, RubricVersion
+from reviewconsole.policy.rubric_form import RubricForm, ThresholdForm
 from reviewconsole.policy.rubrics import RubricContent
 from reviewconsole.policy.views.publishing import publish
-from reviewconsole.policy.views.seeding import builtins_seeded
-from reviewconsole.review.htmx import HtmxHttpRequest
 
 
 @require_GET
 @policy_admin_required
 def rubric_list(request: HtmxHttpRequest) -> HttpResponse:
-    services.builtins_seed(now=timezone.now())
     return render(request, "policy/rubrics.html", {"rows": selectors.rubric_rows()})
 
 
 @require_GET
 @policy_admin_required
-@builtins_seeded
 def rubric_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     rubric = get_object_or_404(Rubric, name=name)
     return _render_rubric(request, rubric)
@@ -45,17 +42,12 @@ def _render_rubric(request: HtmxHttpRequest, rubric: Rubric, *, threshold_error:
 
 @require_POST
 @policy_admin_required
-@builtins_seeded
 def rubric_threshold(request: HtmxHttpRequest, name: str) -> HttpResponse:
     rubric = get_object_or_404(Rubric, name=name)
-    raw = request.POST.get("canary_threshold", "").strip()
-    try:
-        threshold = float(raw)
-    except ValueError:
-        threshold = -1.0
-    if not 0.0 <= threshold <= 1.0:
-        return _render_rubric(request, rubric, threshold_error="canary_threshold: a share between 0 and 1, such as 0.8",
-                              status=400)
+    form = ThresholdForm(request.POST)
+    if not form.is_valid():
+        return _render_rubric(request, rubric, threshold_error=form.errors["canary_threshold"][0], status=400)
+    threshold = form.cleaned_data["canary_threshold"]
     services.rubric_threshold_set(rubric=rubric, threshold=threshold, actor=request.user)
     messages.success(request, f"The canary now warns below a catch rate of {threshold:.0%}.")
     return redirect("policy:rubric", name=name)
@@ -63,7 +55,6 @@ def rubric_threshold(request: HtmxHttpRequest, name: str) -> HttpResponse:
 
 @require_GET
 @policy_admin_required
-@builtins_seeded
 def rubric_version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.rubric_version_get(name, number)
     previous = RubricVersion.objects.filter(document=version.document, number__lt=number).order_by("-number").first()
@@ -80,33 +71,30 @@ def rubric_version_detail(request: HtmxHttpRequest, name: str, number: int) -> H
 
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
-@builtins_seeded
 def rubric_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     """Edit starting from version `number`; saving makes a new draft version."""
     base = selectors.rubric_version_get(name, number)
+    content = RubricContent.model_validate(base.content)
     if request.method == "GET":
-        form = rubric_form.form_from_rubric(RubricContent.model_validate(base.content))
-        return _render_rubric_editor(request, base, form)
-    form = rubric_form.form_from_post(request.POST)
-    if form.rubric is None:
+        return _render_rubric_editor(request, base, RubricForm(base=content))
+    form = RubricForm(request.POST, base=content)
+    if not form.is_valid():
         return _render_rubric_editor(request, base, form, status=400)
     version = services.rubric_draft_save(
-        name=name, rubric=form.rubric, author=request.user, note=request.POST.get("note", "").strip(), based_on=base
+        name=name, rubric=form.rubric, author=request.user, note=form.cleaned_data["note"], based_on=base
     )
     messages.success(request, f"Saved as draft v{version.number}. Calibrate it, then publish it.")
     return redirect("policy:rubric_version", name=name, number=version.number)
 
 
-def _render_rubric_editor(request, base: RubricVersion, form: rubric_form.RubricForm, status: int = 200):
+def _render_rubric_editor(request, base: RubricVersion, form: RubricForm, status: int = 200):
     return render(request, "policy/rubric_edit.html", {
         "base": base, "form": form, "constitution_names": selectors.constitution_names(),
-        "note": request.POST.get("note", ""),
     }, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
-@builtins_seeded
 def rubric_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     """GET (or a POST without confirmation) shows what publishing changes; the confirmed POST publishes."""
     version = selectors.rubric_version_get(name, number)
@@ -116,7 +104,6 @@ def rubric_publish(request: HtmxHttpRequest, name: str, number: int) -> HttpResp
 
 @require_POST
 @policy_admin_required
-@builtins_seeded
 def calibration_start(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.rubric_version_get(name, number)
     run = calibration_request(rubric_version=version, requested_by=request.user)

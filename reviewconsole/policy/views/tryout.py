@@ -7,14 +7,13 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 from django.views.decorators.vary import vary_on_headers
 
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Case
 from reviewconsole.policy import selectors
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.tryout import SampleInvalid, sample_case, sources_as_text, try_constitution
-from reviewconsole.policy.views.seeding import builtins_seeded
-from reviewconsole.review.htmx import HtmxHttpRequest
-from verification.types import Source
+from verification import Source
 
 STORED_CASES_SHOWN = 30
 
@@ -22,7 +21,6 @@ STORED_CASES_SHOWN = 30
 @require_http_methods(["GET", "POST"])
 @policy_admin_required
 @vary_on_headers("HX-Request")
-@builtins_seeded
 def version_try(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     """Check a sample under this version and the version in force; GET ?case=<id> loads and checks a stored case."""
     version = selectors.constitution_version_get(name, number)

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client as Browser
 from django.urls import reverse
 
+from reviewconsole.audit.models import AuditExport
 from reviewconsole.intake.services import client_create
 from reviewconsole.review.reasons import code_label
 from tests.reviewconsole.audit.conftest import run_case
@@ -80,3 +81,11 @@ def test_only_support_leads_read_cases_here_and_an_unknown_case_is_a_404_that_sa
     assert Browser().get(url).status_code == 302
     missing = _as(support_lead).get(reverse("audit:case", args=[999999]))
     assert missing.status_code == 404 and "There is no case #999999." in missing.content.decode()
+
+
+def test_an_export_of_one_case_links_to_that_case(history, support_lead):
+    browser = _as(support_lead)
+    browser.post(reverse("audit:export_create"), {"case": history.approved.pk, "format": "csv"})
+    export = AuditExport.objects.get()
+    page = browser.get(reverse("audit:export", args=[export.pk])).content.decode()
+    assert f'case <a href="{reverse("audit:case", args=[history.approved.pk])}">#{history.approved.pk}</a>' in page

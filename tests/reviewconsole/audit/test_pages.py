@@ -109,7 +109,7 @@ def test_events_are_paginated(client, support_lead, history, monkeypatch):
 
 @pytest.mark.django_db
 def test_case_search_names_reasons_in_words_and_filters_by_the_release_gate(client, support_lead, monkeypatch):
-    monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", lambda case, **options: gate_record())
+    monkeypatch.setattr("reviewconsole.intake.services.run_engine", lambda case, **options: gate_record())
     held = run_case(client_create(name="support-bot")[0], PLANS_CASE)
     signed_in(client, support_lead)
 

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.test import Client as HttpClient
 
 from reviewconsole.intake.models import Client
 from reviewconsole.intake.services import client_create
+from tests.reviewconsole.intake.api_contract import ApiResponses
 
 REFUND_CASE: dict[str, Any] = {
     "external_id": "ticket-1001",
@@ -54,6 +56,21 @@ class ApiClient:
     @property
     def auth(self) -> dict[str, str]:
         return {"HTTP_AUTHORIZATION": f"Bearer {self.token}"}
+
+
+@pytest.fixture(autouse=True)
+def api_responses(monkeypatch) -> ApiResponses:
+    """Every API response a test here produces must be one the served OpenAPI document describes."""
+    responses = ApiResponses()
+    send = HttpClient.request
+
+    def checked(self, **request):
+        response = send(self, **request)
+        responses.observe(request, response)
+        return response
+
+    monkeypatch.setattr(HttpClient, "request", checked)
+    return responses
 
 
 @pytest.fixture

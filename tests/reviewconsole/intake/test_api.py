@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Source
+from reviewconsole.policy.models import ConstitutionVersion
+from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.review.models import Escalation
 from tests.reviewconsole.intake.conftest import SUPPORTED_CASE, case_body, post_case
 
@@ -96,6 +100,24 @@ def test_a_body_without_an_answer_is_refused_and_leaves_its_external_id_free(cli
     corrected = post_case(client, api_client, case_body())
     assert corrected.status_code == 202
     assert Case.objects.get().answer == case_body()["answer"]
+
+
+@pytest.mark.parametrize("constitution", [None, "default"])
+def test_a_submission_looks_its_constitution_up_once(client, api_client, constitution):
+    body = case_body() if constitution is None else case_body(constitution=constitution)
+    # A first submission, not counted: whatever a fresh database does once is not what is measured.
+    assert post_case(client, api_client, case_body(external_id="warm-up")).status_code == 202
+    table = ConstitutionVersion._meta.db_table
+
+    with CaptureQueriesContext(connection) as queries:
+        response = post_case(client, api_client, body)
+
+    assert response.status_code == 202
+    lookups = [query["sql"] for query in queries if f'FROM "{table}"' in query["sql"]]
+    assert len(lookups) == 1, lookups
+    case = Case.objects.get(pk=response.json()["id"])
+    assert case.constitution_pin == constitution_in_force("default")
+    assert response.json()["constitution_version"] == case.constitution_pin.short_sha
 
 
 def test_external_ids_are_scoped_to_their_client(client, api_client, other_api_client):
@@ -192,7 +214,7 @@ def test_a_deactivated_client_is_refused(client, api_client):
 def test_the_openapi_document_describes_the_contract(client, db):
     document = client.get("/api/v1/openapi.json").json()
     assert document["openapi"].startswith("3.1")
-    assert set(document["paths"]) == {"/cases", "/cases/{id}"}
+    assert set(document["paths"]) == {"/cases", "/cases/{id}", "/openapi.json"}
     case_schema = document["components"]["schemas"]["Case"]
     assert set(case_schema["required"]) == {"question", "sources"}
     assert {"external_id", "answer", "constitution", "metadata"} <= set(case_schema["properties"])

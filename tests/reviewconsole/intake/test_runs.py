@@ -10,9 +10,10 @@ from django.utils import timezone
 from reviewconsole.intake import services
 from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim
-from reviewconsole.intake.routing import escalation_priority
-from reviewconsole.intake.tasks import requeue_stuck_cases, verify_case
+from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review.models import Escalation
+from reviewconsole.review.routing import escalation_priority
+from reviewconsole.sweeper import sweep_claims
 from reviewconsole.webhooks.models import WebhookDelivery
 from tests.reviewconsole.intake.conftest import SUPPORTED_CASE, case_body
 from verification import Case as ContractCase
@@ -45,7 +46,7 @@ def test_a_run_stores_the_whole_chain_once_and_opens_an_escalation(api_client):
     claim_texts = list(Claim.objects.filter(candidate=first).values_list("text", flat=True))
     assert claim_texts == [c["text"] for c in chain[0]["claims"]]
     escalation = Escalation.objects.get(case=case)
-    assert escalation.priority == case.priority > 0
+    assert escalation.priority > 0
     delivery = WebhookDelivery.objects.get(case=case)
     assert delivery.event_type == "case.escalated"
     assert delivery.payload["status"] == "ESCALATED" and delivery.payload["answer"] is None
@@ -69,14 +70,14 @@ def test_every_released_case_is_spot_checked_when_the_share_is_one(api_client, s
     assert Case.objects.get(pk=case.pk).status == CaseStatus.RELEASED
 
 
-def test_a_case_running_elsewhere_is_not_claimed_until_its_deadline_passes(api_client):
+def test_a_case_running_elsewhere_is_not_claimed_until_its_deadline_passes(api_client, settings):
     case = _submitted(api_client)
     now = timezone.now()
     first = services.case_run_claim(case_id=case.pk, now=now)
 
     assert first is not None
     assert services.case_run_claim(case_id=case.pk, now=now + timedelta(seconds=10)) is None
-    assert services.case_run_wait(case_id=case.pk, now=now) >= 1
+    assert first.deadline >= now + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
     later = services.case_run_claim(case_id=case.pk, now=first.deadline + timedelta(seconds=1))
     assert later is not None and later.token != first.token
 
@@ -99,7 +100,7 @@ def test_an_engine_defect_marks_the_case_failed_instead_of_crashing_the_submissi
     def broken(case, **options):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", broken)
+    monkeypatch.setattr("reviewconsole.intake.services.run_engine", broken)
     verify_case.apply(args=(case.pk,))
 
     case.refresh_from_db()
@@ -108,19 +109,20 @@ def test_an_engine_defect_marks_the_case_failed_instead_of_crashing_the_submissi
     assert not Candidate.objects.filter(case=case).exists()
 
 
-def test_the_sweeper_requeues_lost_and_dead_cases(api_client, settings):
+def test_the_sweeper_requeues_lost_and_dead_cases(api_client, settings, django_capture_on_commit_callbacks):
     settings.STUCK_CASE_SECONDS = 60
     lost = _submitted(api_client, case_body(external_id="lost"))
     dead = _submitted(api_client, case_body(external_id="dead"))
     fresh = _submitted(api_client, case_body(external_id="fresh"))
     long_ago = timezone.now() - timedelta(minutes=10)
     Case.objects.filter(pk=lost.pk).update(submitted_at=long_ago)
-    Case.objects.filter(pk=dead.pk).update(status=CaseStatus.RUNNING, run_deadline=long_ago)
+    assert services.case_run_claim(case_id=dead.pk, now=long_ago - timedelta(minutes=10)) is not None  # then died
 
-    assert sorted(services.cases_requeue_stuck(now=timezone.now())) == sorted([lost.pk, dead.pk])
-    assert requeue_stuck_cases.apply().get() == 2  # runs them in-process here
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_claims.apply().get() == 2  # runs them in-process here
     assert Case.objects.get(pk=lost.pk).status == CaseStatus.ESCALATED
     assert Case.objects.get(pk=dead.pk).status == CaseStatus.ESCALATED
+    assert Case.objects.get(pk=dead.pk).attempts == 2
     assert Case.objects.get(pk=fresh.pk).status == CaseStatus.QUEUED
 
 

@@ -1,30 +1,28 @@
-"""Policy fixtures: the built-ins seeded, a signed-in policy admin, and the editor's POST body."""
+"""Policy fixtures: a signed-in policy admin, and the editor's POST body.
+
+The built-ins need no fixture: the migrations write them, as they do for a new console.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
-from reviewconsole.policy.services import builtins_seed
 from verification.constitution import Constitution
 
 
 @pytest.fixture
-def seeded(db) -> None:
-    builtins_seed(now=timezone.now())
-
-
-@pytest.fixture
-def admin_client(client, policy_admin, seeded):
+def admin_client(client, policy_admin):
     client.force_login(policy_admin)
     return client
 
 
 def editor_post(constitution: Constitution, **changes: str) -> dict[str, Any]:
     """The fields the editor page would send for `constitution`, with `changes` typed over them."""
-    data: dict[str, Any] = {"description": constitution.description, "save": "1"}
+    data: dict[str, Any] = {"description": constitution.description, "save": "1",
+                            "rules-TOTAL_FORMS": str(len(constitution.rules)),
+                            "rules-INITIAL_FORMS": str(len(constitution.rules))}
     policy = constitution.policy
     data["policy-needs_person"] = [terminal.value for terminal in policy.needs_person]
     for knob, value in policy.model_dump(mode="json").items():

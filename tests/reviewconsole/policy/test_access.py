@@ -36,7 +36,7 @@ ACTIONS = [
 
 
 @pytest.fixture
-def run(seeded) -> CalibrationRun:
+def run(db) -> CalibrationRun:
     version = RubricVersion.objects.get(document__name=BUILTIN_RUBRIC_NAME)
     return CalibrationRun.objects.create(rubric_version=version, fixtures_total=1)
 
@@ -89,7 +89,7 @@ def test_unknown_or_malformed_names_are_not_found(admin_client, url):
     assert admin_client.get(url).status_code == 404
 
 
-def test_a_refused_page_keeps_the_console_layout_and_says_why(client, reviewer, seeded):
+def test_a_refused_page_keeps_the_console_layout_and_says_why(client, reviewer):
     client.force_login(reviewer)
 
     response = client.get("/policy/constitutions/customer-support/v1/")

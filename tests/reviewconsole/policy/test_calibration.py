@@ -19,7 +19,7 @@ BAD = ["wrong-refund-window", "wrong-retention", "invented-fee"]
 
 
 @pytest.fixture
-def rubric_version(seeded) -> RubricVersion:
+def rubric_version(db) -> RubricVersion:
     return RubricVersion.objects.get(document__name=BUILTIN_RUBRIC_NAME, number=1)
 
 
@@ -155,3 +155,16 @@ def test_a_canary_whose_critic_crashed_also_raises_the_banner(
 
     client.force_login(policy_admin)
     assert "could not be calibrated last night" in client.get("/", follow=True).content.decode()
+
+
+def test_a_rubric_note_too_long_for_the_history_is_refused_on_its_field(admin_client, rubric_version):
+    url = f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v1/edit"
+    data = {**{key: rubric_version.content[key] for key in ("description", "instructions", "constitution")},
+            "fixtures": json.dumps(rubric_version.content["fixtures"]), "note": "x" * 201}
+
+    response = admin_client.post(url, data)
+
+    assert response.status_code == 400
+    assert '<p id="note-error" class="error field-error">Ensure this value has at most 200 characters' in \
+        response.content.decode()
+    assert RubricVersion.objects.filter(document__name=BUILTIN_RUBRIC_NAME).count() == 1

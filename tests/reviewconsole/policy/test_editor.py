@@ -224,7 +224,8 @@ def test_a_renamed_rule_shows_as_a_rename_in_the_diff(admin_client):
 
 def test_a_rule_replaced_by_a_different_one_is_removed_and_added(admin_client):
     data = editor_post(CUSTOMER_SUPPORT, **{"rules-1-delete": "1"})
-    data.update({"rules-5-kind": "word_limit", "rules-5-name": "short-replies", "rules-5-max_words": "60"})
+    data.update({"rules-TOTAL_FORMS": "6", "rules-5-kind": "word_limit", "rules-5-name": "short-replies",
+                 "rules-5-max_words": "60"})
     admin_client.post(EDIT, data)
 
     diff = admin_client.get("/policy/constitutions/customer-support/?older=1&newer=2",
@@ -232,3 +233,32 @@ def test_a_rule_replaced_by_a_different_one_is_removed_and_added(admin_client):
     assert "change-renamed" not in diff
     assert 'class="change-removed"><td>Rule <strong>no-guarantees</strong>' in diff
     assert 'class="change-added"><td>Rule <strong>short-replies</strong>' in diff
+
+
+def test_a_terminal_state_the_engine_does_not_know_is_refused_on_its_field(admin_client):
+    data = editor_post(CUSTOMER_SUPPORT)
+    data["policy-needs_person"] = [*data["policy-needs_person"], "LATER"]
+
+    response = admin_client.post(EDIT, data)
+
+    assert response.status_code == 400
+    assert "LATER is not one of the available choices" in _error(response.content.decode(), "policy-needs_person")
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_a_note_too_long_for_the_history_is_refused_on_its_field(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, note="x" * 201))
+
+    assert response.status_code == 400
+    assert "at most 200 characters" in _error(response.content.decode(), "note")
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_a_post_without_the_count_of_rules_saves_nothing_and_names_the_missing_inputs(admin_client):
+    data = editor_post(CUSTOMER_SUPPORT)
+    del data["rules-TOTAL_FORMS"]
+
+    response = admin_client.post(EDIT, data)
+
+    assert response.status_code == 400 and "Missing fields: rules-TOTAL_FORMS" in response.content.decode()
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1

@@ -18,7 +18,7 @@ PUBLISH = "/policy/constitutions/customer-support/v2/publish"
 
 
 @pytest.fixture
-def draft(seeded, policy_admin):
+def draft(policy_admin):
     rules = [rule.model_copy(update={"max_words": 40}) if isinstance(rule, WordLimit) else rule
              for rule in CUSTOMER_SUPPORT.rules]
     return services.constitution_draft_save(constitution=CUSTOMER_SUPPORT.model_copy(update={"rules": rules}),
@@ -63,13 +63,13 @@ def test_the_confirmed_post_publishes_and_says_so(admin_client, draft):
     assert _published_events() == 1
 
 
-def test_a_version_that_is_not_a_draft_offers_no_publish_button(admin_client, seeded):
+def test_a_version_that_is_not_a_draft_offers_no_publish_button(admin_client):
     html = admin_client.get("/policy/constitutions/customer-support/v1/publish").content.decode()
 
     assert "only a draft is published" in html and "Publish v1 now" not in html
 
 
-def test_a_rubric_draft_is_confirmed_too(admin_client, seeded, policy_admin):
+def test_a_rubric_draft_is_confirmed_too(admin_client, policy_admin):
     content = BUILTIN_RUBRIC.model_copy(update={"instructions": "Flag every promise of speed."})
     draft = services.rubric_draft_save(name=BUILTIN_RUBRIC_NAME, rubric=content, author=policy_admin)
     url = f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v{draft.number}/publish"

@@ -20,7 +20,7 @@ def _publish(policy_admin, name: str, instructions: str, constitution: str = "de
     return version_publish(version=draft, actor=policy_admin, now=timezone.now())
 
 
-def test_the_last_published_rubric_for_a_constitution_is_in_force(policy_admin, seeded):
+def test_the_last_published_rubric_for_a_constitution_is_in_force(policy_admin):
     assert critic_rubric_for("default") == DEFAULT_RUBRIC  # the seeded built-in rubric
     _publish(policy_admin, "refund-critic", STRICT)
     rubric_draft_save(name="refund-critic", rubric=BUILTIN_RUBRIC.model_copy(update={"instructions": "draft"}),
@@ -31,7 +31,7 @@ def test_the_last_published_rubric_for_a_constitution_is_in_force(policy_admin, 
     assert BUILTIN_RUBRIC_NAME != "refund-critic"
 
 
-def test_the_engine_runs_with_the_rubric_in_force(policy_admin, seeded, monkeypatch):
+def test_the_engine_runs_with_the_rubric_in_force(policy_admin, monkeypatch):
     _publish(policy_admin, "refund-critic", STRICT)
     seen = {}
 

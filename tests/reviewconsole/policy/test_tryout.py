@@ -27,7 +27,7 @@ SAMPLE = {
 
 
 @pytest.fixture
-def draft(seeded, policy_admin):
+def draft(policy_admin):
     rules = [rule.model_copy(update={"max_words": 8}) if isinstance(rule, WordLimit) else rule
              for rule in CUSTOMER_SUPPORT.rules]
     return services.constitution_draft_save(constitution=CUSTOMER_SUPPORT.model_copy(update={"rules": rules}),
@@ -108,7 +108,7 @@ def test_the_diff_between_two_versions_by_htmx_and_as_a_page(admin_client, draft
     assert "<html" in page and '<div id="diff">' in page
 
 
-def test_trying_the_version_in_force_shows_its_verdicts_alone(admin_client, seeded):
+def test_trying_the_version_in_force_shows_its_verdicts_alone(admin_client):
     response = admin_client.post("/policy/constitutions/customer-support/v1/try",
                                  {**SAMPLE, "answer": "Refunds are guaranteed within 60 days."}, HTTP_HX_REQUEST="true")
 

@@ -1,4 +1,4 @@
-"""Constitutions as versioned data: seeded built-ins, immutable versions, explicit publishing, pinned cases."""
+"""Constitutions as versioned data: immutable versions, explicit publishing, pinned cases."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from reviewconsole.intake.models import Case
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.policy import services
-from reviewconsole.policy.models import ConstitutionVersion, VersionStatus
+from reviewconsole.policy.models import ConstitutionVersion, NamedConstitution, VersionStatus
 from reviewconsole.policy.selectors import constitution_in_force
 from tests.reviewconsole.review.conftest import escalate_case, refund_case
 from verification import Case as Submission
-from verification.constitution import CUSTOMER_SUPPORT, WordLimit, builtin, builtin_names
+from verification.constitution import CUSTOMER_SUPPORT, WordLimit, builtin
 
 pytestmark = pytest.mark.django_db
 
@@ -28,16 +28,7 @@ def _with_word_limit(max_words: int):
     return CUSTOMER_SUPPORT.model_copy(update={"rules": rules})
 
 
-def test_the_builtins_are_seeded_once_as_published_version_one_with_the_engines_version(seeded):
-    assert services.builtins_seed(now=timezone.now()) == 0
-    for name in builtin_names():
-        version = constitution_in_force(name)
-        assert version.number == 1 and version.status == VersionStatus.PUBLISHED and version.author is None
-        # The stored hash is the engine's own: a run record's "name@version" names this row.
-        assert version.short_sha == builtin(name).version and version.constitution() == builtin(name)
-
-
-def test_saving_makes_a_new_draft_and_the_published_version_never_changes(seeded, policy_admin):
+def test_saving_makes_a_new_draft_and_the_published_version_never_changes(policy_admin):
     published = constitution_in_force("customer-support")
     before = (published.content, published.sha256, published.status)
 
@@ -55,7 +46,7 @@ def test_saving_makes_a_new_draft_and_the_published_version_never_changes(seeded
         ConstitutionVersion.objects.filter(pk=published.pk).update(content={})
 
 
-def test_publishing_supersedes_the_version_in_force_and_is_audited_with_both_hashes(seeded, policy_admin):
+def test_publishing_supersedes_the_version_in_force_and_is_audited_with_both_hashes(policy_admin):
     old = constitution_in_force("customer-support")
     draft = services.constitution_draft_save(constitution=_with_word_limit(12), author=policy_admin)
 
@@ -74,13 +65,13 @@ def test_publishing_supersedes_the_version_in_force_and_is_audited_with_both_has
         services.version_publish(version=old, actor=policy_admin, now=timezone.now())
 
 
-def test_the_database_allows_one_published_version_per_name(seeded, policy_admin):
+def test_the_database_allows_one_published_version_per_name(policy_admin):
     draft = services.constitution_draft_save(constitution=_with_word_limit(12), author=policy_admin)
     with pytest.raises(IntegrityError), transaction.atomic():
         ConstitutionVersion.objects.filter(pk=draft.pk).update(status=VersionStatus.PUBLISHED)
 
 
-def test_a_case_pins_the_version_in_force_and_runs_under_it_after_a_new_one_is_published(seeded, policy_admin):
+def test_a_case_pins_the_version_in_force_and_runs_under_it_after_a_new_one_is_published(policy_admin):
     client, _ = client_create(name="support-bot")
     body = {"question": "Can I get a refund?", "constitution": "customer-support",
             "answer": "Annual plans can be refunded in full within 30 days of purchase.",
@@ -103,7 +94,7 @@ def test_a_case_pins_the_version_in_force_and_runs_under_it_after_a_new_one_is_p
     assert case_constitution(first) == builtin("customer-support")
 
 
-def test_an_unnamed_case_pins_the_default_and_an_unknown_name_is_refused(seeded):
+def test_an_unnamed_case_pins_the_default_and_an_unknown_name_is_refused(db):
     client, _ = client_create(name="support-bot")
     case, _ = case_submit(client=client, submission=Submission(question="q", answer="a", sources=[{"id": "s",
                                                                                                     "text": "t"}]))
@@ -111,12 +102,7 @@ def test_an_unnamed_case_pins_the_default_and_an_unknown_name_is_refused(seeded)
     assert constitution_pin("no-such-thing") is None
 
 
-def test_an_empty_database_seeds_the_builtins_when_a_case_names_one(db):
-    assert constitution_in_force("medical-information") is None
-    assert constitution_pin("medical-information").short_sha == builtin("medical-information").version
-
-
-def test_the_case_page_links_to_the_pinned_version_for_policy_admins(client, seeded, reviewer):
+def test_the_case_page_links_to_the_pinned_version_for_policy_admins(client, reviewer):
     case = escalate_case(client_create(name="support-bot")[0], refund_case(constitution="customer-support"))
     pinned = f'href="/policy/constitutions/customer-support/v1/">customer-support v1 <code>@{case.constitution_version}'
 
@@ -126,25 +112,8 @@ def test_the_case_page_links_to_the_pinned_version_for_policy_admins(client, see
     assert pinned in client.get(f"/review/cases/{case.pk}/").content.decode()
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "/policy/constitutions/customer-support/",
-        "/policy/constitutions/medical-information/v1/",
-        "/policy/rubrics/support-critic/v1/",
-    ],
-)
-def test_a_link_to_a_builtin_works_on_a_fresh_database(client, policy_admin, url):
-    client.force_login(policy_admin)
-
-    response = client.get(url)
-
-    assert response.status_code == 200
-    assert AuditEvent.objects.filter(payload__change="built-in seeded").count() == len(builtin_names()) + 1
-
-
-def test_a_link_to_an_unknown_name_is_still_not_found_and_seeds_nothing(client, policy_admin):
+def test_a_link_to_an_unknown_name_is_not_found(client, policy_admin):
     client.force_login(policy_admin)
 
     assert client.get("/policy/constitutions/no-such-policy/v1/").status_code == 404
-    assert not ConstitutionVersion.objects.exists()
+    assert not NamedConstitution.objects.filter(name="no-such-policy").exists()

@@ -163,7 +163,7 @@ def run_as_engine(monkeypatch, webhook_client) -> Callable[..., Case]:
     """Submit a case and store `record` as the engine's run of it, through the real task and services."""
 
     def run(record: contract.RunRecord, **changes: Any) -> Case:
-        monkeypatch.setattr("reviewconsole.intake.tasks.run_engine", lambda case, **options: record)
+        monkeypatch.setattr("reviewconsole.intake.services.run_engine", lambda case, **options: record)
         case, _ = case_submit(client=webhook_client, submission=Submission.model_validate({**PLANS_CASE, **changes}))
         verify_case.apply(args=(case.pk,))
         case.refresh_from_db()

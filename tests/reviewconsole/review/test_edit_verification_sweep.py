@@ -8,10 +8,10 @@ import pytest
 from django.utils import timezone
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
-from reviewconsole.intake.tasks import requeue_stuck_cases
 from reviewconsole.review import services
 from reviewconsole.review.models import Decision, EditVerification, EditVerificationStatus
 from reviewconsole.review.tasks import verify_edit
+from reviewconsole.sweeper import sweep_claims
 from tests.reviewconsole.review.conftest import FIXED_ANSWER, latest, on_version
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,7 @@ def edit(client, reviewer, escalate) -> Candidate:
 
 def _worker_took_it_and_died(edit: Candidate, *, ago: timedelta = timedelta(hours=1)) -> None:
     """A worker claims the verification as verify_edit does, then is killed; its claim is `ago` old."""
-    assert services.edit_verification_start(candidate_pk=edit.pk, now=timezone.now())
+    assert services.edit_verification_claim(candidate_pk=edit.pk, now=timezone.now())
     verification = EditVerification.objects.get(candidate=edit)
     EditVerification.objects.filter(pk=verification.pk).update(
         started_at=verification.started_at - ago, run_deadline=verification.run_deadline - ago
@@ -42,12 +42,15 @@ def _approve(client, edit: Candidate, **fields: str):
     return client.post(f"/review/cases/{edit.case_id}/approve", on_version(edit, **fields))
 
 
-def test_a_verification_whose_worker_died_is_run_again_by_the_sweeper(client, edit):
+def test_a_verification_whose_worker_died_is_run_again_by_the_sweeper(
+    client, edit, django_capture_on_commit_callbacks
+):
     _worker_took_it_and_died(edit)
     stranded = _approve(client, edit, override_reason="checked by hand")
     assert stranded.status_code == 409 and "Your edit is still being verified" in stranded.content.decode()
 
-    assert requeue_stuck_cases.apply().get() == 1  # the sweep runs it again, in-process here
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_claims.apply().get() == 1  # the sweep runs it again, in-process here
 
     verification = EditVerification.objects.get(candidate=edit)
     assert (verification.status, verification.terminal, verification.attempts) == (
@@ -64,7 +67,7 @@ def test_a_verification_out_of_attempts_is_failed_and_approvable_with_an_overrid
     for _ in range(3):  # three workers took it, and each died
         _worker_took_it_and_died(edit)
 
-    assert requeue_stuck_cases.apply().get() == 0  # nothing left to run: failed instead
+    assert sweep_claims.apply().get() == 0  # nothing left to run: failed instead
 
     verification = EditVerification.objects.get(candidate=edit)
     assert (verification.status, verification.attempts) == (EditVerificationStatus.FAILED, 3)
@@ -78,28 +81,32 @@ def test_a_verification_out_of_attempts_is_failed_and_approvable_with_an_overrid
     assert (decision.candidate, decision.override_reason) == (edit, "Read it against the policy myself.")
 
 
-def test_a_running_verification_is_left_to_its_worker_until_its_deadline(edit):
+def test_a_running_verification_is_left_to_its_worker_until_its_deadline(edit, settings):
     now = timezone.now()
-    assert services.edit_verification_start(candidate_pk=edit.pk, now=now)
+    assert services.edit_verification_claim(candidate_pk=edit.pk, now=now)
 
     verify_edit.apply(args=(edit.pk,))  # a duplicate message: the worker holding it is alive
     assert services.edit_verifications_sweep(now=now + timedelta(seconds=60)) == []
 
     verification = EditVerification.objects.get(candidate=edit)
     assert (verification.status, verification.attempts) == (EditVerificationStatus.RUNNING, 1)
-    assert services.edit_verification_wait(candidate_pk=edit.pk, now=now) > 300
+    assert verification.run_deadline >= now + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
     late = verification.run_deadline + timedelta(seconds=1)
     assert services.edit_verifications_sweep(now=late) == [edit.pk]
-    assert services.edit_verification_start(candidate_pk=edit.pk, now=late)
+    assert EditVerification.objects.get(candidate=edit).status == EditVerificationStatus.PENDING
+    assert services.edit_verification_claim(candidate_pk=edit.pk, now=late)
     assert EditVerification.objects.get(candidate=edit).attempts == 2
 
 
-def test_a_verification_whose_message_was_lost_is_run_by_the_sweeper(edit, settings):
+def test_a_verification_whose_message_was_lost_is_run_by_the_sweeper(
+    edit, settings, django_capture_on_commit_callbacks
+):
     settings.STUCK_CASE_SECONDS = 60
     assert services.edit_verifications_sweep(now=timezone.now()) == []  # just made: its message is on its way
     EditVerification.objects.filter(candidate=edit).update(created_at=timezone.now() - timedelta(minutes=10))
 
-    assert requeue_stuck_cases.apply().get() == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep_claims.apply().get() == 1
 
     verification = EditVerification.objects.get(candidate=edit)
     assert (verification.status, verification.attempts) == (EditVerificationStatus.DONE, 1)

@@ -17,10 +17,10 @@ from django.utils import timezone
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from reviewconsole.intake.credentials import new_webhook_secret
 from reviewconsole.intake.models import Case, Client
 from reviewconsole.webhooks.models import WebhookDelivery
 from reviewconsole.webhooks.services import CASE_RELEASED, webhook_event_record
-from reviewconsole.webhooks.signing import new_webhook_secret
 
 PAYLOAD = {"case_id": 7, "external_id": "ticket-42", "status": "RELEASED", "answer": "Refunds take 14 days."}
 

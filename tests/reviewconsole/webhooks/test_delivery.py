@@ -17,6 +17,7 @@ from reviewconsole.webhooks.models import DeliveryStatus, WebhookDelivery
 from reviewconsole.webhooks.services import (
     CASE_DECIDED,
     CASE_ESCALATED,
+    deliveries_sweep,
     delivery_attempt_record,
     delivery_claim,
     delivery_retry,
@@ -226,14 +227,13 @@ def test_a_claimed_attempt_is_not_sent_by_a_second_worker(case, receiver):
     assert dispatch_due_webhooks() == 0, "the claim holds the delivery past now"
     assert receiver.requests == []
     delivery.refresh_from_db()
-    assert delivery.status == DeliveryStatus.PENDING
-    assert delivery.attempts == 0
+    assert (delivery.status, delivery.attempts) == (DeliveryStatus.SENDING, 1)
 
 
 def test_a_failure_from_an_expired_claim_does_not_overwrite_the_newer_attempt(case):
     delivery = webhook_event_record(case=case, event_type=CASE_ESCALATED, payload=PAYLOAD)
     stale = delivery_claim(delivery_id=delivery.pk, now=timezone.now())
-    current = delivery_claim(delivery_id=delivery.pk, now=stale.until + timedelta(seconds=1))
+    current = delivery_claim(delivery_id=delivery.pk, now=stale.deadline + timedelta(seconds=1))
     assert current is not None
 
     ignored = delivery_attempt_record(
@@ -241,26 +241,30 @@ def test_a_failure_from_an_expired_claim_does_not_overwrite_the_newer_attempt(ca
     )
     assert ignored is None
     delivery.refresh_from_db()
-    assert delivery.attempts == 0 and delivery.last_error == ""
+    assert (delivery.status, delivery.last_error) == (DeliveryStatus.SENDING, "")
 
     recorded = delivery_attempt_record(claim=current, outcome=AttemptOutcome(status_code=204), now=timezone.now())
     assert recorded.status == DeliveryStatus.DELIVERED
-    assert recorded.attempts == 1 and recorded.last_status_code == 204
+    assert recorded.attempts == 2 and recorded.last_status_code == 204
 
 
-def test_an_attempt_abandoned_by_a_dead_worker_is_sent_once_its_claim_runs_out(case, receiver):
+def test_an_attempt_abandoned_by_a_dead_worker_is_sent_by_the_sweeper_once_its_claim_runs_out(
+    case, receiver, django_capture_on_commit_callbacks
+):
     delivery = webhook_event_record(case=case, event_type=CASE_ESCALATED, payload=PAYLOAD)
-    assert delivery_claim(delivery_id=delivery.pk, now=timezone.now()) is not None  # then the worker dies
+    claim = delivery_claim(delivery_id=delivery.pk, now=timezone.now())  # then the worker dies
+    assert claim is not None
 
     assert dispatch_due_webhooks() == 0
-    make_due(delivery)  # the claim's horizon has passed
-    assert dispatch_due_webhooks() == 1
+    assert deliveries_sweep(now=timezone.now()) == [], "its worker may still be sending"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert deliveries_sweep(now=claim.deadline + timedelta(seconds=1)) == [delivery.pk]
 
     [request] = receiver.requests
     assert request.headers["webhook-id"] == delivery.message_id
     delivery.refresh_from_db()
     assert delivery.status == DeliveryStatus.DELIVERED
-    assert delivery.attempts == 1
+    assert delivery.attempts == 2
 
 
 @pytest.mark.django_db(transaction=True)

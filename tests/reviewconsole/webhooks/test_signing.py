@@ -13,7 +13,8 @@ from django.utils import timezone
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from reviewconsole.webhooks.signing import new_webhook_secret, signed_headers
+from reviewconsole.intake.credentials import new_webhook_secret
+from reviewconsole.webhooks.signing import signed_headers
 
 BODY = json.dumps({"type": "case.released", "timestamp": "2026-01-02T03:04:05+00:00", "data": {"case_id": 1}})
 

@@ -1,4 +1,5 @@
-"""Where a finished run goes: released to the client, queued for a person, or rejected."""
+"""Where a finished run goes: queued for a person (and, for a share of releases, spot-checked), and what
+the client's webhook says. Receives intake's `run_stored`, inside the transaction that stored the run."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import secrets
 
 from django.conf import settings
 
-from reviewconsole.audit import events as audit_events
-from reviewconsole.intake.models import Case, CaseStatus
+from reviewconsole.intake.models import Case
+from reviewconsole.review import audit_events
 from reviewconsole.review.models import Escalation
 from reviewconsole.webhooks import services as webhooks
+from reviewconsole.webhooks.payloads import case_outcome_payload
 from verification import Claim, RunRecord, Severity, State, Terminal
 
 # Priority = severity weight + reason weight: a critical money claim outranks a minor cycle.
@@ -64,7 +66,7 @@ def _held_back(claims: list[Claim], threshold: float | None) -> list[Claim]:
 
 def spot_check_share(case: Case) -> float:
     """The share of released cases sampled for a person: the pinned constitution's, else the deployment's."""
-    policy = (case.constitution_pin.content.get("policy") or {}) if case.constitution_pin else {}
+    policy = case.constitution_pin.content.get("policy") or {}
     share = policy.get("spot_check_share")
     return settings.SPOT_CHECK_RATE if share is None else float(share)
 
@@ -74,13 +76,11 @@ def _spot_check_drawn(case: Case) -> bool:
     return rate > 0 and secrets.randbelow(1_000_000) < rate * 1_000_000
 
 
-def case_route(*, case: Case, record: RunRecord) -> None:
-    """Set the case's status from its terminal state, open an escalation if a person must look,
-    and record the client's webhook; the caller saves the case in the same transaction."""
+def case_routed(sender: object, *, case: Case, record: RunRecord, **kwargs: object) -> None:
+    """Open an escalation if a person must look (or a spot check is drawn), and record the client's webhook."""
     terminal = record.terminal
     severity = escalation_severity(record)
     if terminal is Terminal.PERMIT:
-        case.status = CaseStatus.RELEASED
         if _spot_check_drawn(case):
             escalation = Escalation.objects.create(
                 case=case, reason=record.reason.value, severity=severity, is_spot_check=True, priority=0
@@ -88,27 +88,12 @@ def case_route(*, case: Case, record: RunRecord) -> None:
             audit_events.escalation_opened(escalation=escalation)
         event = webhooks.CASE_RELEASED
     elif terminal is Terminal.REJECT:
-        case.status = CaseStatus.REJECTED
         event = webhooks.CASE_REJECTED
     else:  # REVIEW and ABSTAIN: a person decides.
-        case.status = CaseStatus.ESCALATED
-        case.priority = escalation_priority(severity=severity, reason=record.reason.value)
         escalation = Escalation.objects.create(
-            case=case, reason=record.reason.value, severity=severity, priority=case.priority
+            case=case, reason=record.reason.value, severity=severity,
+            priority=escalation_priority(severity=severity, reason=record.reason.value),
         )
         audit_events.escalation_opened(escalation=escalation)
         event = webhooks.CASE_ESCALATED
     webhooks.webhook_event_record(case=case, event_type=event, payload=case_outcome_payload(case))
-
-
-def case_outcome_payload(case: Case) -> dict[str, object]:
-    """What a client learns from a webhook: enough to act, and where to fetch the rest."""
-    released = case.status == CaseStatus.RELEASED
-    return {
-        "case_id": case.pk,
-        "external_id": case.external_id,
-        "status": case.status,
-        "terminal": case.terminal,
-        "reason": case.reason,
-        "answer": case.final_answer if released else None,
-    }

@@ -1,12 +1,10 @@
-"""What each recorded step says: small payloads (ids, hashes, states, reasons) built from what changed.
+"""What intake's steps put in the audit trail: a case received, the run's chain, a run that failed.
 
-The other apps call these one-liners inside their own transactions, so the shape of every event lives
-in one place and their services stay about their own work.
+Small payloads (ids, hashes, states, reasons), built here because intake knows what its rows mean; the
+audit app only appends them (`audit_record`), inside the caller's transaction.
 """
 
 from __future__ import annotations
-
-from django.contrib.auth.models import AbstractBaseUser
 
 from reviewconsole.audit.actions import ENGINE, WORKER, AuditAction, client_actor
 from reviewconsole.audit.services import audit_record
@@ -67,52 +65,3 @@ def run_stored(*, case: Case, record: RunRecord) -> None:
 def case_failed(*, case_id: int, error: str) -> None:
     audit_record(actor=WORKER, action=AuditAction.CASE_FAILED, object_type="case", object_id=case_id, case=case_id,
                  payload={"error": error[:500]})
-
-
-def escalation_opened(*, escalation) -> None:
-    audit_record(
-        actor=ENGINE, action=AuditAction.ESCALATION_OPENED, object_type="escalation", object_id=escalation.pk,
-        case=escalation.case_id,
-        payload={"reason": escalation.reason, "severity": escalation.severity, "priority": escalation.priority,
-                 "spot_check": escalation.is_spot_check},
-    )
-
-
-def lease(*, escalation, reviewer: AbstractBaseUser, claimed: bool) -> None:
-    audit_record(
-        actor=reviewer, action=AuditAction.LEASE_CLAIMED if claimed else AuditAction.LEASE_RELEASED,
-        object_type="escalation", object_id=escalation.pk, case=escalation.case_id,
-        payload={"until": escalation.lease_expires_at if claimed else None},
-    )
-
-
-_DECISION_ACTIONS = {
-    "APPROVE": AuditAction.DECISION_APPROVED,
-    "EDIT": AuditAction.DECISION_EDITED,
-    "REJECT": AuditAction.DECISION_REJECTED,
-}
-
-
-def decision(*, decision) -> None:
-    candidate = decision.candidate
-    audit_record(
-        actor=decision.reviewer, action=_DECISION_ACTIONS[decision.kind], object_type="decision",
-        object_id=decision.pk, case=decision.case_id,
-        payload={"kind": decision.kind, "candidate": candidate.candidate_id, "sha256": candidate.sha256,
-                 "parent": candidate.parent.candidate_id if candidate.parent_id else None,
-                 "reason_code": decision.reason_code, "override_reason": decision.override_reason,
-                 "note_chars": len(decision.note)},
-    )
-
-
-def edit_verified(*, verification) -> None:
-    audit_record(
-        actor=WORKER, action=AuditAction.EDIT_VERIFIED, object_type="candidate",
-        object_id=verification.candidate.candidate_id, case=verification.candidate.case_id,
-        payload={"status": verification.status, "terminal": verification.terminal, "reason": verification.reason},
-    )
-
-
-def note_added(*, note) -> None:
-    audit_record(actor=note.author, action=AuditAction.NOTE_ADDED, object_type="case_note", object_id=note.pk,
-                 case=note.case_id, payload={"chars": len(note.text)})

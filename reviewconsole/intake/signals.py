@@ -1,0 +1,13 @@
+"""What intake tells the apps above it, so it never reaches into their tables.
+
+`run_stored` is sent inside the transaction that stores a run's chain, after the case has its terminal
+state and status: a receiver's writes (an escalation, a webhook delivery) commit with it or not at all.
+Receivers: `review.routing.case_routed` (connected in `ReviewConfig.ready`).
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+run_stored = Signal()
+"""Sent with `case` (saved, status set from its terminal) and `record` (the engine's RunRecord)."""

@@ -1,0 +1,218 @@
+"""One claim helper for every kind of claimed work: a deadline, a token, a cap, and one sweeper for all.
+
+Each test runs over every kind (case runs, edit verifications, webhook deliveries, audit exports,
+calibration runs) with rows made as the console makes them, so a kind that stops using the helper fails.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from reviewconsole import work_claims
+from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
+from reviewconsole.audit.services import EXPORTS
+from reviewconsole.celery import TRANSIENT_ERRORS, ReviewTask, app
+from reviewconsole.intake.models import Candidate, Case, CaseStatus
+from reviewconsole.intake.services import CASE_RUNS, case_submit, client_create
+from reviewconsole.intake.tasks import verify_case
+from reviewconsole.policy.calibration import CALIBRATIONS
+from reviewconsole.policy.models import CalibrationRun, Rubric, RubricVersion
+from reviewconsole.policy.rubrics import BUILTIN_RUBRIC
+from reviewconsole.policy.versioning import canonical_content, content_sha256
+from reviewconsole.review.models import EditVerification
+from reviewconsole.review.services import EDIT_VERIFICATIONS
+from reviewconsole.sweeper import sweep_claims
+from reviewconsole.webhooks.models import EventType, WebhookDelivery
+from reviewconsole.webhooks.services import DELIVERIES
+from tests.reviewconsole.intake.conftest import case_body
+from verification import Case as Submission
+from verification import Origin, TransientError, sha256_text
+
+pytestmark = pytest.mark.django_db
+
+ANSWER = "Refunds are possible within 30 days."
+
+
+def _case() -> Case:
+    """A case submitted as a client submits one (its message never sent: the test's transaction never commits)."""
+    client, _ = client_create(name=f"bot-{uuid.uuid4().hex[:8]}", webhook_url="http://127.0.0.1:9/hooks")
+    case, _ = case_submit(client=client, submission=Submission.model_validate(case_body()))
+    return case
+
+
+def _case_run(user) -> int:
+    return _case().pk
+
+
+def _edit_verification(user) -> int:
+    case = _case()
+    candidate = Candidate.objects.create(
+        case=case, position=1, candidate_id="c1", origin=Origin.REVIEWER.value, operation="reviewer_edit",
+        text=ANSWER, sha256=sha256_text(ANSWER),
+    )
+    EditVerification.objects.create(candidate=candidate, requested_by=user)
+    return candidate.pk  # the verification is named by its candidate, as the task names it
+
+
+def _delivery(user) -> int:
+    case = _case()
+    return WebhookDelivery.objects.create(
+        client=case.client, case=case, event_type=EventType.CASE_ESCALATED, message_id=f"msg_{uuid.uuid4().hex}",
+        payload={}, body="{}", next_attempt_at=timezone.now() - timedelta(days=1),
+    ).pk
+
+
+def _export(user) -> int:
+    return AuditExport.objects.create(requested_by=user, format=ExportFormat.JSONL, status=ExportStatus.QUEUED).pk
+
+
+def _calibration_run(user) -> int:
+    rubric, _ = Rubric.objects.get_or_create(name="claims-test")
+    content = canonical_content(BUILTIN_RUBRIC)
+    version = RubricVersion.objects.create(
+        document=rubric, number=rubric.versions.count() + 1, content=content, sha256=content_sha256(content),
+        status="PUBLISHED",
+    )
+    return CalibrationRun.objects.create(rubric_version=version).pk
+
+
+KINDS = {
+    "case run": (CASE_RUNS, _case_run),
+    "edit verification": (EDIT_VERIFICATIONS, _edit_verification),
+    "webhook delivery": (DELIVERIES, _delivery),
+    "audit export": (EXPORTS, _export),
+    "calibration run": (CALIBRATIONS, _calibration_run),
+}
+
+
+@pytest.fixture(params=list(KINDS))
+def work(request, reviewer) -> tuple[work_claims.WorkKind, int]:
+    kind, make = KINDS[request.param]
+    return kind, make(reviewer)
+
+
+def _row(kind: work_claims.WorkKind, work_id: int):
+    return kind.model.objects.get(**{kind.id_field: work_id})
+
+
+def _hold(now):
+    return now + timedelta(minutes=5)
+
+
+def test_a_claim_holds_the_work_until_its_deadline_then_another_worker_takes_it_over(work):
+    kind, work_id = work
+    now = timezone.now()
+
+    first = work_claims.claim(kind, work_id=work_id, now=now, deadline=_hold(now))
+    assert first is not None and first.attempt == 1
+    row = _row(kind, work_id)
+    assert (row.status, row.claim_token, row.run_deadline, row.attempts) == (
+        kind.running, first.token, first.deadline, 1
+    )
+    assert work_claims.claim(kind, work_id=work_id, now=now + timedelta(minutes=4), deadline=_hold(now)) is None
+
+    later = first.deadline + timedelta(seconds=1)
+    second = work_claims.claim(kind, work_id=work_id, now=later, deadline=_hold(later))
+    assert second is not None and second.token != first.token and second.attempt == 2
+
+    # The first worker's claim is stale: it can no longer finish, fail, hand back or lock the work.
+    assert not work_claims.fail(first, error="late", now=later)
+    assert not work_claims.release(first)
+    assert work_claims.lock(first) is None
+    assert not work_claims.finish(first, status=kind.failed, now=later)
+    assert (_row(kind, work_id).status, _row(kind, work_id).claim_token) == (kind.running, second.token)
+
+    assert work_claims.fail(second, error="PermanentError: no such rubric", now=later)
+    row = _row(kind, work_id)
+    assert (row.status, getattr(row, kind.error_field), row.claim_token, row.run_deadline) == (
+        kind.failed, "PermanentError: no such rubric", None, None
+    )
+    assert work_claims.claim(kind, work_id=work_id, now=later, deadline=_hold(later)) is None
+
+
+def test_a_claim_without_a_deadline_ahead_is_refused(work):
+    kind, work_id = work
+    now = timezone.now()
+
+    with pytest.raises(TypeError):
+        work_claims.claim(kind, work_id=work_id, now=now)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="a claim's deadline must lie ahead"):
+        work_claims.claim(kind, work_id=work_id, now=now, deadline=now)
+    assert _row(kind, work_id).status == kind.waiting and _row(kind, work_id).attempts == 0
+
+
+def test_work_handed_back_after_a_transient_failure_is_taken_by_the_retry(work):
+    kind, work_id = work
+    now = timezone.now()
+    claim = work_claims.claim(kind, work_id=work_id, now=now, deadline=_hold(now))
+
+    assert work_claims.release(claim)
+
+    row = _row(kind, work_id)
+    assert (row.status, row.claim_token, row.run_deadline) == (kind.waiting, None, None)
+    retry = work_claims.claim(kind, work_id=work_id, now=now, deadline=_hold(now))
+    assert retry is not None and retry.attempt == 2
+
+
+def test_the_sweeper_returns_expired_claims_of_every_kind_to_their_queue(reviewer, django_capture_on_commit_callbacks):
+    long_ago = timezone.now() - timedelta(hours=1)
+    claims = []
+    for kind, make in KINDS.values():
+        work_id = make(reviewer)
+        claims.append(work_claims.claim(kind, work_id=work_id, now=long_ago, deadline=_hold(long_ago)))  # then died
+
+    with django_capture_on_commit_callbacks() as enqueued:
+        assert sweep_claims.apply().get() == len(KINDS)
+
+    assert len(enqueued) == len(KINDS), "each kind's task is sent again"
+    for claim in claims:
+        row = _row(claim.kind, claim.work_id)
+        assert (row.status, row.claim_token, row.attempts) == (claim.kind.waiting, None, 1), claim.kind.doing
+
+
+def test_work_out_of_attempts_is_failed_by_the_sweeper_with_its_reason(work, settings):
+    settings.CELERY_TASK_MAX_RETRIES = 1
+    settings.WEBHOOK_MAX_ATTEMPTS = 2
+    kind, work_id = work
+    now = timezone.now() - timedelta(hours=2)
+    for _ in range(2):  # two workers took it, and each died
+        assert work_claims.claim(kind, work_id=work_id, now=now, deadline=_hold(now)) is not None
+        now = _hold(now) + timedelta(seconds=1)
+    assert work_claims.claim(kind, work_id=work_id, now=now, deadline=_hold(now)) is None, "out of attempts"
+
+    assert sweep_claims.apply().get() == 0  # nothing to send again: failed instead
+
+    row = _row(kind, work_id)
+    assert (row.status, row.attempts, row.claim_token) == (kind.failed, 2, None)
+    assert getattr(row, kind.error_field) == f"gave up after 2 attempt(s): no worker finished {kind.doing}"
+
+
+def test_a_case_that_fails_transiently_in_process_is_failed_with_its_reason(monkeypatch):
+    case = _case()
+
+    def unreachable(case, **options):
+        raise TransientError("model endpoint timed out")
+
+    monkeypatch.setattr("reviewconsole.intake.services.run_engine", unreachable)
+    verify_case.apply(args=(case.pk,))  # in-process nobody waits out a backoff: the request must not fail
+
+    case.refresh_from_db()
+    assert case.status == CaseStatus.FAILED
+    assert case.error == "gave up after 1 attempt(s): TransientError: model endpoint timed out"
+    assert (case.claim_token, case.run_deadline) == (None, None)
+
+
+def test_every_task_retries_by_the_one_policy():
+    app.loader.import_default_modules()
+    ours = {name: task for name, task in app.tasks.items() if not name.startswith("celery.")}
+
+    assert {
+        "intake.verify_case", "review.verify_edit", "webhooks.deliver_webhook", "audit.export", "policy.calibrate",
+        "maintenance.sweep_claims",
+    } <= set(ours)
+    for name, task in ours.items():
+        assert isinstance(task, ReviewTask) and task.autoretry_for == TRANSIENT_ERRORS, name

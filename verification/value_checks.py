@@ -1,0 +1,171 @@
+"""How the sources speak to each value a claim commits to: the sentences that state it, and those that
+state another value for the same thing.
+
+A bare "400" agrees with "400 freshmen", but only values with the same unit can disagree, and only in a
+sentence that shares enough of the claim's words and is not about another subject of the same sort
+("Team plan: $25" says nothing about the Basic plan's price).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from verification.commitments import (
+    MONTHS,
+    VALUE_KINDS,
+    Mention,
+    agree,
+    comparable,
+    contradicts,
+    find_names,
+    grounds,
+)
+from verification.evidence import Passage, SourceIndex
+from verification.tokens import STOP_WORDS, TEXT_CACHE_SIZE, content_stems, stem, words
+
+_CONTEXT_FOR_VALUES = 0.4
+"""Share of a claim's words a sentence must have before its values are compared with the claim's."""
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """How the sources speak to one value the claim commits to."""
+
+    claim_value: Mention
+    """The value in the claim."""
+    agreeing: tuple[tuple[Passage, Mention], ...]
+    """Sentences that state the same value, best first."""
+    disagreeing: tuple[tuple[Passage, Mention], ...]
+    """Sentences about the same thing that state a different value, best first."""
+    grounding: tuple[tuple[Passage, Mention], ...] = ()
+    """The agreeing sentences that state the value at least as precisely as the claim (`commitments.grounds`):
+    "2015" agrees with "March 5, 2015" (so it does not contradict it) but does not ground it."""
+
+
+def check_values(
+    claim_text: str, mentions: list[Mention], claim_stems: list[str], candidates: list[Passage], index: SourceIndex
+) -> list[ValueCheck]:
+    """One check per typed value among the claim's `mentions`, against every candidate sentence."""
+    # What a sentence must share before its values can disagree: the claim's words, not the unit of a
+    # time ("months" in "lasts 18 months" says how long, not what lasts). A counted noun stays:
+    # "20 customers" is about customers.
+    value_stems = {word for m in mentions if m.kind == "duration" for word in content_stems(m.text)}
+    word_stems = {stem for stem in claim_stems if not stem[:1].isdigit()}
+    context_stems = (word_stems, word_stems - value_stems)
+    subjects = _subjects(claim_text)
+    return [
+        _check_value(value, candidates, context_stems, subjects, index)
+        for value in mentions if value.kind in VALUE_KINDS
+    ]
+
+
+def _check_value(
+    value: Mention,
+    candidates: list[Passage],
+    context_stems: tuple[set[str], set[str]],
+    subjects: frozenset[tuple[str, str]],
+    index: SourceIndex,
+) -> ValueCheck:
+    agreeing, disagreeing, grounding = [], [], []
+    for passage in candidates:
+        # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
+        # on value alone, but only numbers with the same unit can disagree (`commitments.grounds`).
+        stated = passage.values
+        # Only the first mention of each sort is reported, so each search stops at it.
+        matching = next((m for m in stated if grounds(value, m)), None)
+        if matching is None and _dated_in_parts(value, passage, index):
+            matching = value
+        if matching is None and not stated:
+            continue  # most sentences state no value: nothing to agree or disagree with
+        # "2015" is consistent with "March 5, 2015", and "7 days" with "5 to 10 days": neither grounds
+        # the claim's value, and neither lets another sentence's value contradict it.
+        consistent = matching or next(
+            (m for m in stated if comparable(value, m) and (agree(value, m) or _inside(value, m))), None
+        )
+        if consistent is not None:
+            agreeing.append((passage, consistent))
+            if matching is not None:
+                grounding.append((passage, matching))
+            continue
+        against = next((m for m in stated if contradicts(value, m)), None)
+        if (
+            against is not None
+            and max(_context(passage, stems) for stems in context_stems) >= _CONTEXT_FOR_VALUES
+            and not _another_subject(passage, subjects)
+        ):
+            disagreeing.append((passage, against))
+    return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))
+
+
+def _dated_in_parts(value: Mention, passage: Passage, index: SourceIndex) -> bool:
+    """A claim's date told in parts: "May 2018" against "to screen in May" in a source dated 2018.
+
+    The month (and the day beside it) must be in the sentence; the year may be anywhere in the same
+    source, which is where a dateline puts it. The sentence is read as text: its own date parsing can
+    miss "Thursday 18 October 15:30".
+    """
+    if value.kind != "date" or value.parts[1] is None:
+        return False
+    year, month, day = value.parts
+    names = "|".join(re.escape(name) for name, number in MONTHS.items() if number == month)
+    month_pattern = rf"\b(?i:{names})\.?" if month != 5 else r"\bMay\b"
+    if day is None:
+        stated = re.search(month_pattern, passage.text)
+    else:
+        stated = re.search(rf"\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{month_pattern}", passage.text) or re.search(
+            rf"{month_pattern}\s+{day}(?:st|nd|rd|th)?(?![\d:])", passage.text
+        )
+    if not stated:
+        return False
+    return year is None or any(
+        other.source_id == passage.source_id and str(year) in other.stem_set for other in index.passages
+    )
+
+
+def _inside(value: Mention, found: Mention) -> bool:
+    """Whether the value lies in the range `found` ends."""
+    return value.value is not None and found.bounds is not None and found.bounds[0] <= value.value <= found.bounds[1]
+
+
+# A sentence is asked about its subjects for every claim whose value it contradicts: read once per text.
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _subjects(text: str) -> frozenset[tuple[str, str]]:
+    """(name, the word after it) for each name in `text`: ("basic", "plan") for "the Basic plan"."""
+    found = set()
+    for mention in find_names(text):
+        following = words(text[mention.end : mention.end + 40])
+        if following and following[0][0] not in STOP_WORDS:
+            found.add((str(mention.parts[0]), stem(following[0][0])))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _names(text: str) -> tuple[frozenset[str], ...]:
+    """The words of each name in `text`."""
+    return tuple(frozenset(str(m.parts[0]).split()) for m in find_names(text))
+
+
+def _another_subject(passage: Passage, subjects: frozenset[tuple[str, str]]) -> bool:
+    """Whether the sentence is about something else of the same sort as the claim's subject.
+
+    "Team plan: $25 per month" says nothing about the Basic plan's price: it names another plan
+    where the claim names its own, and never names the claim's.
+    """
+    if not subjects:
+        return False
+    found = _subjects(passage.text)
+    named = _names(passage.text)
+    # "Oue served" is "Eiji Oue served": a name that is part of the other is the same name.
+    return any(
+        head == other_head
+        and not (set(name.split()) & set(other.split()))
+        and not any(set(name.split()) <= words_named or words_named <= set(name.split()) for words_named in named)
+        for name, head in subjects
+        for other, other_head in found
+    )
+
+
+def _context(passage: Passage, word_stems: set[str]) -> float:
+    return len(passage.stem_set & word_stems) / len(word_stems) if word_stems else 1.0
