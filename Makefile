@@ -28,10 +28,11 @@ demo: $(VENV)/.installed
 	@echo "Serving the console on http://127.0.0.1:8000 (Ctrl-C stops it)"
 	DEMO=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
 
-## test: lint, then the whole suite on PostgreSQL, real Celery workers over Redis, headless Chromium
+## test: lint and type-check, then the whole suite on PostgreSQL, real Celery workers over Redis, headless Chromium
 test: $(VENV)/.installed-dev services
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy verification reviewconsole
 	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
 
 services:
@@ -40,6 +41,7 @@ services:
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy verification reviewconsole
 
 ## benchmarks: each prints its figures and exits non-zero when it misses its issue's target
 BENCHMARKS := engine release_gate intake console export

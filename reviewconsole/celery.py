@@ -43,7 +43,8 @@ def retry_coming() -> bool:
     Not in-process (nobody waits out a backoff there, and the request that ran it must not fail), not
     outside a task, and not once its retries are spent: in those cases the failure is the work's last.
     """
-    task = current_task._get_current_object()
+    # celery-types declares `current_task` a Task; it is a Proxy, whose object is None outside a task.
+    task = current_task._get_current_object()  # type: ignore[attr-defined]
     if task is None or task.request.called_directly or task.request.is_eager:
         return False
     return task.max_retries is None or task.request.retries < task.max_retries

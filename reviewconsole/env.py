@@ -8,6 +8,7 @@ is recorded in `READ_VARIABLES`, which the tests use to check docker-compose.yml
 from __future__ import annotations
 
 import os
+from typing import Literal, overload
 from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -23,6 +24,12 @@ def _raw(name: str) -> str | None:
     return os.environ.get(name)
 
 
+@overload
+def env_str(name: str, default: str, *, required: bool = False) -> str: ...
+@overload
+def env_str(name: str, default: None = None, *, required: Literal[True]) -> str: ...
+@overload
+def env_str(name: str, default: None = None, *, required: bool = False) -> str | None: ...
 def env_str(name: str, default: str | None = None, *, required: bool = False) -> str | None:
     """The variable as text; `required` refuses an unset or empty value."""
     value = _raw(name)

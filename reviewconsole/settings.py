@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "reviewconsole.webhooks",
     "reviewconsole.audit",
     "reviewconsole.policy",
+    "reviewconsole.support",
     "reviewconsole.team",
     # Counts failed sign-ins and locks out a username from an address after too many (see "Auth").
     "axes",
@@ -117,7 +118,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "reviewconsole.sqlite3",
+            "NAME": str(VAR_DIR / "reviewconsole.sqlite3"),
             # Waits for a writer instead of failing at once: in-process tasks write while pages read.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
@@ -307,10 +308,12 @@ X_FRAME_OPTIONS = "DENY"
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+_static_root = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 if _LOCAL:
     # Served from the app folders (below), but WhiteNoise warns at start-up when STATIC_ROOT is missing.
-    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+    _static_root.mkdir(parents=True, exist_ok=True)
+# Optional, as in Django: a settings module that never collects static files (the tests') sets None.
+STATIC_ROOT: Path | None = _static_root
 # Locally, serve straight from the app folders; a deployment runs collectstatic (docker-compose does).
 WHITENOISE_USE_FINDERS = _LOCAL
 

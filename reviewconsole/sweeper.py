@@ -12,11 +12,11 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from reviewconsole.audit.services import exports_sweep
 from reviewconsole.celery import app
 from reviewconsole.intake.services import case_runs_sweep
 from reviewconsole.policy.calibration import calibrations_sweep
 from reviewconsole.review.services import edit_verifications_sweep
+from reviewconsole.support.services import exports_sweep
 from reviewconsole.webhooks.services import deliveries_sweep
 
 logger = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ urlpatterns = [
     path("api/", include("reviewconsole.intake.urls")),
     path("review/", include("reviewconsole.review.urls")),
     path("policy/", include("reviewconsole.policy.urls")),
-    path("audit/", include("reviewconsole.audit.urls")),
+    path("audit/", include("reviewconsole.support.urls")),
     path("team/", include("reviewconsole.team.urls")),
     path("", include("reviewconsole.accounts.urls")),
 ]

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.db import models, transaction
@@ -36,6 +36,8 @@ ERROR_CHARS = 5000
 # One sweep returns at most this many of a kind; a larger backlog drains over the next sweeps.
 SWEEP_BATCH = 500
 
+Work = TypeVar("Work", bound=models.Model)
+
 
 def task_attempts() -> int:
     """Claims of a piece of work before it is failed: the first run and the task preset's retries.
@@ -47,12 +49,12 @@ def task_attempts() -> int:
 
 
 @dataclass(frozen=True)
-class WorkKind:
+class WorkKind(Generic[Work]):
     """One kind of claimed work: its table, the statuses it moves through, and its attempt cap."""
 
     doing: str
     """What a worker does with it, for messages: "verifying the edit"."""
-    model: type[models.Model]
+    model: type[Work]
     waiting: str
     """The status of work waiting for a worker."""
     running: str
@@ -75,10 +77,10 @@ class WorkKind:
 
 
 @dataclass(frozen=True)
-class Claim:
+class Claim(Generic[Work]):
     """A worker's hold on one piece of work until `deadline`; only its `token` may settle the work."""
 
-    kind: WorkKind
+    kind: WorkKind[Work]
     work_id: Any
     token: uuid.UUID
     deadline: datetime
@@ -86,15 +88,18 @@ class Claim:
     """Which claim of the work this is: 1 for the first run."""
 
 
-def _work(kind: WorkKind, work_id: Any) -> models.QuerySet:
-    return kind.model.objects.filter(**{kind.id_field: work_id})
+def _work(kind: WorkKind[Work], work_id: Any) -> models.QuerySet[Work]:
+    # The default manager, as Django's generic code uses: the kinds' models name theirs differently.
+    return kind.model._default_manager.filter(**{kind.id_field: work_id})
 
 
-def _held(claim: Claim) -> models.QuerySet:
+def _held(claim: Claim[Work]) -> models.QuerySet[Work]:
     return _work(claim.kind, claim.work_id).filter(status=claim.kind.running, claim_token=claim.token)
 
 
-def claim(kind: WorkKind, *, work_id: Any, now: datetime, deadline: datetime, **fields: Any) -> Claim | None:
+def claim(
+    kind: WorkKind[Work], *, work_id: Any, now: datetime, deadline: datetime, **fields: Any
+) -> Claim[Work] | None:
     """Take `work_id` if it waits for a worker, or if its holder is past its deadline (so it died).
 
     One conditional UPDATE decides: of two workers holding the same message only one gets the row.
@@ -109,7 +114,7 @@ def claim(kind: WorkKind, *, work_id: Any, now: datetime, deadline: datetime, **
         waiting &= Q(**{f"{kind.due_field}__lte": now})
     claimable = waiting | Q(status=kind.running, run_deadline__lt=now)
     token = uuid.uuid4()
-    changes = {
+    changes: dict[str, Any] = {
         "status": kind.running, "claim_token": token, "run_deadline": deadline, "attempts": F("attempts") + 1,
         **fields,
     }
@@ -121,20 +126,20 @@ def claim(kind: WorkKind, *, work_id: Any, now: datetime, deadline: datetime, **
     return Claim(kind, work_id, token, deadline, attempt or 0)
 
 
-def lock(claim: Claim) -> models.Model | None:
+def lock(claim: Claim[Work]) -> Work | None:
     """The claimed row, locked until the caller's transaction ends, if the claim still holds it."""
     return _held(claim).select_for_update().first()
 
 
-def finish(claim: Claim, *, status: str, now: datetime, **fields: Any) -> bool:
+def finish(claim: Claim[Any], *, status: str, now: datetime, **fields: Any) -> bool:
     """End the work in `status` with `fields`, if the claim still holds it; False when it lost the work."""
-    changes = {"status": status, "claim_token": None, "run_deadline": None, **fields}
+    changes: dict[str, Any] = {"status": status, "claim_token": None, "run_deadline": None, **fields}
     if claim.kind.finished_field:
         changes[claim.kind.finished_field] = now
     return bool(_held(claim).update(**changes))
 
 
-def fail(claim: Claim, *, error: str, now: datetime, **fields: Any) -> bool:
+def fail(claim: Claim[Any], *, error: str, now: datetime, **fields: Any) -> bool:
     """Fail the work with `error`, if the claim still holds it; False when it lost the work."""
     kind = claim.kind
     with transaction.atomic():
@@ -144,7 +149,7 @@ def fail(claim: Claim, *, error: str, now: datetime, **fields: Any) -> bool:
     return failed
 
 
-def release(claim: Claim) -> bool:
+def release(claim: Claim[Any]) -> bool:
     """Hand the work back to the queue after a transient failure, for the task's retry to take."""
     return bool(_held(claim).update(status=claim.kind.waiting, claim_token=None, run_deadline=None))
 
@@ -154,7 +159,7 @@ def describe(error: BaseException) -> str:
 
 
 @contextmanager
-def settling(claim: Claim) -> Iterator[None]:
+def settling(claim: Claim[Any]) -> Iterator[None]:
     """Run claimed work so that however it fails, the work is left in a known state.
 
     A transient failure (TRANSIENT_ERRORS) with a retry to come, and attempts left, hands the work back
@@ -179,7 +184,7 @@ def settling(claim: Claim) -> Iterator[None]:
         fail(claim, error=f"internal error: {describe(error)}", now=timezone.now())
 
 
-def sweep(kind: WorkKind, *, now: datetime, lost_after: timedelta) -> list[Any]:
+def sweep(kind: WorkKind[Any], *, now: datetime, lost_after: timedelta) -> list[Any]:
     """Work a worker lost: fail what is out of attempts, hand the rest back to the queue; their ids.
 
     Lost means held past its deadline (the worker died), or waiting longer than `lost_after` (its
@@ -197,21 +202,23 @@ def sweep(kind: WorkKind, *, now: datetime, lost_after: timedelta) -> list[Any]:
     reason = f"gave up after {cap} attempt(s): no worker finished {kind.doing}"
     with transaction.atomic():
         rows = list(
-            kind.model.objects.select_for_update(skip_locked=True)
+            kind.model._default_manager.select_for_update(skip_locked=True)
             .filter(lost)
             .order_by("pk")
             .values_list(kind.id_field, "attempts")[:SWEEP_BATCH]
         )
         spent = [work_id for work_id, attempts in rows if attempts >= cap]
         again = [work_id for work_id, attempts in rows if attempts < cap]
-        failed = {"status": kind.failed, kind.error_field: reason, "claim_token": None, "run_deadline": None}
+        failed: dict[str, Any] = {
+            "status": kind.failed, kind.error_field: reason, "claim_token": None, "run_deadline": None,
+        }
         if kind.finished_field:
             failed[kind.finished_field] = now
-        kind.model.objects.filter(**{f"{kind.id_field}__in": spent}).update(**failed)
+        kind.model._default_manager.filter(**{f"{kind.id_field}__in": spent}).update(**failed)
         if kind.on_failed is not None:
             for work_id in spent:
                 kind.on_failed(work_id, reason)
-        kind.model.objects.filter(**{f"{kind.id_field}__in": again}).update(
+        kind.model._default_manager.filter(**{f"{kind.id_field}__in": again}).update(
             status=kind.waiting, claim_token=None, run_deadline=now + lost_after
         )
     if spent:

@@ -8,11 +8,12 @@ from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 from reviewconsole.accounts.roles import Role, has_role
 
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 
 
 def role_required(role: Role, *, refusal: str) -> Callable[[View], View]:
@@ -20,7 +21,7 @@ def role_required(role: Role, *, refusal: str) -> Callable[[View], View]:
 
     def decorator(view: View) -> View:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not has_role(request.user, role):

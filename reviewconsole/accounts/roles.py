@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 
 
 class Role(StrEnum):
@@ -35,19 +35,23 @@ class Role(StrEnum):
         raise ValueError(f"no role {text!r}; roles are: {', '.join(role.slug for role in cls)}")
 
 
-def roles_of(user: AbstractBaseUser | AnonymousUser) -> set[Role]:
+_ROLES_CACHE = "_roles_cache"
+
+
+def roles_of(user: AbstractUser | AnonymousUser) -> set[Role]:
     """The roles a user holds; none for anonymous or inactive users."""
     if not user.is_authenticated or not user.is_active:
         return set()
     # The access check, the navigation and the canary banner each ask on every page: one query per
-    # user object (a request's user lives for that request) instead of one per question.
-    cached: frozenset[Role] | None = getattr(user, "_roles_cache", None)
+    # user object (a request's user lives for that request) instead of one per question. Kept on the
+    # object by name, as Django's ModelBackend keeps its permission cache.
+    cached: frozenset[Role] | None = getattr(user, _ROLES_CACHE, None)
     if cached is None:
         names = set(user.groups.values_list("name", flat=True))
         cached = frozenset(role for role in Role if role.value in names)
-        user._roles_cache = cached
+        setattr(user, _ROLES_CACHE, cached)
     return set(cached)
 
 
-def has_role(user: AbstractBaseUser | AnonymousUser, role: Role) -> bool:
+def has_role(user: AbstractUser | AnonymousUser, role: Role) -> bool:
     return role in roles_of(user)

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, reverse_lazy
+from django.urls import URLPattern, URLResolver, include, path, reverse_lazy
 
 from reviewconsole.accounts import views
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.home, name="home"),
     path("login/", views.SignInView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -79,7 +79,7 @@ class BrokenLink:
 def first_broken_link(rows: Iterable[tuple]) -> tuple[int, BrokenLink | None]:
     """Walk rows (id, prev_hash, hash, *HASHED_FIELDS) in seq order; count them and find the first break.
 
-    Rows are as `selectors.event_rows` yields them: created_at as canonical text, payload as JSON text.
+    Rows are as `rows.event_rows` yields them: created_at as canonical text, payload as JSON text.
 
     Keeps only the previous hash, so memory stays constant whatever the chain's length.
     """

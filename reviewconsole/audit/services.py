@@ -1,4 +1,6 @@
-"""Writes for the audit trail: append one event to the chain, in the caller's transaction."""
+"""Writes for the audit trail: append one event to the chain, in the caller's transaction; and the rows
+that record exports (what an export covers and how far its file got). Imports no other app: every app
+appends here (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import connection, transaction
 from django.db.models import Model
 from django.utils import timezone
@@ -16,8 +18,7 @@ from reviewconsole import work_claims
 from reviewconsole.audit.actions import AuditAction
 from reviewconsole.audit.chain import GENESIS_HASH, event_hash, normalise_payload
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
-from reviewconsole.audit.selectors import AuditFilter, chain_head_values, decisions_for_fixtures, events_matching
-from reviewconsole.queues import enqueue_on_commit, task_hold
+from reviewconsole.queues import task_hold
 
 # Any constant shared by every writer; pg_advisory_xact_lock takes a bigint key ("audit" in ASCII).
 CHAIN_LOCK_KEY = 0x6175646974
@@ -67,61 +68,51 @@ def audit_record(
         head_seq, head_hash = chain_head_values()
         seq, prev_hash = head_seq + 1, head_hash or GENESIS_HASH
         created_at = timezone.now()
-        fields = {
-            "seq": seq,
-            "created_at": created_at,
-            "actor": label,
-            "action": str(action),
-            "object_type": object_type,
-            "object_id": str(object_id),
-            "case_id": case_id,
-            "payload": body,
-        }
-        return AuditEvent.objects.create(**fields, prev_hash=prev_hash, hash=event_hash(**fields, prev_hash=prev_hash))
+        digest = event_hash(
+            seq=seq, created_at=created_at, actor=label, action=str(action), object_type=object_type,
+            object_id=str(object_id), case_id=case_id, payload=body, prev_hash=prev_hash,
+        )
+        return AuditEvent.objects.create(
+            seq=seq, created_at=created_at, actor=label, action=str(action), object_type=object_type,
+            object_id=str(object_id), case_id=case_id, payload=body, prev_hash=prev_hash, hash=digest,
+        )
 
 
-# --- Exports -------------------------------------------------------------------------------------
+# --- Reads the writers need -----------------------------------------------------------------------
 
 
-def export_start(*, requested_by: AbstractBaseUser, export_format: str, audit_filter: AuditFilter) -> AuditExport:
-    """Record an export of the filtered range, pinned to the current chain head, as an audit event.
+def chain_head_values() -> tuple[int, str]:
+    """(seq, hash) of the newest event; (0, "") when the chain is empty."""
+    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
+    return head if head else (0, "")
 
-    Small exports are streamed by the caller at once; larger ones are queued for a worker (the
-    returned export is QUEUED) so no web request runs for minutes.
-    """
+
+# --- Export rows ---------------------------------------------------------------------------------
+
+
+def export_record(
+    *, requested_by: User, export_format: str, filters: dict[str, Any], head_seq: int, head_hash: str,
+    total: int, streamed: bool,
+) -> AuditExport:
+    """The row of one export and its own `export.created` event, in one transaction."""
     if export_format not in ExportFormat.values:
         raise ValueError(f"unknown export format {export_format!r}")
-    # Counting a large range takes a while, so it runs without the chain lock: every case finish and every
-    # decision appends to the chain, and none of them may wait for an export. No lock is needed to pin the
-    # range either: appends commit in seq order (each one under the lock, after the one before it
-    # committed), so once a head is visible every event up to it is, and the count up to it cannot change.
-    head_seq, head_hash = chain_head_values()
-    if export_format == ExportFormat.FIXTURES:
-        total = decisions_for_fixtures(audit_filter).count()
-    else:
-        total = events_matching(audit_filter).filter(seq__lte=head_seq).count()
-    streamed = total <= settings.AUDIT_EXPORT_STREAM_MAX_ROWS
     with transaction.atomic():
-        # The export's own event takes the lock only for its append; events may land between the head the
-        # export covers and this one, which is why the event records that head.
         export = AuditExport.objects.create(
             requested_by=requested_by,
             format=export_format,
-            filters=audit_filter.as_json(),
+            filters=filters,
             head_seq=head_seq,
             head_hash=head_hash,
             rows_total=total,
             status=ExportStatus.STREAMED if streamed else ExportStatus.QUEUED,
         )
+        # The export's own event may land after events appended since the head it covers: it records that head.
         audit_record(
             actor=requested_by, action=AuditAction.EXPORT_CREATED, object_type="export", object_id=export.pk,
-            payload={"format": export_format, "filters": export.filters, "head_seq": head_seq,
+            payload={"format": export_format, "filters": filters, "head_seq": head_seq,
                      "head_hash": head_hash, "rows": total, "delivery": "stream" if streamed else "file"},
         )
-        if not streamed:
-            from reviewconsole.audit.tasks import run_export
-
-            enqueue_on_commit(run_export, export.pk)
         return export
 
 
@@ -132,51 +123,6 @@ EXPORTS = work_claims.WorkKind(
     running=ExportStatus.RUNNING,
     failed=ExportStatus.FAILED,
 )
-# Progress is written at most this often (rows): each write is an UPDATE, and a poll reads it.
-PROGRESS_EVERY_ROWS = 10_000
-
-
-def export_run(*, export_id: int) -> AuditExport | None:
-    """Claim a queued export, write its file under AUDIT_EXPORT_DIR reporting progress, and mark it done.
-
-    None when the export is not ours to run. The file is written under a temporary name and renamed
-    once complete, so a download link never points at a half-written file; a failure removes it and
-    fails the export with its reason.
-    """
-    # Imported here: the export formats read intake's rows, and intake writes to this audit trail.
-    from reviewconsole.audit.exports import export_chunks, export_file_name, write_export
-
-    claim = export_claim(export_id=export_id, now=timezone.now())
-    if claim is None:
-        return None
-    with work_claims.settling(claim):
-        export = AuditExport.objects.get(pk=export_id)
-        directory = settings.AUDIT_EXPORT_DIR
-        directory.mkdir(parents=True, exist_ok=True)
-        file_name = export_file_name(export)
-        partial = directory / f"{file_name}.part"
-        reported = 0
-
-        def progress(rows: int) -> None:
-            nonlocal reported
-            if rows - reported >= PROGRESS_EVERY_ROWS:
-                export_progress(claim=claim, rows_done=rows)
-                reported = rows
-
-        try:
-            chunks = export_chunks(export.format, AuditFilter.from_json(export.filters), export.head_seq)
-            rows = write_export(chunks, partial, progress=progress)
-            partial.rename(directory / file_name)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
-        if not work_claims.finish(
-            claim, status=ExportStatus.DONE, now=timezone.now(), file_name=file_name, rows_done=rows
-        ):
-            return None
-        export.refresh_from_db()
-        return export
-    return None
 
 
 def export_claim(*, export_id: int, now: datetime) -> work_claims.Claim | None:
@@ -189,11 +135,13 @@ def export_progress(*, claim: work_claims.Claim, rows_done: int) -> None:
     AuditExport.objects.filter(pk=claim.work_id, claim_token=claim.token).update(rows_done=rows_done)
 
 
-def exports_sweep(*, now: datetime) -> list[int]:
-    """File exports a worker lost (it died, or the message was lost): run again, or failed out of attempts."""
-    from reviewconsole.audit.tasks import run_export
+def export_finish(*, claim: work_claims.Claim, file_name: str, rows_done: int) -> bool:
+    """Mark the claimed export DONE with its file; False when the claim no longer holds."""
+    return work_claims.finish(
+        claim, status=ExportStatus.DONE, now=timezone.now(), file_name=file_name, rows_done=rows_done
+    )
 
-    lost = work_claims.sweep(EXPORTS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
-    for export_id in lost:
-        enqueue_on_commit(run_export, export_id)
-    return lost
+
+def exports_lost(*, now: datetime) -> list[int]:
+    """File exports a worker lost (it died, or the message was lost), given back; those out of attempts fail."""
+    return work_claims.sweep(EXPORTS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))

@@ -10,10 +10,12 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db.models import CharField
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from reviewconsole.intake import selectors, services
 from reviewconsole.intake.constitutions import constitution_pin
@@ -29,9 +31,18 @@ logger = logging.getLogger(__name__)
 
 # Deeper than any case needs (metadata included), and far from Python's recursion limit.
 MAX_JSON_DEPTH = 32
-# What the database holds of a source's title and uri; the contract itself sets no limit.
-_TITLE_CHARS = StoredSource._meta.get_field("title").max_length
-_URI_CHARS = StoredSource._meta.get_field("uri").max_length
+
+
+def _stored_chars(field: str) -> int:
+    """What the database holds of a source's `field`; the contract itself sets no limit."""
+    column = StoredSource._meta.get_field(field)
+    if not isinstance(column, CharField) or column.max_length is None:
+        raise TypeError(f"Source.{field} has no max_length to check submissions against")
+    return column.max_length
+
+
+_TITLE_CHARS = _stored_chars("title")
+_URI_CHARS = _stored_chars("uri")
 
 
 def _json(body: BaseModel, status: int = 200) -> JsonResponse:
@@ -197,7 +208,7 @@ def _fields_with_nul(value: Any, path: str):
             yield from _fields_with_nul(item, f"{path}.{index}" if path else str(index))
 
 
-def _pydantic_error(error: dict[str, Any]) -> FieldError:
+def _pydantic_error(error: ErrorDetails) -> FieldError:
     field = ".".join(str(part) for part in error["loc"]) or "body"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "missing":

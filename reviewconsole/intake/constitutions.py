@@ -33,6 +33,14 @@ def constitution_version(name: str | None) -> str | None:
     return pin.short_sha if pin is not None else None
 
 
+def case_pin(case: Case) -> ConstitutionVersion:
+    """The constitution version a stored case pinned at submission (every case has one)."""
+    if case.constitution_pin is None:
+        # The column is nullable only because cases predate pinning; intake pins every case it stores.
+        raise ValueError(f"case {case.pk} pins no constitution version")
+    return case.constitution_pin
+
+
 def case_constitution(case: Case) -> Constitution:
-    """The constitution a stored case runs under: the version it pinned at submission (every case has one)."""
-    return case.constitution_pin.constitution()
+    """The constitution a stored case runs under: the version it pinned at submission."""
+    return case_pin(case).constitution()

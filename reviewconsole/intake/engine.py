@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from verification import Case, Constitution, OpenAIChatModel, RunRecord, check_case
 
@@ -10,6 +11,9 @@ from verification import Case, Constitution, OpenAIChatModel, RunRecord, check_c
 def configured_model() -> OpenAIChatModel | None:
     if not settings.LLM_BASE_URL:
         return None
+    if not settings.LLM_MODEL:
+        # Settings refuse this at start-up; said again here for settings changed after it.
+        raise ImproperlyConfigured("LLM_MODEL must be set when LLM_BASE_URL is")
     return OpenAIChatModel(
         base_url=settings.LLM_BASE_URL,
         api_key=settings.LLM_API_KEY,

@@ -36,7 +36,7 @@ def _not_allowed(method: str) -> _Answer:
 
 
 @cache
-def _schemas() -> tuple[dict[type[BaseModel], dict[str, Any]], dict[str, Any]]:
+def _schemas() -> tuple[dict[type, dict[str, Any]], dict[str, Any]]:
     """Each model's reference, and every schema they need, for components.schemas."""
     refs, top = models_json_schema(
         [(contract.Case, "validation"), (schemas.CaseStatus, "serialization"), (schemas.Error, "serialization")],

@@ -26,7 +26,9 @@ Timestamp = Annotated[
 
 # Where a case is, as the API names it: the stored status's values, under a name of its own in the
 # document (the response below is "CaseStatus").
-Status = StrEnum("Status", [(value, value) for value in StoredStatus.values])
+# Built from the stored statuses so the two cannot drift apart; mypy sees no members in an enum built
+# from a computed list, and needs none (values are converted with `Status(value)`).
+Status = StrEnum("Status", [(value, value) for value in StoredStatus.values])  # type: ignore[misc]
 Status.__doc__ = "Where the case is: queued, running, or one of its outcomes."
 
 
@@ -73,11 +75,14 @@ class Error(_Shape):
         return cls(error=code, message=message, errors=errors)
 
 
+# The review app's decision kinds, spelled out: intake sits below review and does not import it.
+DecisionKindName = Literal["APPROVE", "EDIT", "REJECT"]
+
+
 class Decision(_Shape):
     """A reviewer's latest decision on the case."""
 
-    # The review app's decision kinds, spelled out: intake sits below review and does not import it.
-    kind: Literal["APPROVE", "EDIT", "REJECT"]
+    kind: DecisionKindName
     """APPROVE releases `candidate`, REJECT releases nothing; EDIT is a reviewer's rewrite awaiting approval."""
     candidate: str
     """The id of the version decided on; it is one of `run_record.candidates`."""

@@ -8,7 +8,13 @@ from django.urls import reverse
 from reviewconsole.intake import schemas
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
 from reviewconsole.review.models import Decision, DecisionKind
+from verification import Origin, Reason, Terminal
 from verification import types as contract
+
+# How the API spells each of the review app's decision kinds (the same words).
+_DECISION_KINDS: dict[str, schemas.DecisionKindName] = {
+    DecisionKind.APPROVE: "APPROVE", DecisionKind.EDIT: "EDIT", DecisionKind.REJECT: "REJECT",
+}
 
 
 def client_case(*, client: Client, case_id: int) -> Case | None:
@@ -21,10 +27,10 @@ def case_status(case: Case) -> schemas.CaseStatus:
     return schemas.CaseStatus(
         id=case.pk,
         external_id=case.external_id,
-        status=case.status,
+        status=schemas.Status(case.status),
         status_url=reverse("api-case", args=[case.pk]),
-        terminal=case.terminal or None,
-        reason=case.reason or None,
+        terminal=Terminal(case.terminal) if case.terminal else None,
+        reason=Reason(case.reason) if case.reason else None,
         released_answer=case_released_answer(case),
         constitution=case.constitution_name or None,
         constitution_version=case.constitution_version or None,
@@ -41,7 +47,7 @@ def case_latest_decision(case: Case) -> schemas.Decision | None:
     if decision is None:
         return None
     return schemas.Decision(
-        kind=decision.kind,
+        kind=_DECISION_KINDS[decision.kind],
         candidate=decision.candidate.candidate_id,
         reason_code=decision.reason_code or None,
         note=decision.note or None,
@@ -83,7 +89,7 @@ def _stored_candidate(row: Candidate) -> contract.Candidate:
     return contract.Candidate(
         id=row.candidate_id,
         parent=row.parent.candidate_id if row.parent else None,
-        origin=row.origin,
+        origin=Origin(row.origin),
         operation=row.operation or None,
         text=row.text,
         sha256=row.sha256,

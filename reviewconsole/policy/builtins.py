@@ -44,7 +44,11 @@ MODELS = {
 
 def builtin_documents() -> list[BuiltinDocument]:
     """Every built-in of this release: the engine's constitutions, then the critic rubric."""
-    documents = [BuiltinDocument("constitution", name, canonical_content(builtin(name))) for name in builtin_names()]
+    documents = [
+        BuiltinDocument("constitution", name, canonical_content(constitution))
+        for name in builtin_names()
+        if (constitution := builtin(name)) is not None  # every name listed has one
+    ]
     documents.append(BuiltinDocument("rubric", BUILTIN_RUBRIC_NAME, canonical_content(BUILTIN_RUBRIC)))
     return documents
 

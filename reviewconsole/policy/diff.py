@@ -113,7 +113,7 @@ RENAME_LIKENESS = 0.6
 def _renames(removed: dict[str, dict[str, Any]], added: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
     """(old name, new name) for removed and added entries that are one entry renamed: the most alike
     pairs first, so an entry identical apart from its name always finds its twin."""
-    scored = []
+    scored: list[tuple[float, int, str, str]] = []
     for old_name, old in removed.items():
         for new_name, new in added.items():
             if old.get("kind") == new.get("kind"):

@@ -17,6 +17,7 @@ from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from reviewconsole.policy.models import NamedConstitution
 from verification import Constitution, Terminal
@@ -41,7 +42,9 @@ class FieldSpec:
     def form_field(self) -> forms.Field:
         if self.widget == "checkbox":
             return forms.BooleanField(required=False, label=self.label, help_text=self.help)
-        widget = {"textarea": forms.Textarea, "number": forms.TextInput(attrs={"inputmode": "decimal"})}
+        widget: dict[str, forms.Widget | type[forms.Widget]] = {
+            "textarea": forms.Textarea, "number": forms.TextInput(attrs={"inputmode": "decimal"}),
+        }
         # Text, even for numbers: the engine's model parses every value, so its messages are the ones shown.
         return forms.CharField(required=False, label=self.label, help_text=self.help,
                                widget=widget.get(self.widget, forms.TextInput))
@@ -117,7 +120,7 @@ class RuleForm(forms.Form):
     def rule_error(self) -> str:
         """An error about the rule as a whole (its kind, or a check across its fields)."""
         errors = self.non_field_errors()
-        return errors[0] if errors else ""
+        return str(errors[0]) if errors else ""
 
     def rule(self) -> dict[str, Any]:
         """The rule as the engine's model reads it; call once the form is cleaned."""
@@ -149,7 +152,7 @@ class ConstitutionForm(forms.Form):
     def __init__(self, data: QueryDict | None = None, *, name: str, base: Constitution) -> None:
         self.name, self.base = name, base
         self.adding = data.get("add_rule", "") if data is not None else ""
-        if self.adding in RULE_KINDS:
+        if data is not None and self.adding in RULE_KINDS:
             data = _with_rule(data, self.adding)
         initial, rules_initial = _initial(base)
         super().__init__(data, initial=initial, auto_id="%s")
@@ -179,7 +182,8 @@ class ConstitutionForm(forms.Form):
         return super().is_valid() and self.rules.is_valid() and self.constitution is not None
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if self.adding:
             return cleaned
         if not self.rules.is_valid():
@@ -220,7 +224,7 @@ class ConstitutionForm(forms.Form):
             policy["release_calibration"] = own_calibration.model_dump(mode="json")
         return policy
 
-    def _place(self, problem: dict[str, Any], kept: list[RuleForm]) -> None:
+    def _place(self, problem: ErrorDetails, kept: list[RuleForm]) -> None:
         """Put one of the model's errors on the input it belongs to, with a message an admin can act on."""
         loc = problem["loc"]
         message = "required" if problem["type"] == "missing" else problem["msg"].removeprefix("Value error, ")

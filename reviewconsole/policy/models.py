@@ -6,6 +6,8 @@ ever change, so a case that pinned a version can always show exactly the rules i
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.conf import settings
 from django.db import models
 
@@ -46,6 +48,10 @@ class DocumentVersion(models.Model):
 
     objects = VersionQuerySet.as_manager()
 
+    # Each concrete version declares the document it versions as a ForeignKey named `document`.
+    document: NamedConstitution | Rubric
+    document_id: int
+
     class Meta:
         abstract = True
         ordering = ["document", "-number"]
@@ -69,7 +75,7 @@ class DocumentVersion(models.Model):
         return f"{self.label} ({self.short_sha})"
 
 
-def version_constraints(kind: str) -> list[models.UniqueConstraint]:
+def version_constraints(kind: str) -> list[models.BaseConstraint]:
     """Numbers are unique per document, and exactly one version of a document is in force: publishing
     supersedes the previous one first, so the database refuses a second published version outright."""
     return [
@@ -128,6 +134,10 @@ class RubricVersion(DocumentVersion):
 
     class Meta(DocumentVersion.Meta):
         constraints = version_constraints("rubric")
+
+
+AnyVersion = TypeVar("AnyVersion", ConstitutionVersion, RubricVersion)
+"""A version of either kind of policy document, for code that handles both alike (publishing, saving)."""
 
 
 class CalibrationTrigger(models.TextChoices):

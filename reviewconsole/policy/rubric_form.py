@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from reviewconsole.policy.rubrics import RubricContent
 
@@ -41,7 +42,8 @@ class RubricForm(forms.Form):
             raise forms.ValidationError(f"not valid JSON: {error}") from None
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if "fixtures" not in cleaned:
             return cleaned  # not JSON: said on its input, and nothing else can be judged without it
         fixtures = cleaned["fixtures"]
@@ -55,7 +57,7 @@ class RubricForm(forms.Form):
         return cleaned
 
 
-def _input_for(problem: dict[str, Any], fixtures: Any) -> tuple[str | None, str]:
+def _input_for(problem: ErrorDetails, fixtures: Any) -> tuple[str | None, str]:
     """The input an error of the model belongs to (None: the rubric as a whole), and its message."""
     loc = problem["loc"]
     message = "required" if problem["type"] == "missing" else problem["msg"].removeprefix("Value error, ")

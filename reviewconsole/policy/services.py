@@ -9,16 +9,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
 from reviewconsole.audit.actions import SYSTEM, AuditAction
 from reviewconsole.audit.services import audit_record
-from reviewconsole.policy.builtins import BUILTIN_NOTE, builtin_documents
+from reviewconsole.policy.builtins import BUILTIN_NOTE, BuiltinDocument, builtin_documents
 from reviewconsole.policy.models import (
+    AnyVersion,
     ConstitutionVersion,
-    DocumentVersion,
     NamedConstitution,
     Rubric,
     RubricVersion,
@@ -33,7 +33,7 @@ class PolicyRefused(Exception):
     """A policy change that cannot be made as asked (publishing a version that is not a draft)."""
 
 
-def _audit(*, actor: AbstractBaseUser | str, version: DocumentVersion, change: str, before: str | None,
+def _audit(*, actor: User | str, version: ConstitutionVersion | RubricVersion, change: str, before: str | None,
            **extra: Any) -> None:
     audit_record(
         actor=actor,
@@ -45,25 +45,30 @@ def _audit(*, actor: AbstractBaseUser | str, version: DocumentVersion, change: s
     )
 
 
-def _published(model: type[DocumentVersion], document: Any) -> DocumentVersion | None:
-    return model.objects.filter(document=document, status=VersionStatus.PUBLISHED).first()
+# The helpers below handle both kinds of document alike: a version's query names its document by id
+# (`document_id`), which reads the same for either kind.
+Document = NamedConstitution | Rubric
+
+
+def _published(model: type[AnyVersion], document: Document) -> AnyVersion | None:
+    return model.objects.filter(document_id=document.pk, status=VersionStatus.PUBLISHED).first()
 
 
 def _version_add(
-    model: type[DocumentVersion], document: Any, *, content: dict[str, Any], author: AbstractBaseUser | None,
+    model: type[AnyVersion], document: Document, *, content: dict[str, Any], author: User | None,
     note: str, status: str = VersionStatus.DRAFT, now: datetime | None = None,
-) -> DocumentVersion:
+) -> AnyVersion:
     # The document row is locked so two admins saving at once get consecutive numbers, not a clash.
     type(document).objects.select_for_update().get(pk=document.pk)
-    number = (model.objects.filter(document=document).aggregate(top=Max("number"))["top"] or 0) + 1
+    number = (model.objects.filter(document_id=document.pk).aggregate(top=Max("number"))["top"] or 0) + 1
     return model.objects.create(
-        document=document, number=number, content=content, sha256=content_sha256(content), status=status,
+        document_id=document.pk, number=number, content=content, sha256=content_sha256(content), status=status,
         author=author, note=note[:200], published_at=now if status == VersionStatus.PUBLISHED else None,
     )
 
 
-def _draft_save(model, document, *, content: dict[str, Any], author: AbstractBaseUser, note: str,
-                based_on: DocumentVersion | None) -> DocumentVersion:
+def _draft_save(model: type[AnyVersion], document: Document, *, content: dict[str, Any], author: User, note: str,
+                based_on: AnyVersion | None) -> AnyVersion:
     with transaction.atomic():
         before = based_on or _published(model, document)
         version = _version_add(model, document, content=content, author=author, note=note)
@@ -73,7 +78,7 @@ def _draft_save(model, document, *, content: dict[str, Any], author: AbstractBas
 
 
 def constitution_draft_save(
-    *, constitution: Constitution, author: AbstractBaseUser, note: str = "",
+    *, constitution: Constitution, author: User, note: str = "",
     based_on: ConstitutionVersion | None = None,
 ) -> ConstitutionVersion:
     """A new draft version of `constitution.name` (the name is created when new); nothing already
@@ -85,7 +90,7 @@ def constitution_draft_save(
 
 
 def rubric_draft_save(
-    *, name: str, rubric: RubricContent, author: AbstractBaseUser, note: str = "",
+    *, name: str, rubric: RubricContent, author: User, note: str = "",
     based_on: RubricVersion | None = None,
 ) -> RubricVersion:
     """A new draft version of the rubric `name` (created when new)."""
@@ -95,7 +100,7 @@ def rubric_draft_save(
                            based_on=based_on)
 
 
-def version_publish(*, version: DocumentVersion, actor: AbstractBaseUser | str, now: datetime) -> DocumentVersion:
+def version_publish(*, version: AnyVersion, actor: User | str, now: datetime) -> AnyVersion:
     """Put a draft in force: the version in force before it becomes superseded, in one transaction."""
     model = type(version)
     with transaction.atomic():
@@ -113,7 +118,7 @@ def version_publish(*, version: DocumentVersion, actor: AbstractBaseUser | str, 
         return version
 
 
-def rubric_threshold_set(*, rubric: Rubric, threshold: float, actor: AbstractBaseUser) -> Rubric:
+def rubric_threshold_set(*, rubric: Rubric, threshold: float, actor: User) -> Rubric:
     """Set the catch rate below which the canary raises a banner."""
     with transaction.atomic():
         rubric = Rubric.objects.select_for_update().get(pk=rubric.pk)
@@ -131,9 +136,6 @@ def rubric_threshold_set(*, rubric: Rubric, threshold: float, actor: AbstractBas
         return rubric
 
 
-_MODELS = {"constitution": (NamedConstitution, ConstitutionVersion), "rubric": (Rubric, RubricVersion)}
-
-
 def builtins_sync(*, now: datetime) -> list[str]:
     """Bring this release's built-ins into the database after an upgrade; one line per built-in says
     what it did.
@@ -145,24 +147,33 @@ def builtins_sync(*, now: datetime) -> list[str]:
     """
     lines = []
     for builtin in builtin_documents():
-        document_model, version_model = _MODELS[builtin.kind]
-        with transaction.atomic():
-            document, _ = document_model.objects.get_or_create(name=builtin.name)
-            # Locked before looking, so two syncs at once cannot both add the same draft.
-            document_model.objects.select_for_update().get(pk=document.pk)
-            same = version_model.objects.filter(document=document, sha256=builtin.sha256).order_by("number").first()
-            if same is not None:
-                lines.append(f"{builtin.name}: up to date (v{same.number} holds this release's built-in)")
-                continue
-            in_force = _published(version_model, document)
-            first = not version_model.objects.filter(document=document).exists()
-            version = _version_add(
-                version_model, document, content=builtin.content, author=None, note=BUILTIN_NOTE, now=now,
-                status=VersionStatus.PUBLISHED if first else VersionStatus.DRAFT,
-            )
-            _audit(actor=SYSTEM, version=version, change="built-in seeded" if first else "built-in updated",
-                   before=in_force.sha256 if in_force else None)
-        lines.append(f"{builtin.name}: v1 published" if first else
-                     f"{builtin.name}: the built-in changed, saved as draft v{version.number}; publish it to put it "
-                     "in force")
+        if builtin.kind == "constitution":
+            lines.append(_builtin_sync(builtin, NamedConstitution, ConstitutionVersion, now=now))
+        else:
+            lines.append(_builtin_sync(builtin, Rubric, RubricVersion, now=now))
     return lines
+
+
+def _builtin_sync(
+    builtin: BuiltinDocument, document_model: type[Document], version_model: type[AnyVersion], *, now: datetime
+) -> str:
+    with transaction.atomic():
+        document, _ = document_model.objects.get_or_create(name=builtin.name)
+        # Locked before looking, so two syncs at once cannot both add the same draft.
+        type(document).objects.select_for_update().get(pk=document.pk)
+        same = (
+            version_model.objects.filter(document_id=document.pk, sha256=builtin.sha256).order_by("number").first()
+        )
+        if same is not None:
+            return f"{builtin.name}: up to date (v{same.number} holds this release's built-in)"
+        in_force = _published(version_model, document)
+        first = not version_model.objects.filter(document_id=document.pk).exists()
+        version = _version_add(
+            version_model, document, content=builtin.content, author=None, note=BUILTIN_NOTE, now=now,
+            status=VersionStatus.PUBLISHED if first else VersionStatus.DRAFT,
+        )
+        _audit(actor=SYSTEM, version=version, change="built-in seeded" if first else "built-in updated",
+               before=in_force.sha256 if in_force else None)
+    if first:
+        return f"{builtin.name}: v1 published"
+    return f"{builtin.name}: the built-in changed, saved as draft v{version.number}; publish it to put it in force"

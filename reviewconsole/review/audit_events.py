@@ -6,7 +6,7 @@ inside the caller's transaction.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from reviewconsole.audit.actions import ENGINE, WORKER, AuditAction
 from reviewconsole.audit.services import audit_record
@@ -21,7 +21,7 @@ def escalation_opened(*, escalation) -> None:
     )
 
 
-def lease(*, escalation, reviewer: AbstractBaseUser, claimed: bool) -> None:
+def lease(*, escalation, reviewer: User, claimed: bool) -> None:
     audit_record(
         actor=reviewer, action=AuditAction.LEASE_CLAIMED if claimed else AuditAction.LEASE_RELEASED,
         object_type="escalation", object_id=escalation.pk, case=escalation.case_id,

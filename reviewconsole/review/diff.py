@@ -41,9 +41,17 @@ class ClaimChange:
     new: Claim | None
 
     @property
+    def claim(self) -> Claim:
+        """The claim in the newer version (in the older one for a removed claim)."""
+        claim = self.new or self.old
+        if claim is None:
+            raise ValueError("a claim change has a claim in at least one of the two versions")
+        return claim
+
+    @property
     def claim_id(self) -> str:
         """The claim's id in the newer version (in the older one for a removed claim)."""
-        return (self.new or self.old).claim_id
+        return self.claim.claim_id
 
     @property
     def old_claim_id(self) -> str:
@@ -67,7 +75,7 @@ class ClaimChange:
     def word_diff(self) -> SafeString:
         """The newer text with the words it dropped in <del> and the words it added in <ins>, escaped."""
         if self.old is None or self.new is None:
-            return format_html("{}", (self.new or self.old).text)
+            return format_html("{}", self.claim.text)
         return word_diff(self.old.text, self.new.text)
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from django import forms
 
-from reviewconsole.review.reasons import RejectReason
-from reviewconsole.review.selectors import (
+from reviewconsole.review.queue import (
     QueueCursor,
     QueueFilters,
     QueuePosition,
     constitution_names,
     reviewers,
 )
+from reviewconsole.review.reasons import RejectReason
 from verification import Severity
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
@@ -25,7 +25,7 @@ def lease_free(now: datetime) -> Q:
     return Q(assignee__isnull=True) | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
 
 
-def lease_held_by(reviewer: AbstractBaseUser, now: datetime) -> Q:
+def lease_held_by(reviewer: User, now: datetime) -> Q:
     return Q(assignee=reviewer, lease_expires_at__gt=now)
 
 
@@ -37,7 +37,7 @@ def _claimable(now: datetime) -> QuerySet[Escalation]:
     return Escalation.objects.filter(lease_free(now), status=EscalationStatus.OPEN).order_by("-priority", "created_at")
 
 
-def escalation_claim_next(*, reviewer: AbstractBaseUser, now: datetime) -> Escalation | None:
+def escalation_claim_next(*, reviewer: User, now: datetime) -> Escalation | None:
     """The case this reviewer should work on: the one they already hold, else the top free one.
 
     Holding at most one case keeps a reviewer who presses `n` twice from hoarding the queue.
@@ -51,7 +51,7 @@ def escalation_claim_next(*, reviewer: AbstractBaseUser, now: datetime) -> Escal
     return _claim_by_update(reviewer, now)
 
 
-def _claim_skip_locked(reviewer: AbstractBaseUser, now: datetime) -> Escalation | None:
+def _claim_skip_locked(reviewer: User, now: datetime) -> Escalation | None:
     # Rows another reviewer is claiming right now are skipped, not waited for: no queueing behind locks.
     with transaction.atomic():
         escalation = _claimable(now).select_for_update(skip_locked=True, of=("self",)).first()
@@ -64,7 +64,7 @@ def _claim_skip_locked(reviewer: AbstractBaseUser, now: datetime) -> Escalation 
         return escalation
 
 
-def _claim_by_update(reviewer: AbstractBaseUser, now: datetime) -> Escalation | None:
+def _claim_by_update(reviewer: User, now: datetime) -> Escalation | None:
     # SQLite has no SKIP LOCKED; a conditional UPDATE that changed one row is the claim instead.
     for _ in range(_UPDATE_ATTEMPTS):
         top = _claimable(now).values_list("pk", flat=True).first()
@@ -81,7 +81,7 @@ def _claim_by_update(reviewer: AbstractBaseUser, now: datetime) -> Escalation | 
     return None
 
 
-def escalation_lease_renew(*, escalation: Escalation, reviewer: AbstractBaseUser, now: datetime) -> bool:
+def escalation_lease_renew(*, escalation: Escalation, reviewer: User, now: datetime) -> bool:
     """Extend the reviewer's live lease; False when they no longer hold it (it expired and was taken)."""
     until = lease_until(now)
     renewed = Escalation.objects.filter(
@@ -92,7 +92,7 @@ def escalation_lease_renew(*, escalation: Escalation, reviewer: AbstractBaseUser
     return bool(renewed)
 
 
-def escalation_lease_take(*, escalation: Escalation, reviewer: AbstractBaseUser, now: datetime) -> bool:
+def escalation_lease_take(*, escalation: Escalation, reviewer: User, now: datetime) -> bool:
     """Claim this particular case (opened from the queue) if nobody else holds it."""
     with transaction.atomic():
         # Taking a case one already holds only renews it: the audit trail records the first claim.
@@ -107,7 +107,7 @@ def escalation_lease_take(*, escalation: Escalation, reviewer: AbstractBaseUser,
         return bool(taken)
 
 
-def escalation_lease_release(*, escalation: Escalation, reviewer: AbstractBaseUser) -> bool:
+def escalation_lease_release(*, escalation: Escalation, reviewer: User) -> bool:
     """Give the case back to the queue (a reviewer skips it)."""
     with transaction.atomic():
         released = Escalation.objects.filter(pk=escalation.pk, assignee=reviewer).update(
@@ -122,10 +122,10 @@ def _lease_live(escalation: Escalation, now: datetime) -> bool:
     return bool(escalation.assignee_id and escalation.lease_expires_at and escalation.lease_expires_at > now)
 
 
-def lease_holder(escalation: Escalation, now: datetime) -> AbstractBaseUser | None:
+def lease_holder(escalation: Escalation, now: datetime) -> User | None:
     """Who holds the case now, if anyone."""
     return escalation.assignee if _lease_live(escalation, now) else None
 
 
-def lease_held_by_other(escalation: Escalation, reviewer: AbstractBaseUser, now: datetime) -> bool:
+def lease_held_by_other(escalation: Escalation, reviewer: User, now: datetime) -> bool:
     return _lease_live(escalation, now) and escalation.assignee_id != reviewer.pk

@@ -34,7 +34,7 @@ class Escalation(models.Model):
         ordering = ["-priority", "created_at", "id"]
         indexes = [
             # The queue: open items by priority, then age, then id. With the id, a page that starts after
-            # a given case is an index range scan (review/selectors.py, _seek) and needs no sort.
+            # a given case is an index range scan (review/queue.py, _seek) and needs no sort.
             models.Index(fields=["status", "-priority", "created_at", "id"], name="escalation_queue"),
             models.Index(fields=["status", "reason"], name="escalation_reason"),
             models.Index(fields=["status", "severity"], name="escalation_severity"),

@@ -60,7 +60,8 @@ def review_package(
     new_failures = [
         change.new
         for change in claim_diff(original.claims.all(), claims)
-        if change.new in failing and (change.old is None or change.old.state not in FAILING_STATES)
+        if change.new is not None and change.new in failing
+        and (change.old is None or change.old.state not in FAILING_STATES)
     ]
     spans = {(span.get("source_id"), span.get("start"), span.get("end")) for claim in claims for span in claim.evidence}
     engine_package = engine_package or {}

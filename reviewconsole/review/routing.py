@@ -7,6 +7,7 @@ import secrets
 
 from django.conf import settings
 
+from reviewconsole.intake.constitutions import case_pin
 from reviewconsole.intake.models import Case
 from reviewconsole.review import audit_events
 from reviewconsole.review.models import Escalation
@@ -66,7 +67,7 @@ def _held_back(claims: list[Claim], threshold: float | None) -> list[Claim]:
 
 def spot_check_share(case: Case) -> float:
     """The share of released cases sampled for a person: the pinned constitution's, else the deployment's."""
-    policy = case.constitution_pin.content.get("policy") or {}
+    policy = case_pin(case).content.get("policy") or {}
     share = policy.get("spot_check_share")
     return settings.SPOT_CHECK_RATE if share is None else float(share)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -55,7 +55,7 @@ class InvalidEdit(DecisionRefused):
 
 
 def _lock_for_decision(
-    *, escalation_id: int, reviewer: AbstractBaseUser, candidate_id: str, sha256: str, now: datetime
+    *, escalation_id: int, reviewer: User, candidate_id: str, sha256: str, now: datetime
 ) -> tuple[Escalation, Candidate]:
     """Lock the escalation and check the reviewer may decide on exactly the candidate they saw.
 
@@ -81,7 +81,7 @@ def _pending_verification(candidate: Candidate) -> EditVerification | None:
 def decision_approve(
     *,
     escalation_id: int,
-    reviewer: AbstractBaseUser,
+    reviewer: User,
     candidate_id: str,
     sha256: str,
     now: datetime,
@@ -116,7 +116,7 @@ def decision_approve(
 def decision_reject(
     *,
     escalation_id: int,
-    reviewer: AbstractBaseUser,
+    reviewer: User,
     candidate_id: str,
     sha256: str,
     reason_code: str,
@@ -163,7 +163,7 @@ def _close(escalation: Escalation, decision: Decision, now: datetime) -> None:
 def candidate_edit(
     *,
     escalation_id: int,
-    reviewer: AbstractBaseUser,
+    reviewer: User,
     candidate_id: str,
     sha256: str,
     text: str,
@@ -201,7 +201,7 @@ def candidate_edit(
         return candidate
 
 
-def case_note_add(*, escalation: Escalation, author: AbstractBaseUser, text: str) -> CaseNote:
+def case_note_add(*, escalation: Escalation, author: User, text: str) -> CaseNote:
     text = text.strip()
     if not text:
         raise InvalidEdit("A note needs some text.", field="text")

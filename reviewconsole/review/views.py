@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
+from django.forms import Form
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -14,10 +17,11 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Client
-from reviewconsole.review import leases, selectors, services
+from reviewconsole.review import case_page, leases, selectors, services
 from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
 from reviewconsole.review.forms import ApproveForm, EditForm, NoteForm, QueueFilterForm, RejectForm
-from reviewconsole.review.models import EscalationStatus
+from reviewconsole.review.models import Escalation, EscalationStatus
+from reviewconsole.review.queue import queue_page
 
 
 @require_GET
@@ -26,7 +30,7 @@ from reviewconsole.review.models import EscalationStatus
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET, clients=Client.objects.only("pk", "name"))
     filters = form.filters()
-    page = selectors.queue_page(filters=filters, reviewer=request.user, now=timezone.now(), position=form.position())
+    page = queue_page(filters=filters, reviewer=request.user, now=timezone.now(), position=form.position())
     template = "review/queue.html#results" if request.htmx else "review/queue.html"
     # A changed or cut-short pager link gets the first page, with why, as a 400 naming the field.
     status = 400 if form.cursor_errors else 200
@@ -54,21 +58,24 @@ def _to_next_case(request: HtmxHttpRequest) -> HttpResponse:
 def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     escalation = escalation_for_reviewer(case_id)
     if request.htmx and "older" in request.GET:
-        review = selectors.case_review(escalation)
+        review = case_page.case_review(escalation)
         return render(request, "review/case.html#diff", _diff_context(request, review))
     return _render_case(request, escalation)
 
 
-def _diff_context(request: HtmxHttpRequest, review: selectors.CaseReview) -> dict[str, object]:
+def _diff_context(request: HtmxHttpRequest, review: case_page.CaseReview) -> dict[str, Any]:
     first = review.candidates[0].candidate_id if review.candidates else ""
-    older, newer, changes = selectors.candidate_diff(
+    older, newer, changes = case_page.candidate_diff(
         review, request.GET.get("older", first), request.GET.get("newer", "")
     )
     return {"review": review, "older": older, "newer": newer, "changes": changes}
 
 
-def _render_case(request: HtmxHttpRequest, escalation, *, forms=None, error: str = "", status: int = 200):
-    review = selectors.case_review(escalation, version=request.GET.get("version", ""))
+def _render_case(
+    request: HtmxHttpRequest, escalation: Escalation, *, forms: dict[str, Form] | None = None, error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    review = case_page.case_review(escalation, version=request.GET.get("version", ""))
     context = _diff_context(request, review)
     current = review.current
     on_candidate = {"candidate_id": current.candidate_id, "sha256": current.sha256} if current else {}
@@ -198,7 +205,7 @@ def case_note(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 def edit_status(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     """Polled by the case page while an edit is verified; once the result is in, the page reloads."""
     escalation = escalation_for_reviewer(case_id)
-    review = selectors.case_review(escalation)
+    review = case_page.case_review(escalation)
     if not request.htmx:
         return redirect("review:case", case_id=case_id)
     if not review.verification_pending:

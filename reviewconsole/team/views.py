@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
+from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Client
 from reviewconsole.team import selectors, services
 from reviewconsole.team.forms import (
@@ -29,7 +31,7 @@ team_admin_required = role_required(Role.TEAM_ADMIN, refusal="the team pages are
 
 @team_admin_required
 @require_http_methods(["GET", "POST"])
-def people(request: HttpRequest) -> HttpResponse:
+def people(request: HtmxHttpRequest) -> HttpResponse:
     form = PersonAddForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -45,7 +47,7 @@ def people(request: HttpRequest) -> HttpResponse:
 
 @team_admin_required
 @require_http_methods(["GET", "POST"])
-def person(request: HttpRequest, pk: int) -> HttpResponse:
+def person(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     user = get_object_or_404(get_user_model(), pk=pk)
     held = sorted(selectors.roles_held(user))
     form = PersonRolesForm(request.POST or None, initial={"roles": [role.value for role in held]})
@@ -63,7 +65,7 @@ def person(request: HttpRequest, pk: int) -> HttpResponse:
 
 @team_admin_required
 @require_POST
-def person_active(request: HttpRequest, pk: int) -> HttpResponse:
+def person_active(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     user = get_object_or_404(get_user_model(), pk=pk)
     active = request.POST.get("active")
     if active not in ("0", "1"):
@@ -80,7 +82,7 @@ def person_active(request: HttpRequest, pk: int) -> HttpResponse:
 
 @team_admin_required
 @require_POST
-def person_invite(request: HttpRequest, pk: int) -> HttpResponse:
+def person_invite(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     user = get_object_or_404(get_user_model(), pk=pk)
     try:
         path = services.invitation_renew(actor=request.user, user=user)
@@ -92,7 +94,7 @@ def person_invite(request: HttpRequest, pk: int) -> HttpResponse:
 
 @team_admin_required
 @require_http_methods(["GET", "POST"])
-def clients(request: HttpRequest) -> HttpResponse:
+def clients(request: HtmxHttpRequest) -> HttpResponse:
     form = ClientAddForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -108,7 +110,7 @@ def clients(request: HttpRequest) -> HttpResponse:
 
 @team_admin_required
 @require_http_methods(["GET", "POST"])
-def client(request: HttpRequest, pk: int) -> HttpResponse:
+def client(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(Client, pk=pk)
     form = ClientWebhookForm(request.POST or None, initial={"webhook_url": found.webhook_url})
     if request.method == "POST" and form.is_valid():
@@ -124,7 +126,7 @@ def client(request: HttpRequest, pk: int) -> HttpResponse:
 
 @team_admin_required
 @require_POST
-def client_rotate(request: HttpRequest, pk: int) -> HttpResponse:
+def client_rotate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(Client, pk=pk)
     token = services.client_token_rotate(actor=request.user, client=found)
     return render(request, "team/client_secret.html", {"client": found, "token": token})
@@ -132,7 +134,7 @@ def client_rotate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @team_admin_required
 @require_POST
-def client_active(request: HttpRequest, pk: int) -> HttpResponse:
+def client_active(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(Client, pk=pk)
     active = request.POST.get("active")
     if active not in ("0", "1"):
@@ -145,11 +147,11 @@ def client_active(request: HttpRequest, pk: int) -> HttpResponse:
 
 @team_admin_required
 @require_http_methods(["GET"])
-def webhooks(request: HttpRequest) -> HttpResponse:
+def webhooks(request: HtmxHttpRequest) -> HttpResponse:
     form = DeliveryFilterForm(request.GET)
     if not form.is_valid():
-        context = {"form": form, "page": None, "counts": webhook_selectors.delivery_counts()}
-        return render(request, "team/webhooks.html", context, status=400)
+        invalid = {"form": form, "page": None, "counts": webhook_selectors.delivery_counts()}
+        return render(request, "team/webhooks.html", invalid, status=400)
     found = webhook_selectors.deliveries(
         client_id=form.cleaned_data["client"].pk if form.cleaned_data["client"] else None,
         status=form.cleaned_data["status"] or None,
@@ -157,21 +159,21 @@ def webhooks(request: HttpRequest) -> HttpResponse:
     page = Paginator(found, 50).get_page(form.cleaned_data["page"] or 1)
     kept = request.GET.copy()
     kept.pop("page", None)
-    query = kept.urlencode()
-    context = {"form": form, "page": page, "counts": webhook_selectors.delivery_counts(), "query": query}
+    context = {"form": form, "page": page, "counts": webhook_selectors.delivery_counts(), "query": kept.urlencode()}
     return render(request, "team/webhooks.html", context)
 
 
 @team_admin_required
 @require_POST
-def webhook_resend(request: HttpRequest, pk: int) -> HttpResponse:
+def webhook_resend(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     delivery = get_object_or_404(WebhookDelivery.objects.select_related("client"), pk=pk)
     if services.webhook_resend(actor=request.user, delivery=delivery):
         messages.success(request, f"Delivery {delivery.message_id} to {delivery.client.name} is being sent again.")
     else:
         messages.error(request, f"Delivery {delivery.message_id} is {delivery.get_status_display().lower()}: "
                                 "only a failed delivery is sent again.")
-    return redirect(request.POST.get("back") if _is_local(request.POST.get("back", "")) else "team:webhooks")
+    back = request.POST.get("back", "")
+    return redirect(back if _is_local(back) else "team:webhooks")
 
 
 def _is_local(path: str) -> bool:
@@ -179,6 +181,6 @@ def _is_local(path: str) -> bool:
     return path.startswith("/team/webhooks/") and "//" not in path and "\\" not in path
 
 
-def _add_errors(form, error: ValidationError) -> None:
+def _add_errors(form: forms.Form, error: ValidationError) -> None:
     for field, problems in error.message_dict.items():
         form.add_error(field if field in form.fields else None, problems)

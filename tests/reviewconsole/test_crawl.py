@@ -22,13 +22,13 @@ from django.utils.http import urlsafe_base64_encode
 
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditExport, ExportFormat
-from reviewconsole.audit.selectors import AuditFilter
-from reviewconsole.audit.services import export_start
 from reviewconsole.intake.services import client_create
 from reviewconsole.policy.calibration import calibration_request
 from reviewconsole.policy.models import RubricVersion
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC_NAME
 from reviewconsole.review.models import Escalation
+from reviewconsole.support.selectors import AuditFilter
+from reviewconsole.support.services import export_start
 from reviewconsole.webhooks.models import WebhookDelivery
 from tests.reviewconsole.audit.conftest import decide, run_case
 from tests.reviewconsole.review.conftest import refund_case

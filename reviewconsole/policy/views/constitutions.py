@@ -82,7 +82,7 @@ def constitution_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpR
     form = editor.ConstitutionForm(request.POST, name=name, base=base.constitution())
     if form.adding:
         return _render_editor(request, base, form)
-    if not form.is_valid():
+    if not form.is_valid() or form.constitution is None:  # a valid form has its constitution
         return _render_editor(request, base, form, status=400)
     version = services.constitution_draft_save(
         constitution=form.constitution, author=request.user, note=form.cleaned_data["note"], based_on=base

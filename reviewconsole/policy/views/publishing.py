@@ -17,14 +17,14 @@ from django.utils import timezone
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.policy import services
 from reviewconsole.policy.diff import VersionDiff
-from reviewconsole.policy.models import DocumentVersion, VersionStatus
+from reviewconsole.policy.models import AnyVersion, VersionStatus
 
 CONFIRM = "yes"
 ContentDiff = Callable[[dict[str, Any], dict[str, Any]], VersionDiff]
 
 
 def publish(
-    request: HtmxHttpRequest, version: DocumentVersion, *, diff: ContentDiff, version_url: str, publish_url: str,
+    request: HtmxHttpRequest, version: AnyVersion, *, diff: ContentDiff, version_url: str, publish_url: str,
     item_label: str,
 ) -> HttpResponse:
     done = redirect(version_url, name=version.document.name, number=version.number)

@@ -46,7 +46,8 @@ def rubric_threshold(request: HtmxHttpRequest, name: str) -> HttpResponse:
     rubric = get_object_or_404(Rubric, name=name)
     form = ThresholdForm(request.POST)
     if not form.is_valid():
-        return _render_rubric(request, rubric, threshold_error=form.errors["canary_threshold"][0], status=400)
+        return _render_rubric(request, rubric, threshold_error=str(form.errors["canary_threshold"][0]),
+                              status=400)
     threshold = form.cleaned_data["canary_threshold"]
     services.rubric_threshold_set(rubric=rubric, threshold=threshold, actor=request.user)
     messages.success(request, f"The canary now warns below a catch rate of {threshold:.0%}.")
@@ -78,7 +79,7 @@ def rubric_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpRespons
     if request.method == "GET":
         return _render_rubric_editor(request, base, RubricForm(base=content))
     form = RubricForm(request.POST, base=content)
-    if not form.is_valid():
+    if not form.is_valid() or form.rubric is None:  # a valid form has its rubric
         return _render_rubric_editor(request, base, form, status=400)
     version = services.rubric_draft_save(
         name=name, rubric=form.rubric, author=request.user, note=form.cleaned_data["note"], based_on=base

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
@@ -33,23 +35,26 @@ def version_try(request: HtmxHttpRequest, name: str, number: int) -> HttpRespons
     }
     status = 200
     if request.method == "POST":
-        context["sample"] = {field: request.POST.get(field, "") for field in ("question", "sources", "answer")}
-        status = _check(context, version=version, in_force=in_force)
+        sample = {field: request.POST.get(field, "") for field in ("question", "sources", "answer")}
+        context["sample"] = sample
+        status = _check(context, sample, version=version, in_force=in_force)
     elif loaded:
-        sample = _stored_sample(loaded)
-        if sample is None:
+        stored = _stored_sample(loaded)
+        if stored is None:
             context["errors"] = {"case": f"there is no stored case #{loaded}"}
             status = 400
         else:
-            context["sample"] = sample
-            status = _check(context, version=version, in_force=in_force)
+            context["sample"] = stored
+            status = _check(context, stored, version=version, in_force=in_force)
     template = "policy/try.html#result" if request.htmx else "policy/try.html"
     return render(request, template, context, status=status)
 
 
-def _check(context: dict[str, object], *, version: ConstitutionVersion, in_force: ConstitutionVersion | None) -> int:
-    """Run the sample in `context` and put the result (or the field at fault) there; returns the status."""
-    sample = context["sample"]
+def _check(
+    context: dict[str, object], sample: dict[str, str], *, version: ConstitutionVersion,
+    in_force: ConstitutionVersion | None,
+) -> int:
+    """Run `sample` and put the result (or the field at fault) in `context`; returns the status."""
     try:
         case = sample_case(question=sample["question"], sources_text=sample["sources"], answer=sample["answer"])
     except SampleInvalid as invalid:
@@ -61,7 +66,7 @@ def _check(context: dict[str, object], *, version: ConstitutionVersion, in_force
     return 200
 
 
-def _stored_cases(loaded: str) -> list[dict[str, object]]:
+def _stored_cases(loaded: str) -> Sequence[Mapping[str, object]]:
     """The newest cases for the selector, and the loaded one even when it is older than those."""
     cases = list(Case.objects.order_by("-submitted_at").values("pk", "question")[:STORED_CASES_SHOWN])
     if loaded.isdigit() and all(str(case["pk"]) != loaded for case in cases):

@@ -9,12 +9,13 @@ import time
 import pytest
 from django.db import connection, connections, transaction
 
-from reviewconsole.audit import exports as export_formats
-from reviewconsole.audit import selectors
+from reviewconsole.audit import rows
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat
-from reviewconsole.audit.selectors import AuditFilter, chain_head_values
-from reviewconsole.audit.services import audit_record, export_start
+from reviewconsole.audit.services import audit_record, chain_head_values
 from reviewconsole.review.models import Decision
+from reviewconsole.support import exports as export_formats
+from reviewconsole.support.selectors import AuditFilter
+from reviewconsole.support.services import export_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -109,7 +110,7 @@ def test_an_audit_append_completes_while_an_export_streams(support_lead, reviewe
         _append(reviewer)
     head_seq, _ = chain_head_values()
     # One row per fetch and per chunk: the stream is then mid-way after its first chunk.
-    monkeypatch.setattr(selectors, "STREAM_CHUNK_ROWS", 1)
+    monkeypatch.setattr(rows, "STREAM_CHUNK_ROWS", 1)
     monkeypatch.setattr(export_formats, "_LINES_PER_CHUNK", 1)
     chunks = export_formats.export_chunks(ExportFormat.JSONL, AuditFilter(), head_seq)
     first = next(chunks)

@@ -10,9 +10,9 @@ import pytest
 from django.urls import reverse
 
 from reviewconsole.audit.chain import canonical_time, event_hash
-from reviewconsole.audit.exports import CSV_COLUMNS
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportStatus
 from reviewconsole.queues import task_hold
+from reviewconsole.support.exports import CSV_COLUMNS
 from tests.reviewconsole.audit.test_pages import signed_in
 from verification import Case as Submission
 
@@ -162,7 +162,7 @@ def test_an_export_whose_worker_died_is_taken_again_but_a_live_one_is_not(suppor
 def test_the_export_task_has_its_own_time_limits():
     from django.conf import settings as configured
 
-    from reviewconsole.audit.tasks import run_export
+    from reviewconsole.support.tasks import run_export
 
     assert run_export.time_limit == configured.AUDIT_EXPORT_TIME_LIMIT > configured.CELERY_TASK_TIME_LIMIT
     assert run_export.soft_time_limit == configured.AUDIT_EXPORT_TIME_LIMIT - 60

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.urls import reverse
 
-from reviewconsole.audit.metrics import metrics_report, percentile
-from reviewconsole.audit.templatetags.audit_extras import duration
 from reviewconsole.intake.models import Candidate, Case, Claim, RepairAttempt, RuleVerdict
 from reviewconsole.intake.services import client_create
 from reviewconsole.review.models import Decision, Escalation
+from reviewconsole.support.metrics import metrics_report, percentile
+from reviewconsole.support.templatetags.audit_extras import duration
 from tests.reviewconsole.audit.test_pages import signed_in
 
 DAY1 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from reviewconsole.audit import selectors
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.services import client_create
+from reviewconsole.support import selectors
 from tests.reviewconsole.audit.conftest import run_case
 from tests.reviewconsole.review.conftest import PLANS_CASE, gate_record
 

@@ -47,7 +47,7 @@ def test_the_rubric_page_names_the_rubric_cases_read_once_another_is_published(a
     draft = rubric_draft_save(name="refund-critic", rubric=BUILTIN_RUBRIC.model_copy(update={"instructions": strict}),
                               author=policy_admin)
     version_publish(version=draft, actor=policy_admin, now=timezone.now())
-    settings.LLM_BASE_URL = "http://model.invalid/v1"
+    settings.LLM_BASE_URL, settings.LLM_MODEL = "http://model.invalid/v1", "critic-model"
 
     reads = admin_client.get(RUBRIC_V1).content.decode().split('id="critic-reads">')[1].split("</p>")[0]
 

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from reviewconsole.audit.chain import first_broken_link
 from reviewconsole.audit.models import AuditEvent
-from reviewconsole.audit.selectors import event_rows
+from reviewconsole.audit.rows import event_rows
 
 
 class Command(BaseCommand):

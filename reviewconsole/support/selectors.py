@@ -1,23 +1,17 @@
-"""Reads of the audit trail: filtered events and cases, streamed rows, the chain head."""
+"""Reads for the support pages: filtered events and cases, and the decisions fixtures are made of."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db import connection
-from django.db.models import F, Func, Q, QuerySet, TextField
-from django.db.models.functions import Cast
+from django.db.models import Q, QuerySet
 
-from reviewconsole.audit.chain import HASHED_FIELDS, canonical_time
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.models import Case
 from reviewconsole.review.models import Decision, DecisionKind
-
-# Rows fetched per round trip while streaming; big enough to be fast, small enough to stay flat in memory.
-STREAM_CHUNK_ROWS = 5000
 
 
 @dataclass(frozen=True)
@@ -41,7 +35,7 @@ class AuditFilter:
     @classmethod
     def from_json(cls, data: dict[str, object]) -> AuditFilter:
         """The filter an export stored, back as a filter (so a task applies exactly what was asked)."""
-        values = dict(data)
+        values: dict[str, Any] = dict(data)
         for key in ("since", "until"):
             if values.get(key):
                 values[key] = datetime.fromisoformat(str(values[key]))
@@ -112,51 +106,6 @@ def cases_matching(audit_filter: AuditFilter, *, with_time: bool = True) -> Quer
 def cases_with_decisions(audit_filter: AuditFilter) -> QuerySet[Case]:
     """Matching cases with what a results table shows: escalation and decisions."""
     return cases_matching(audit_filter).select_related("escalation").prefetch_related("decisions__reviewer")
-
-
-EXPORT_COLUMNS = ("id", "prev_hash", "hash", *HASHED_FIELDS)
-_SEQ = EXPORT_COLUMNS.index("seq")
-_CREATED = EXPORT_COLUMNS.index("created_at")
-# The database writes the two costly columns as text itself: decoding a JSON payload only to encode it
-# again, and parsing a timestamp only to format it, were most of an export's time.
-_CANONICAL_TIME_SQL = """to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
-
-
-def event_rows(events: QuerySet[AuditEvent]) -> Iterator[tuple]:
-    """Rows (id, prev_hash, hash, seq, created_at, actor, action, object_type, object_id, case_id, payload)
-    in chain order, with created_at as canonical UTC text and payload as JSON text, fetched in bounded
-    chunks so memory stays flat however many rows match.
-
-    Keyset pages (seq > last seen) rather than one long server-side cursor: a slow download then holds
-    no transaction or snapshot open, and a task can report progress between chunks.
-    """
-    on_postgresql = connection.vendor == "postgresql"
-    text_columns = {"payload": Cast("payload", TextField())}
-    if on_postgresql:
-        text_columns["created_at"] = Func(F("created_at"), template=_CANONICAL_TIME_SQL, output_field=TextField())
-    events = events.order_by("seq").annotate(**{f"{name}_text": value for name, value in text_columns.items()})
-    events = events.values_list(*(f"{c}_text" if c in text_columns else c for c in EXPORT_COLUMNS))
-    last_seq = None
-    while True:
-        page = events.filter(seq__gt=last_seq) if last_seq is not None else events
-        rows = list(page[:STREAM_CHUNK_ROWS])
-        if on_postgresql:
-            yield from rows
-        else:
-            yield from (_with_canonical_time(row) for row in rows)
-        if len(rows) < STREAM_CHUNK_ROWS:
-            return
-        last_seq = rows[-1][_SEQ]
-
-
-def _with_canonical_time(row: tuple) -> tuple:
-    return (*row[:_CREATED], canonical_time(row[_CREATED]), *row[_CREATED + 1 :])
-
-
-def chain_head_values() -> tuple[int, str]:
-    """(seq, hash) of the newest event; (0, "") when the chain is empty."""
-    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
-    return head if head else (0, "")
 
 
 PAGE_SIZE = 50

@@ -14,14 +14,10 @@ from typing import Any
 
 from reviewconsole.audit.chain import canonical_json, canonical_time
 from reviewconsole.audit.models import AuditExport, ExportFormat
-from reviewconsole.audit.selectors import (
-    AuditFilter,
-    decisions_for_fixtures,
-    event_rows,
-    events_matching,
-)
+from reviewconsole.audit.rows import event_rows
 from reviewconsole.intake.services import case_contract
 from reviewconsole.review.models import Decision, DecisionKind
+from reviewconsole.support.selectors import AuditFilter, decisions_for_fixtures, events_matching
 from verification import Origin
 
 # Columns in the order a person reads them. With payload (JSON) and created_at (canonical UTC text) each
@@ -141,7 +137,7 @@ _SUFFIX = {ExportFormat.CSV: "csv", ExportFormat.JSONL: "jsonl", ExportFormat.FI
 
 
 def export_file_name(export: AuditExport) -> str:
-    return f"audit-export-{export.pk}.{_SUFFIX[export.format]}"
+    return f"audit-export-{export.pk}.{_SUFFIX[ExportFormat(export.format)]}"
 
 
 def write_export(chunks: Iterator[Chunk], path: Path, *, progress: Callable[[int], None]) -> int:

@@ -34,7 +34,7 @@ def stacked_bars(*, title: str, days: list[date], series: dict[str, list[int]]) 
     bar_w = max(slot * 0.8, 1)
     marks = []
     for i, day in enumerate(days):
-        y = _TOP + plot_h
+        y: float = _TOP + plot_h
         for j, (name, values) in enumerate(series.items()):
             if not values[i]:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -12,14 +13,14 @@ from django.views.decorators.vary import vary_on_headers
 
 from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
-from reviewconsole.audit import charts, selectors, services
-from reviewconsole.audit.case_record import case_record
-from reviewconsole.audit.exports import export_chunks, export_file_name, export_text
-from reviewconsole.audit.forms import AuditFilterForm, ExportForm, MetricsForm
-from reviewconsole.audit.metrics import metrics_report
 from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.review.reasons import reason_label
+from reviewconsole.support import charts, selectors, services
+from reviewconsole.support.case_record import case_record
+from reviewconsole.support.exports import export_chunks, export_file_name, export_text
+from reviewconsole.support.forms import AuditFilterForm, ExportForm, MetricsForm
+from reviewconsole.support.metrics import metrics_report
 from reviewconsole.webhooks.selectors import delivery_counts
 
 support_lead_required = role_required(Role.SUPPORT_LEAD, refusal="the audit pages are for support leads")
@@ -35,7 +36,9 @@ def _search(request: HtmxHttpRequest, template: str, find) -> HttpResponse:
     form = AuditFilterForm(request.GET)
     # The export form repeats the filter, so what is exported is exactly what is on screen.
     export_fields = [(name, value) for name, value in request.GET.items() if name != "page" and value]
-    context = {"form": form, "page": None, "export_fields": export_fields, "export_form": ExportForm()}
+    context: dict[str, object] = {
+        "form": form, "page": None, "export_fields": export_fields, "export_form": ExportForm(),
+    }
     status = 400
     if form.is_valid():
         # An invalid filter shows its errors and no results: results that ignored it would look like an answer.
@@ -70,7 +73,7 @@ def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 
 @require_POST
 @support_lead_required
-def export_create(request: HtmxHttpRequest) -> HttpResponse:
+def export_create(request: HtmxHttpRequest) -> HttpResponseBase:
     """Stream a small export at once; queue a large one and show its progress."""
     export_form = ExportForm(request.POST)
     if not export_form.is_valid():
@@ -86,7 +89,7 @@ def export_create(request: HtmxHttpRequest) -> HttpResponse:
         messages.info(request, f"Export {export.pk} has {export.rows_total} rows: it is written to a file for you.")
         return redirect("audit:export", export_id=export.pk)
     chunks = export_chunks(export.format, selectors.AuditFilter.from_json(export.filters), export.head_seq)
-    response = StreamingHttpResponse(export_text(chunks), content_type=_CONTENT_TYPES[export.format])
+    response = StreamingHttpResponse(export_text(chunks), content_type=_CONTENT_TYPES[ExportFormat(export.format)])
     response["Content-Disposition"] = f'attachment; filename="{export_file_name(export)}"'
     response["X-Audit-Export"] = str(export.pk)
     response["X-Audit-Chain-Head"] = f"{export.head_seq}:{export.head_hash}"
@@ -111,7 +114,7 @@ def export_download(request: HtmxHttpRequest, export_id: int) -> FileResponse:
     if not export.file_name or not path.is_file():
         raise Http404("the export file is gone")
     return FileResponse(path.open("rb"), as_attachment=True, filename=export.file_name,
-                        content_type=_CONTENT_TYPES[export.format])
+                        content_type=_CONTENT_TYPES[ExportFormat(export.format)])
 
 
 @require_GET

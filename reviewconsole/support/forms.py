@@ -9,10 +9,10 @@ from django.utils import timezone
 
 from reviewconsole.audit.actions import AuditAction
 from reviewconsole.audit.models import ExportFormat
-from reviewconsole.audit.selectors import AuditFilter
 from reviewconsole.intake.models import Client
 from reviewconsole.review.models import DecisionKind
 from reviewconsole.review.reasons import reason_choices
+from reviewconsole.support.selectors import AuditFilter
 
 _DATETIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 
@@ -71,7 +71,7 @@ class AuditFilterForm(forms.Form):
 
     def _label(self, name: str) -> str:
         field = self.fields.get(name)
-        return (field.label or name.capitalize()) if field is not None else "Filters"
+        return str(field.label or name.capitalize()) if field is not None else "Filters"
 
     def page_number(self) -> int:
         self.is_valid()

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from reviewconsole.audit import views
+from reviewconsole.support import views
 
 app_name = "audit"
 

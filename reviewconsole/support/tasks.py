@@ -6,8 +6,8 @@ import logging
 
 from django.conf import settings
 
-from reviewconsole.audit import services
 from reviewconsole.celery import app
+from reviewconsole.support import services
 
 logger = logging.getLogger(__name__)
 

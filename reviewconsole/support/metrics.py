@@ -116,7 +116,8 @@ def _decision_outcomes(since: datetime, until: datetime) -> list[tuple[int, str,
 
 
 def _agreement_by_reason(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agreement]:
-    decided, agreed = Counter(), Counter()
+    decided: Counter[tuple[str, bool]] = Counter()
+    agreed: Counter[tuple[str, bool]] = Counter()
     for _, reason, spot, approved_unchanged in outcomes:
         decided[(reason, spot)] += 1
         agreed[(reason, spot)] += approved_unchanged == spot
@@ -137,7 +138,8 @@ def _agreement_by_rule(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agre
         if case_id not in final_candidate or position > final_candidate[case_id][1]:
             final_candidate[case_id] = (pk, position)
     case_of = {pk: case_id for case_id, (pk, _) in final_candidate.items()}
-    decided, agreed = Counter(), Counter()
+    decided: Counter[str] = Counter()
+    agreed: Counter[str] = Counter()
     failed = RuleVerdict.objects.filter(candidate_id__in=case_of, passed=False)
     for candidate_id, rule in failed.values_list("candidate_id", "rule"):
         decided[rule] += 1
@@ -154,6 +156,7 @@ def metrics_report(*, since: datetime, until: datetime) -> MetricsReport:
         for opened, decided in Escalation.objects.filter(decided_at__gte=since, decided_at__lt=until).values_list(
             "created_at", "decided_at"
         )
+        if decided is not None
     ]
     outcomes = _decision_outcomes(since, until)
     caught = Claim.objects.filter(

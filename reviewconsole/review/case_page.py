@@ -1,0 +1,121 @@
+"""One case as a reviewer sees it: its versions, sources, repairs, notes and budgets, with claims and
+evidence marked, loaded in a fixed number of queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.safestring import SafeString
+
+from reviewconsole.intake.models import Candidate, Case, Claim, RepairAttempt, Source
+from reviewconsole.review.budgets import Budget, case_budgets
+from reviewconsole.review.diff import ClaimChange, claim_diff
+from reviewconsole.review.marking import ClaimRow, ReleaseGate, case_marks
+from reviewconsole.review.models import CaseNote, EditVerification, EditVerificationStatus, Escalation
+from reviewconsole.review.package import ReviewPackage, review_package
+from reviewconsole.review.states import FAILING_STATES
+
+
+@dataclass
+class CaseReview:
+    """Everything the case page shows, loaded in a fixed number of queries."""
+
+    escalation: Escalation
+    case: Case
+    candidates: list[Candidate]
+    current: Candidate | None
+    """The latest version; None only for a case whose run stored no candidate."""
+    sources: list[Source]
+    repairs: list[RepairAttempt]
+    notes: list[CaseNote]
+    verifications: dict[int, EditVerification]
+    budgets: list[Budget]
+    review_package: ReviewPackage | None
+    """About the versions on screen: the original and the current one, a reviewer's edit included."""
+    metrics: dict[str, Any]
+    shown: Candidate | None = None
+    """The version whose claims and evidence are marked: the current one unless another was asked for."""
+    candidate_html: SafeString | None = None
+    marked_sources: list[tuple[Source, SafeString]] = field(default_factory=list)
+    claim_rows: list[ClaimRow] = field(default_factory=list)
+    release_gate: ReleaseGate | None = None
+    """The run's release gate; None for a run recorded before the gate existed."""
+
+    @property
+    def held_back_count(self) -> int:
+        return sum(row.held_back for row in self.claim_rows)
+
+    @property
+    def current_verification(self) -> EditVerification | None:
+        return self.verifications.get(self.current.pk) if self.current is not None else None
+
+    @property
+    def verification_pending(self) -> bool:
+        verification = self.current_verification
+        return verification is not None and not verification.is_finished
+
+    @property
+    def failing_claims(self) -> list[Claim]:
+        if self.current is None:
+            return []
+        return [claim for claim in self.current.claims.all() if claim.state in FAILING_STATES]
+
+    @property
+    def needs_override(self) -> bool:
+        verification = self.current_verification
+        failed = verification is not None and verification.status == EditVerificationStatus.FAILED
+        return failed or bool(self.failing_claims)
+
+    @property
+    def failed_repairs(self) -> list[RepairAttempt]:
+        return [repair for repair in self.repairs if repair.outcome != "ACCEPTED"]
+
+
+def case_review(escalation: Escalation, *, version: str = "") -> CaseReview:
+    case = escalation.case
+    candidates = list(
+        Candidate.objects.filter(case=case)
+        .select_related("parent")
+        .prefetch_related("claims", "rule_verdicts", "findings")
+        .order_by("position")
+    )
+    sources = list(case.sources.all())
+    record = case.run_record or {}
+    repairs = list(case.repairs.all())
+    verifications = {v.candidate_id: v for v in EditVerification.objects.filter(candidate__case=case)}
+    review = CaseReview(
+        escalation=escalation,
+        case=case,
+        candidates=candidates,
+        current=candidates[-1] if candidates else None,
+        sources=sources,
+        repairs=repairs,
+        notes=list(CaseNote.objects.filter(case=case).select_related("author")),
+        verifications=verifications,
+        budgets=case_budgets(case, record),
+        review_package=review_package(
+            candidates, repairs=repairs, engine_package=record.get("review_package"),
+            verification=verifications.get(candidates[-1].pk) if candidates else None,
+        ),
+        metrics=record.get("metrics") or {},
+    )
+    if "release_threshold" in record:
+        threshold = record["release_threshold"]
+        review.release_gate = ReleaseGate(
+            float(threshold) if threshold is not None else None, str(record.get("release_calibration") or "")
+        )
+    if review.current is not None:
+        review.shown = next((c for c in candidates if c.candidate_id == version), review.current)
+        marks = case_marks(review.shown, sources, review.release_gate)
+        review.candidate_html, review.marked_sources = marks.candidate_html, marks.marked_sources
+        review.claim_rows, review.release_gate = marks.claim_rows, marks.release_gate
+    return review
+
+
+def candidate_diff(review: CaseReview, older_id: str, newer_id: str) -> tuple[Candidate, Candidate, list[ClaimChange]]:
+    """The claim diff between two versions of this case (defaults: the first and the current)."""
+    by_id = {candidate.candidate_id: candidate for candidate in review.candidates}
+    older = by_id.get(older_id) or review.candidates[0]
+    newer = by_id.get(newer_id) or review.candidates[-1]
+    return older, newer, claim_diff(older.claims.all(), newer.claims.all())

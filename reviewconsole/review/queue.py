@@ -1,0 +1,206 @@
+"""The review queue: its filters, one page of it, and the cursor that pager links carry."""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import reduce
+
+from django.contrib.auth.models import User
+from django.db import connections
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Left
+from django.utils.http import int_to_base36
+
+from reviewconsole.accounts.roles import Role
+from reviewconsole.policy import selectors as policy_selectors
+from reviewconsole.review.leases import lease_free
+from reviewconsole.review.models import Escalation, EscalationStatus
+from verification import constitution as constitutions
+
+QUEUE_PAGE_SIZE = 50
+# A total order, so that paging from one case to the next neither skips nor repeats one: the id breaks
+# ties between cases of equal priority and age. The queue index has the same columns (models.py).
+QUEUE_ORDER = ("-priority", "created_at", "id")
+_QUEUE_ORDER_BACKWARD = ("priority", "-created_at", "-id")
+QUESTION_PREVIEW_CHARS = 110
+_QUEUE_COLUMNS = (
+    "case_id", "priority", "reason", "severity", "is_spot_check", "assignee_id", "lease_expires_at", "created_at",
+    "case__constitution_name", "case__client__name", "assignee__username",
+)
+
+@dataclass(frozen=True)
+class QueueFilters:
+    """The queue's filters; empty means "any". `assignee` is "", "none", "me" or a user id."""
+
+    reason: str = ""
+    severity: str = ""
+    constitution: str = ""
+    client: int | None = None
+    assignee: str = ""
+    spot_check: bool | None = None
+
+
+@dataclass(frozen=True)
+class QueueCursor:
+    """The place of one escalation in the queue order. The escalation may have left the queue since:
+    the place stays well defined, so paging on from it neither skips nor repeats a case."""
+
+    priority: int
+    created_at: datetime
+    id: int
+
+    @classmethod
+    def of(cls, escalation: Escalation) -> QueueCursor:
+        return cls(escalation.priority, escalation.created_at, escalation.pk)
+
+    def encode(self) -> str:
+        """Three base-36 numbers: short enough for a link, and no one's business to read."""
+        micros = (self.created_at - _EPOCH) // timedelta(microseconds=1)
+        return ".".join(int_to_base36(number) for number in (self.priority, micros, self.id))
+
+    @classmethod
+    def decode(cls, text: str) -> QueueCursor:
+        """The cursor `encode` wrote; ValueError for anything else, before it can reach the database."""
+        if not _CURSOR.fullmatch(text):
+            raise ValueError("not three base-36 numbers")
+        priority, micros, id_ = (int(part, 36) for part in text.split("."))
+        if priority > _MAX_PRIORITY or not 0 < id_ <= _MAX_ID:
+            raise ValueError("priority or id out of range")
+        try:
+            created_at = _EPOCH + timedelta(microseconds=micros)
+        except OverflowError as error:
+            raise ValueError("time out of range") from error
+        return cls(priority, created_at, id_)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_CURSOR = re.compile(r"[0-9a-z]{1,13}\.[0-9a-z]{1,13}\.[0-9a-z]{1,13}")
+_MAX_PRIORITY, _MAX_ID = 2**31 - 1, 2**63 - 1  # the columns' ranges: larger values would not compare
+
+
+@dataclass(frozen=True)
+class QueuePosition:
+    """Where a queue page starts: just after a case, just before one, or (neither) at the top."""
+
+    after: QueueCursor | None = None
+    before: QueueCursor | None = None
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """The rows of one page, the filtered total, and where the pager's links lead."""
+
+    escalations: list[Escalation]
+    total: int
+    reason_counts: list[tuple[str, int]]
+    has_previous: bool = False
+    has_next: bool = False
+
+    @property
+    def all_reasons_total(self) -> int:
+        """Open cases for every reason, under the other filters: what "All reasons" leads to."""
+        return sum(count for _reason, count in self.reason_counts)
+
+    @property
+    def previous_cursor(self) -> str:
+        return QueueCursor.of(self.escalations[0]).encode() if self.escalations else ""
+
+    @property
+    def next_cursor(self) -> str:
+        return QueueCursor.of(self.escalations[-1]).encode() if self.escalations else ""
+
+
+def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime) -> QuerySet[Escalation]:
+    queryset = Escalation.objects.filter(status=EscalationStatus.OPEN)
+    if filters.severity:
+        queryset = queryset.filter(severity=filters.severity)
+    if filters.constitution:
+        queryset = queryset.filter(case__constitution_name=filters.constitution)
+    if filters.client is not None:
+        queryset = queryset.filter(case__client_id=filters.client)
+    if filters.spot_check is not None:
+        queryset = queryset.filter(is_spot_check=filters.spot_check)
+    if filters.assignee == "none":
+        queryset = queryset.filter(lease_free(now))
+    elif filters.assignee:
+        assignee_id = reviewer.pk if filters.assignee == "me" else int(filters.assignee)
+        queryset = queryset.filter(assignee_id=assignee_id, lease_expires_at__gt=now)
+    return queryset
+
+
+def queue_page(
+    *, filters: QueueFilters, reviewer: User, now: datetime, position: QueuePosition | None = None
+) -> QueuePage:
+    """One page of open escalations, highest priority then oldest first, with counts per reason.
+
+    The counts ignore the reason filter (they are the choices for it), and the total comes from them,
+    so a page costs two queries however long the queue is and however deep the page.
+    """
+    position = position or QueuePosition()
+    base = _filtered(filters, reviewer=reviewer, now=now)
+    counts = list(base.order_by().values_list("reason").annotate(n=Count("*")).order_by("-n", "reason"))
+    total = dict(counts).get(filters.reason, 0) if filters.reason else sum(n for _, n in counts)
+    if total == 0:
+        # Nothing matches: skip the ordered scan, which would read the whole queue index to find no row.
+        return QueuePage([], total, counts)
+    rows = base.filter(reason=filters.reason) if filters.reason else base
+    # One row more than a page tells whether there is a page beyond, without counting. Towards where a
+    # cursor came from there is the page its link was on.
+    if position.before is not None:
+        found = _shown(_seek(rows, position.before, backward=True), backward=True)
+        found.reverse()
+        return QueuePage(found[-QUEUE_PAGE_SIZE:], total, counts, len(found) > QUEUE_PAGE_SIZE, True)
+    if position.after is not None:
+        found = _shown(_seek(rows, position.after, backward=False), backward=False)
+        return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, True, len(found) > QUEUE_PAGE_SIZE)
+    found = _shown(rows, backward=False)
+    return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, False, len(found) > QUEUE_PAGE_SIZE)
+
+
+def _seek(rows: QuerySet[Escalation], cursor: QueueCursor, *, backward: bool) -> QuerySet[Escalation]:
+    """The rows past `cursor` in queue order (before it if `backward`), for the caller to order and slice.
+
+    They are one stretch of the queue index, but priority runs down while age runs up, so no row
+    comparison describes it, and PostgreSQL answers the OR of its three ranges by walking the index from
+    the top, as an OFFSET would. Each range alone is an index range scan: take a page from each, as a UNION of
+    ids, and leave the caller at most three pages of rows to sort.
+    """
+    pieces = _past(cursor, backward=backward)
+    if not connections[rows.db].features.supports_slicing_ordering_in_compound:
+        return rows.filter(reduce(operator.or_, pieces))  # SQLite (the demo): right, only not as fast
+    order = _QUEUE_ORDER_BACKWARD if backward else QUEUE_ORDER
+    ids = [rows.filter(piece).order_by(*order).values("pk")[: QUEUE_PAGE_SIZE + 1] for piece in pieces]
+    return Escalation.objects.filter(pk__in=ids[0].union(*ids[1:], all=True))
+
+
+def _past(cursor: QueueCursor, *, backward: bool) -> list[Q]:
+    """The escalations after `cursor` (before it if `backward`) as three ranges of the queue index."""
+    at_priority, at_time = Q(priority=cursor.priority), Q(priority=cursor.priority, created_at=cursor.created_at)
+    if backward:
+        return [at_time & Q(id__lt=cursor.id), at_priority & Q(created_at__lt=cursor.created_at),
+                Q(priority__gt=cursor.priority)]
+    return [at_time & Q(id__gt=cursor.id), at_priority & Q(created_at__gt=cursor.created_at),
+            Q(priority__lt=cursor.priority)]
+
+
+def _shown(rows: QuerySet[Escalation], *, backward: bool) -> list[Escalation]:
+    """Up to a page and one row, in queue order (reversed if `backward`), with what a row shows."""
+    return list(
+        rows.select_related("case__client", "assignee")
+        .only(*_QUEUE_COLUMNS)
+        # Cut long questions in the database: a row shows one line, and 50 rows of 4,000 characters
+        # would cost more to send and truncate than the whole query.
+        .annotate(question_preview=Left("case__question", QUESTION_PREVIEW_CHARS))
+        .order_by(*(_QUEUE_ORDER_BACKWARD if backward else QUEUE_ORDER))[: QUEUE_PAGE_SIZE + 1]
+    )
+
+
+def reviewers() -> QuerySet[User]:
+    return User.objects.filter(groups__name=Role.REVIEWER.value, is_active=True).order_by("username")
+
+
+def constitution_names() -> list[str]:
+    return policy_selectors.constitution_names() or constitutions.builtin_names()
