@@ -37,14 +37,14 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
         cursor.execute(
             """
             INSERT INTO intake_case (client_id, question, metadata, constitution_name, constitution_version,
-                status, terminal, reason, priority, final_answer, verifier, error, attempts,
+                status, terminal, reason, final_answer, verifier, error, attempts,
                 submitted_at, finished_at, updated_at)
             SELECT %s, 'Question number ' || n || ': can I get a refund on my annual plan?', '{}',
                 (ARRAY['', 'customer-support', 'medical-information'])[1 + n %% 3], '',
                 'ESCALATED', (ARRAY['REVIEW', 'ABSTAIN'])[1 + n %% 2],
                 (ARRAY['CRITICAL_CLAIM', 'CONFLICTING_EVIDENCE', 'UNSUPPORTED_CLAIM', 'CYCLE_DETECTED',
                        'RULE_FAILED', 'REPAIR_BUDGET_EXHAUSTED'])[1 + n %% 6],
-                0, '', 'offline/1', '', 1,
+                '', 'offline/1', '', 1,
                 now() - n * interval '7 seconds', now() - n * interval '7 seconds', now()
             FROM generate_series(1, %s) AS n
             """,
@@ -70,6 +70,7 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
 
 def _seed_big_case(client) -> int:
     """One escalated case with 5 candidates of 20 claims, evidence, verdicts, findings and repairs."""
+    from reviewconsole.intake.constitutions import constitution_pin
     from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, Finding, RepairAttempt, RuleVerdict
     from reviewconsole.intake.models import Source as SourceRow
     from reviewconsole.review.models import CaseNote, Escalation
@@ -77,9 +78,11 @@ def _seed_big_case(client) -> int:
 
     sentences = [f"Fact {n}: the annual plan includes benefit number {n} for 30 days. " for n in range(40)]
     source_text = "".join(sentences)
+    pin = constitution_pin(None)  # the default constitution in force: every case pins one
     case = Case.objects.create(
         client=client, question="What does the annual plan include?", answer="", status=CaseStatus.ESCALATED,
-        terminal="REVIEW", reason="CONFLICTING_EVIDENCE", priority=999, verifier="offline/1",
+        terminal="REVIEW", reason="CONFLICTING_EVIDENCE", verifier="offline/1", constitution_pin=pin,
+        constitution_name=pin.document.name, constitution_version=pin.short_sha,
         run_record={
             "metrics": {"repairs_attempted": 4, "verifier_calls": 100, "model_calls": 0, "elapsed_ms": 80},
             "review_package": {
