@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "reviewconsole.audit",
     "reviewconsole.policy",
     "reviewconsole.support",
+    "reviewconsole.workbench",
+    "reviewconsole.api",
     "reviewconsole.team",
     # Counts failed sign-ins and locks out a username from an address after too many (see "Auth").
     "axes",

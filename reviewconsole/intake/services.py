@@ -14,7 +14,6 @@ from reviewconsole import work_claims
 from reviewconsole.intake import audit_events
 from reviewconsole.intake.constitutions import case_constitution, constitution_pin
 from reviewconsole.intake.credentials import new_webhook_secret
-from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import (
     Candidate,
     Case,
@@ -27,6 +26,7 @@ from reviewconsole.intake.models import (
     Source,
 )
 from reviewconsole.intake.signals import run_stored
+from reviewconsole.policy.engine import run_engine
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.queues import enqueue_on_commit, task_hold
 from verification import RunRecord, Terminal, UnknownConstitution

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from reviewconsole import work_claims
-from reviewconsole.intake.engine import configured_model
+from reviewconsole.policy.engine import configured_model
 from reviewconsole.policy.models import CalibrationRun, CalibrationStatus, CalibrationTrigger, RubricVersion
 from reviewconsole.policy.rubrics import RubricContent
 from reviewconsole.policy.selectors import constitution_in_force

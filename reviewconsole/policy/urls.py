@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path, register_converter
 
-from reviewconsole.policy.views import constitutions, health, rubrics, tryout
+from reviewconsole.policy.views import constitutions, rubrics
 
 
 class DocumentName:
@@ -29,7 +29,6 @@ urlpatterns = [
     path("constitutions/<document:name>/v<int:number>/edit", constitutions.constitution_edit, name="constitution_edit"),
     path("constitutions/<document:name>/v<int:number>/publish", constitutions.version_publish,
          name="constitution_publish"),
-    path("constitutions/<document:name>/v<int:number>/try", tryout.version_try, name="constitution_try"),
     path("rubrics/", rubrics.rubric_list, name="rubrics"),
     path("rubrics/<document:name>/", rubrics.rubric_detail, name="rubric"),
     path("rubrics/<document:name>/threshold", rubrics.rubric_threshold, name="rubric_threshold"),
@@ -38,5 +37,4 @@ urlpatterns = [
     path("rubrics/<document:name>/v<int:number>/publish", rubrics.rubric_publish, name="rubric_publish"),
     path("rubrics/<document:name>/v<int:number>/calibrate", rubrics.calibration_start, name="calibration_start"),
     path("calibration/<int:run_id>/", rubrics.calibration_run, name="calibration_run"),
-    path("rule-health/", health.rule_health_page, name="rule_health"),
 ]

@@ -1,12 +1,13 @@
-"""Reads of past decisions. The queue, the case page and its parts have modules of their own
-(queue.py, case_page.py, marking.py, budgets.py)."""
+"""Reads of decisions: a reviewer's past ones, and the answer a case released. The queue, the case page
+and its parts have modules of their own (queue.py, case_page.py, marking.py, budgets.py)."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from reviewconsole.review.models import Decision
+from reviewconsole.intake.models import Case, CaseStatus
+from reviewconsole.review.models import Decision, DecisionKind
 
 
 def decisions_of(reviewer: User) -> QuerySet[Decision]:
@@ -16,3 +17,12 @@ def decisions_of(reviewer: User) -> QuerySet[Decision]:
         .defer("case__run_record", "candidate__text")
         .order_by("-created_at")
     )
+
+
+def case_released_answer(case: Case) -> str | None:
+    """The text a client may show its user: released by the engine, or approved by a person."""
+    if case.status == CaseStatus.RELEASED:
+        return case.final_answer
+    approvals = Decision.objects.filter(case=case, kind=DecisionKind.APPROVE).select_related("candidate")
+    approval = approvals.order_by("-created_at").first()
+    return approval.candidate.text if approval else None

@@ -10,10 +10,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviewconsole import work_claims
+from reviewconsole.intake import outcomes
 from reviewconsole.intake.constitutions import case_constitution
-from reviewconsole.intake.engine import run_engine
-from reviewconsole.intake.models import Candidate, CaseStatus
+from reviewconsole.intake.models import Candidate
 from reviewconsole.intake.services import candidate_checks_store, candidate_claims_store, case_contract
+from reviewconsole.policy.engine import run_engine
 from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.review import audit_events
 from reviewconsole.review.leases import escalation_lease_renew, lease_held_by_other
@@ -29,7 +30,7 @@ from reviewconsole.review.models import (
 from reviewconsole.review.states import FAILING_STATES
 from reviewconsole.webhooks import services as webhooks
 from reviewconsole.webhooks.payloads import case_outcome_payload
-from verification import Origin, RunRecord, sha256_text
+from verification import RunRecord
 
 
 class DecisionRefused(Exception):
@@ -105,10 +106,7 @@ def decision_approve(
             case=escalation.case, reviewer=reviewer, kind=DecisionKind.APPROVE, candidate=candidate,
             note=note, override_reason=override_reason.strip(),
         )
-        case = escalation.case
-        case.status = CaseStatus.RELEASED
-        case.final_answer = candidate.text
-        case.save(update_fields=["status", "final_answer", "updated_at"])
+        outcomes.case_release_approved(case=escalation.case, candidate=candidate)
         _close(escalation, decision, now)
         return decision
 
@@ -132,9 +130,7 @@ def decision_reject(
             case=escalation.case, reviewer=reviewer, kind=DecisionKind.REJECT, candidate=candidate,
             reason_code=reason_code, note=note,
         )
-        case = escalation.case
-        case.status = CaseStatus.REJECTED
-        case.save(update_fields=["status", "updated_at"])
+        outcomes.case_reject(case=escalation.case)
         _close(escalation, decision, now)
         return decision
 
@@ -184,11 +180,7 @@ def candidate_edit(
             raise InvalidEdit("The edited answer is empty.", field="text")
         if text == parent.text:
             raise InvalidEdit("The edited answer is the same as the current one.", field="text")
-        position = parent.position + 1
-        candidate = Candidate.objects.create(
-            case_id=escalation.case_id, position=position, candidate_id=f"c{position}", parent=parent,
-            origin=Origin.REVIEWER.value, operation="reviewer_edit", text=text, sha256=sha256_text(text),
-        )
+        candidate = outcomes.candidate_reviewer_add(parent=parent, text=text)
         EditVerification.objects.create(candidate=candidate, requested_by=reviewer)
         decision = Decision.objects.create(
             case_id=escalation.case_id, reviewer=reviewer, kind=DecisionKind.EDIT, candidate=candidate, note=note

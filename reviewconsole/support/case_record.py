@@ -13,8 +13,8 @@ from django.db.models import Prefetch
 
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.models import Candidate, Case, Claim
-from reviewconsole.intake.selectors import case_released_answer
 from reviewconsole.review.models import CaseNote, Decision
+from reviewconsole.review.selectors import case_released_answer
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ import pytest
 from reviewconsole.audit.models import AuditExport, ExportStatus
 from reviewconsole.intake.services import client_create
 from tests.browser.session import sign_in
+from tests.reviewconsole.api.conftest import SUPPORTED_CASE
 from tests.reviewconsole.audit.conftest import export_dir, history, run_case  # noqa: F401 (fixtures)
-from tests.reviewconsole.intake.conftest import SUPPORTED_CASE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

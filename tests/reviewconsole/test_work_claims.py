@@ -28,7 +28,7 @@ from reviewconsole.review.services import EDIT_VERIFICATIONS
 from reviewconsole.sweeper import sweep_claims
 from reviewconsole.webhooks.models import EventType, WebhookDelivery
 from reviewconsole.webhooks.services import DELIVERIES
-from tests.reviewconsole.intake.conftest import case_body
+from tests.reviewconsole.api.conftest import case_body
 from verification import Case as Submission
 from verification import Origin, TransientError, sha256_text
 

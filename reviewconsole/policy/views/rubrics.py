@@ -9,11 +9,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from reviewconsole.htmx import HtmxHttpRequest
-from reviewconsole.intake.engine import configured_model
 from reviewconsole.policy import selectors, services
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.calibration import calibration_request
 from reviewconsole.policy.diff import rubric_diff
+from reviewconsole.policy.engine import configured_model
 from reviewconsole.policy.models import Rubric, RubricVersion
 from reviewconsole.policy.rubric_form import RubricForm, ThresholdForm
 from reviewconsole.policy.rubrics import RubricContent

@@ -12,7 +12,7 @@ from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review import leases
 from reviewconsole.review.services import decision_approve, decision_reject
-from tests.reviewconsole.intake.conftest import SUPPORTED_CASE
+from tests.reviewconsole.api.conftest import SUPPORTED_CASE
 from tests.reviewconsole.review.conftest import refund_case
 from verification import Case as Submission
 

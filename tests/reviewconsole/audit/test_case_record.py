@@ -9,8 +9,8 @@ from django.urls import reverse
 from reviewconsole.audit.models import AuditExport
 from reviewconsole.intake.services import client_create
 from reviewconsole.review.reasons import code_label
+from tests.reviewconsole.api.conftest import SUPPORTED_CASE
 from tests.reviewconsole.audit.conftest import run_case
-from tests.reviewconsole.intake.conftest import SUPPORTED_CASE
 
 pytestmark = pytest.mark.django_db
 

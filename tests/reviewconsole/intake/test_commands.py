@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from reviewconsole.intake.models import Case, Client
 from reviewconsole.intake.services import token_hash
-from tests.reviewconsole.intake.conftest import case_body
+from tests.reviewconsole.api.conftest import case_body
 
 TOKEN = re.compile(r"(rc_[A-Za-z0-9_-]{20,})")
 

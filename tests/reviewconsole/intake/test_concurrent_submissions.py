@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import Client as HttpClient
 
 from reviewconsole.intake.models import Case, Source
-from tests.reviewconsole.intake.conftest import case_body
+from tests.reviewconsole.api.conftest import case_body
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,7 +15,7 @@ import pytest
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
 from reviewconsole.review.models import Escalation
 from reviewconsole.webhooks.models import WebhookDelivery
-from tests.reviewconsole.intake.conftest import case_body
+from tests.reviewconsole.api.conftest import case_body
 from tests.verification.fake_openai import FakeOpenAIServer, Received, Reply
 from tests.verification.replies import cove_reply
 

@@ -8,14 +8,14 @@ import pytest
 from django.utils import timezone
 
 from reviewconsole.intake import services
-from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim
 from reviewconsole.intake.tasks import verify_case
+from reviewconsole.policy.engine import run_engine
 from reviewconsole.review.models import Escalation
 from reviewconsole.review.routing import escalation_priority
 from reviewconsole.sweeper import sweep_claims
 from reviewconsole.webhooks.models import WebhookDelivery
-from tests.reviewconsole.intake.conftest import SUPPORTED_CASE, case_body
+from tests.reviewconsole.api.conftest import SUPPORTED_CASE, case_body
 from verification import Case as ContractCase
 
 

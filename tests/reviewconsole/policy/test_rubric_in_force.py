@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from reviewconsole.intake import engine as intake_engine
+from reviewconsole.policy import engine as policy_engine
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC, BUILTIN_RUBRIC_NAME
 from reviewconsole.policy.selectors import critic_rubric_for
 from reviewconsole.policy.services import rubric_draft_save, version_publish
@@ -39,8 +39,8 @@ def test_the_engine_runs_with_the_rubric_in_force(policy_admin, monkeypatch):
         seen.update(options)
         return "record"
 
-    monkeypatch.setattr(intake_engine, "check_case", engine)
+    monkeypatch.setattr(policy_engine, "check_case", engine)
     case = Case(question="Refund?", answer="Yes.", sources=[Source(id="s", text="Refunds within 30 days.")])
 
-    assert intake_engine.run_engine(case) == "record"
+    assert policy_engine.run_engine(case) == "record"
     assert seen["critic_rubric"] == STRICT

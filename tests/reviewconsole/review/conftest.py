@@ -12,7 +12,7 @@ from reviewconsole.intake.models import Candidate, Case, Client
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review.models import Escalation
-from tests.reviewconsole.intake.conftest import REFUND_CASE
+from tests.reviewconsole.api.conftest import REFUND_CASE
 from verification import Case as Submission
 from verification import types as contract
 

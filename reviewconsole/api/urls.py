@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from reviewconsole.intake import api
+from reviewconsole.api import views as api
 
 urlpatterns = [
     path("v1/cases", api.cases, name="api-cases"),

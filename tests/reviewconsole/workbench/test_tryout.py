@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.intake.engine import run_engine
 from reviewconsole.intake.models import Case, Client
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.policy import services
+from reviewconsole.policy.engine import run_engine
 from reviewconsole.policy.models import VersionStatus
 from reviewconsole.policy.selectors import constitution_in_force
-from reviewconsole.policy.tryout import sample_case, sources_from_text
 from reviewconsole.review.reasons import reason_label
+from reviewconsole.workbench.tryout import sample_case, sources_from_text
 from tests.reviewconsole.review.conftest import GATE_CALIBRATION, gate_record
 from verification import Case as Submission
 from verification.constitution import CUSTOMER_SUPPORT, ForbiddenPhrases, WordLimit
@@ -136,7 +136,7 @@ def test_the_diff_shows_a_changed_list_as_its_items(admin_client, policy_admin):
 
 
 def test_a_tried_sample_shows_the_reason_in_words_and_the_release_gate_it_met(admin_client, draft, monkeypatch):
-    monkeypatch.setattr("reviewconsole.policy.tryout.run_engine", lambda case, **options: gate_record())
+    monkeypatch.setattr("reviewconsole.workbench.tryout.run_engine", lambda case, **options: gate_record())
 
     html = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/try", SAMPLE,
                              HTTP_HX_REQUEST="true").content.decode()
@@ -180,7 +180,7 @@ def test_loading_a_stored_case_keeps_it_selected_and_shows_both_results_side_by_
 
 
 def test_a_case_older_than_the_list_is_still_offered_and_selected(admin_client, draft, monkeypatch):
-    monkeypatch.setattr("reviewconsole.policy.views.tryout.STORED_CASES_SHOWN", 1)
+    monkeypatch.setattr("reviewconsole.workbench.views.tryout.STORED_CASES_SHOWN", 1)
     old = _stored(SAMPLE["question"], SAMPLE["answer"])
     newer = _stored("Another question?", "Another answer.")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from reviewconsole.policy.selectors import critic_rubric_for
 from verification import Case, Constitution, OpenAIChatModel, RunRecord, check_case
 
 
@@ -25,8 +26,6 @@ def configured_model() -> OpenAIChatModel | None:
 def run_engine(case: Case, *, constitution: Constitution | None = None, repair: str = "auto") -> RunRecord:
     """Check `case` under `constitution` (the version the case pinned, or a draft an admin is trying),
     with the critic rubric published for that constitution; `repair="none"` checks the text as written."""
-    from reviewconsole.policy.selectors import critic_rubric_for
-
     name = constitution.name if constitution is not None else (case.constitution or "default")
     return check_case(
         case, model=configured_model(), constitution=constitution, repair=repair, critic_rubric=critic_rubric_for(name)

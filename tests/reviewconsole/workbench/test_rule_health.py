@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 
 from reviewconsole.intake.models import Candidate, Case, RuleVerdict
 from reviewconsole.intake.services import client_create
-from reviewconsole.policy.rule_health import rule_health
 from reviewconsole.review.models import Decision, DecisionKind
+from reviewconsole.workbench.rule_health import rule_health
 
 pytestmark = pytest.mark.django_db
 

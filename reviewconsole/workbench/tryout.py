@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reviewconsole.intake.engine import run_engine
+from reviewconsole.policy.engine import run_engine
 from verification import Case, Constitution, RuleVerdict, RunRecord, Source
 
 _SOURCE_ID = re.compile(r"^\[([^\]\s]{1,200})\]\s*")

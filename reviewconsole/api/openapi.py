@@ -11,7 +11,7 @@ from django.conf import settings
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from reviewconsole.intake import schemas
+from reviewconsole.api import schemas
 from verification import types as contract
 
 _REF = "#/components/schemas/{model}"

@@ -9,14 +9,14 @@ from django.views.decorators.http import require_GET
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.policy import selectors
 from reviewconsole.policy.access import policy_admin_required
-from reviewconsole.policy.rule_health import rule_health
+from reviewconsole.workbench.rule_health import rule_health
 
 
 @require_GET
 @policy_admin_required
 def rule_health_page(request: HtmxHttpRequest) -> HttpResponse:
     constitution = request.GET.get("constitution", "")
-    return render(request, "policy/rule_health.html", {
+    return render(request, "workbench/rule_health.html", {
         "rows": rule_health(constitution=constitution), "constitution": constitution,
         "names": selectors.constitution_names(),
     })

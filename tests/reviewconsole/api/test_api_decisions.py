@@ -8,7 +8,7 @@ from django.utils import timezone
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
 from reviewconsole.review import leases
 from reviewconsole.review.services import candidate_edit, decision_approve
-from tests.reviewconsole.intake.conftest import case_body, post_case
+from tests.reviewconsole.api.conftest import case_body, post_case
 from tests.reviewconsole.review.conftest import FIXED_ANSWER, latest
 
 

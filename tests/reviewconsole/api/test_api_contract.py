@@ -12,9 +12,9 @@ import re
 from django.test import override_settings
 from django.urls import URLPattern, reverse
 
-from reviewconsole.intake import urls
+from reviewconsole.api import urls
 from reviewconsole.review.models import DecisionKind
-from tests.reviewconsole.intake.conftest import case_body, post_case
+from tests.reviewconsole.api.conftest import case_body, post_case
 
 
 def test_every_route_of_the_api_is_a_path_of_the_document(client, db):
@@ -57,8 +57,8 @@ def test_the_document_lists_exactly_the_statuses_the_api_answers_with(
         raise RuntimeError("database gone")
 
     monkeypatch.setattr("reviewconsole.intake.services.case_submit", broken)
-    monkeypatch.setattr("reviewconsole.intake.selectors.case_status", broken)
-    monkeypatch.setattr("reviewconsole.intake.api.openapi_document", broken)
+    monkeypatch.setattr("reviewconsole.api.selectors.case_status", broken)
+    monkeypatch.setattr("reviewconsole.api.views.openapi_document", broken)
     post_case(client, api_client, case_body(external_id="fails"))
     client.get(case_url, **api_client.auth)
     client.get("/api/v1/openapi.json")

@@ -14,7 +14,7 @@ from reviewconsole.intake.models import Case
 from reviewconsole.policy import selectors
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.models import ConstitutionVersion
-from reviewconsole.policy.tryout import SampleInvalid, sample_case, sources_as_text, try_constitution
+from reviewconsole.workbench.tryout import SampleInvalid, sample_case, sources_as_text, try_constitution
 from verification import Source
 
 STORED_CASES_SHOWN = 30
@@ -46,7 +46,7 @@ def version_try(request: HtmxHttpRequest, name: str, number: int) -> HttpRespons
         else:
             context["sample"] = stored
             status = _check(context, stored, version=version, in_force=in_force)
-    template = "policy/try.html#result" if request.htmx else "policy/try.html"
+    template = "workbench/try.html#result" if request.htmx else "workbench/try.html"
     return render(request, template, context, status=status)
 
 

@@ -13,7 +13,7 @@ from reviewconsole.intake.models import Candidate, Case, CaseStatus, Source
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.review.models import Escalation
-from tests.reviewconsole.intake.conftest import SUPPORTED_CASE, case_body, post_case
+from tests.reviewconsole.api.conftest import SUPPORTED_CASE, case_body, post_case
 
 
 def _submit(http, api, body, capture):

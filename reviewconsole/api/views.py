@@ -17,13 +17,14 @@ from django.views.decorators.csrf import csrf_exempt
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from reviewconsole.intake import selectors, services
+from reviewconsole.api import selectors
+from reviewconsole.api.openapi import openapi_document
+from reviewconsole.api.schemas import Error, ErrorCode, FieldError
+from reviewconsole.intake import services
 from reviewconsole.intake.constitutions import constitution_pin
-from reviewconsole.intake.engine import configured_model
 from reviewconsole.intake.models import Client
 from reviewconsole.intake.models import Source as StoredSource
-from reviewconsole.intake.openapi import openapi_document
-from reviewconsole.intake.schemas import Error, ErrorCode, FieldError
+from reviewconsole.policy.engine import configured_model
 from reviewconsole.policy.models import ConstitutionVersion
 from verification import types as contract
 

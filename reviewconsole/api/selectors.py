@@ -1,13 +1,14 @@
-"""Reads for intake: what a client may see of its cases."""
+"""Reads for the API: what a client may see of its cases."""
 
 from __future__ import annotations
 
 from django.db.models import prefetch_related_objects
 from django.urls import reverse
 
-from reviewconsole.intake import schemas
-from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
+from reviewconsole.api import schemas
+from reviewconsole.intake.models import Candidate, Case, Client
 from reviewconsole.review.models import Decision, DecisionKind
+from reviewconsole.review.selectors import case_released_answer
 from verification import Origin, Reason, Terminal
 from verification import types as contract
 
@@ -53,15 +54,6 @@ def case_latest_decision(case: Case) -> schemas.Decision | None:
         note=decision.note or None,
         decided_at=decision.created_at,
     )
-
-
-def case_released_answer(case: Case) -> str | None:
-    """The text a client may show its user: released by the engine, or approved by a person."""
-    if case.status == CaseStatus.RELEASED:
-        return case.final_answer
-    approvals = Decision.objects.filter(case=case, kind=DecisionKind.APPROVE).select_related("candidate")
-    approval = approvals.order_by("-created_at").first()
-    return approval.candidate.text if approval else None
 
 
 def case_run_record(case: Case) -> contract.RunRecord | None:

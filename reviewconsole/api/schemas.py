@@ -75,7 +75,7 @@ class Error(_Shape):
         return cls(error=code, message=message, errors=errors)
 
 
-# The review app's decision kinds, spelled out: intake sits below review and does not import it.
+# The review app's decision kinds, spelled out, so that renaming one there cannot change the published contract.
 DecisionKindName = Literal["APPROVE", "EDIT", "REJECT"]
 
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reviewconsole.intake.models import Case, Source
-from tests.reviewconsole.intake.conftest import case_body
+from tests.reviewconsole.api.conftest import case_body
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),

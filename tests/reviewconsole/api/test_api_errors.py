@@ -8,7 +8,7 @@ import pytest
 from django.test import Client as HttpClient
 
 from reviewconsole.intake.models import Case, Source
-from tests.reviewconsole.intake.conftest import case_body, post_case
+from tests.reviewconsole.api.conftest import case_body, post_case
 
 
 def _assert_error_shape(response, status: int, field: str) -> dict:

@@ -1,0 +1,32 @@
+"""What a reviewer's decision does to intake's rows: a released or rejected case, a reviewer's version.
+
+Review decides; intake owns the case and its chain of candidates, so the review app changes them
+through these functions only, inside its own transaction (they do not open one).
+"""
+
+from __future__ import annotations
+
+from reviewconsole.intake.models import Candidate, Case, CaseStatus
+from verification import Origin, sha256_text
+
+
+def case_release_approved(*, case: Case, candidate: Candidate) -> None:
+    """A person approved `candidate`: its text is what the client may now show."""
+    case.status = CaseStatus.RELEASED
+    case.final_answer = candidate.text
+    case.save(update_fields=["status", "final_answer", "updated_at"])
+
+
+def case_reject(*, case: Case) -> None:
+    """A person refused the case: nothing is released."""
+    case.status = CaseStatus.REJECTED
+    case.save(update_fields=["status", "updated_at"])
+
+
+def candidate_reviewer_add(*, parent: Candidate, text: str) -> Candidate:
+    """A reviewer's rewrite of `parent`, as the newest version of the case's chain."""
+    position = parent.position + 1
+    return Candidate.objects.create(
+        case_id=parent.case_id, position=position, candidate_id=f"c{position}", parent=parent,
+        origin=Origin.REVIEWER.value, operation="reviewer_edit", text=text, sha256=sha256_text(text),
+    )

@@ -1,0 +1,1 @@
+"""The workbench's pages; each view validates, calls one function, renders."""
