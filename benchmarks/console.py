@@ -53,7 +53,7 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
         cursor.execute(
             """
             INSERT INTO review_escalation (case_id, status, priority, reason, severity, is_spot_check,
-                assignee_id, lease_expires_at, created_at)
+                holder_id, lease_expires_at, created_at)
             SELECT c.id, 'OPEN', 100 + (c.id * 37) %% 300, c.reason,
                 (ARRAY['CRITICAL', 'MODERATE', 'MINOR'])[1 + (c.id / 6) %% 3], c.id %% 20 = 0,
                 CASE WHEN c.id %% 50 = 0 THEN (%s::bigint[])[1 + c.id %% %s] END,

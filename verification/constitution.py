@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verification.release import DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
-from verification.types import FindingProblem, Terminal, sha256_text
+from verification.types import FindingProblem, Reason, Severity, Terminal, sha256_text
 
 
 def contains_any(text: str, phrases: Sequence[str]) -> bool:
@@ -132,6 +132,13 @@ class Policy(_Frozen):
     spot_check_share: float | None = Field(default=None, ge=0.0, le=1.0)
     """Share (0..1) of PERMIT runs also queued for a person as spot checks; None leaves it to the
     deployment's default. The engine does not read it: routing a released case is the console's job."""
+    double_review_reasons: list[Reason] = Field(default_factory=list)
+    """Escalation reasons whose cases get two independent reviews before a decision; when the two
+    disagree, a review lead decides. Read by the console's routing, not by the engine."""
+    double_review_severities: list[Severity] = Field(default_factory=list)
+    """Severities (of an escalation's highest failing claim) whose cases get two independent reviews."""
+    review_deadline_hours: int | None = Field(default=None, ge=1, le=24 * 90)
+    """Hours an escalated case may wait for a decision before the queue marks it overdue; None: never."""
 
 
 class Constitution(_Frozen):

@@ -8,10 +8,12 @@ from django.contrib.auth.models import AbstractUser, AnonymousUser
 
 
 class Role(StrEnum):
-    """Who does what: reviewers decide cases, policy admins edit rules, support leads audit, team admins
-    run the console for the team (people, API clients, webhook deliveries)."""
+    """Who does what: reviewers decide cases, review leads assign them and settle reviewers' disagreements,
+    policy admins edit rules, support leads audit, team admins run the console for the team (people, API
+    clients, webhook deliveries)."""
 
     REVIEWER = "reviewer"
+    REVIEW_LEAD = "review lead"
     POLICY_ADMIN = "policy admin"
     SUPPORT_LEAD = "support lead"
     TEAM_ADMIN = "team admin"

@@ -27,6 +27,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 _START_PAGE = {
     Role.REVIEWER: "review:queue",
+    Role.REVIEW_LEAD: "review:queue",
     Role.POLICY_ADMIN: "policy:constitutions",
     Role.SUPPORT_LEAD: "audit:events",
     Role.TEAM_ADMIN: "team:people",

@@ -18,5 +18,5 @@ def escalation_for_reviewer(case_id: int) -> Escalation:
     A case that never needed a person (released or rejected by the engine without a spot check) is
     not part of the console, so it answers 404 rather than leaking that it exists.
     """
-    queryset = Escalation.objects.select_related("case__client", "case__constitution_pin__document", "assignee")
+    queryset = Escalation.objects.select_related("case__client", "case__constitution_pin__document", "holder")
     return get_object_or_404(queryset, case_id=case_id)

@@ -22,11 +22,11 @@ _UPDATE_ATTEMPTS = 20
 
 def lease_free(now: datetime) -> Q:
     """Escalations nobody holds: never assigned, or the holder's lease ran out."""
-    return Q(assignee__isnull=True) | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
+    return Q(holder__isnull=True) | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
 
 
 def lease_held_by(reviewer: User, now: datetime) -> Q:
-    return Q(assignee=reviewer, lease_expires_at__gt=now)
+    return Q(holder=reviewer, lease_expires_at__gt=now)
 
 
 def lease_until(now: datetime) -> datetime:
@@ -57,9 +57,9 @@ def _claim_skip_locked(reviewer: User, now: datetime) -> Escalation | None:
         escalation = _claimable(now).select_for_update(skip_locked=True, of=("self",)).first()
         if escalation is None:
             return None
-        escalation.assignee = reviewer
+        escalation.holder = reviewer
         escalation.lease_expires_at = lease_until(now)
-        escalation.save(update_fields=["assignee", "lease_expires_at"])
+        escalation.save(update_fields=["holder", "lease_expires_at"])
         audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
         return escalation
 
@@ -72,7 +72,7 @@ def _claim_by_update(reviewer: User, now: datetime) -> Escalation | None:
             return None
         with transaction.atomic():
             taken = Escalation.objects.filter(lease_free(now), pk=top, status=EscalationStatus.OPEN).update(
-                assignee=reviewer, lease_expires_at=lease_until(now)
+                holder=reviewer, lease_expires_at=lease_until(now)
             )
             if taken:
                 escalation = Escalation.objects.get(pk=top)
@@ -88,7 +88,7 @@ def escalation_lease_renew(*, escalation: Escalation, reviewer: User, now: datet
         lease_held_by(reviewer, now), pk=escalation.pk, status=EscalationStatus.OPEN
     ).update(lease_expires_at=until)
     if renewed:
-        escalation.assignee, escalation.lease_expires_at = reviewer, until
+        escalation.holder, escalation.lease_expires_at = reviewer, until
     return bool(renewed)
 
 
@@ -99,10 +99,10 @@ def escalation_lease_take(*, escalation: Escalation, reviewer: User, now: dateti
         if escalation_lease_renew(escalation=escalation, reviewer=reviewer, now=now):
             return True
         taken = Escalation.objects.filter(lease_free(now), pk=escalation.pk, status=EscalationStatus.OPEN).update(
-            assignee=reviewer, lease_expires_at=lease_until(now)
+            holder=reviewer, lease_expires_at=lease_until(now)
         )
         if taken:
-            escalation.assignee, escalation.lease_expires_at = reviewer, lease_until(now)
+            escalation.holder, escalation.lease_expires_at = reviewer, lease_until(now)
             audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
         return bool(taken)
 
@@ -110,8 +110,8 @@ def escalation_lease_take(*, escalation: Escalation, reviewer: User, now: dateti
 def escalation_lease_release(*, escalation: Escalation, reviewer: User) -> bool:
     """Give the case back to the queue (a reviewer skips it)."""
     with transaction.atomic():
-        released = Escalation.objects.filter(pk=escalation.pk, assignee=reviewer).update(
-            assignee=None, lease_expires_at=None
+        released = Escalation.objects.filter(pk=escalation.pk, holder=reviewer).update(
+            holder=None, lease_expires_at=None
         )
         if released:
             audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=False)
@@ -119,13 +119,13 @@ def escalation_lease_release(*, escalation: Escalation, reviewer: User) -> bool:
 
 
 def _lease_live(escalation: Escalation, now: datetime) -> bool:
-    return bool(escalation.assignee_id and escalation.lease_expires_at and escalation.lease_expires_at > now)
+    return bool(escalation.holder_id and escalation.lease_expires_at and escalation.lease_expires_at > now)
 
 
 def lease_holder(escalation: Escalation, now: datetime) -> User | None:
     """Who holds the case now, if anyone."""
-    return escalation.assignee if _lease_live(escalation, now) else None
+    return escalation.holder if _lease_live(escalation, now) else None
 
 
 def lease_held_by_other(escalation: Escalation, reviewer: User, now: datetime) -> bool:
-    return _lease_live(escalation, now) and escalation.assignee_id != reviewer.pk
+    return _lease_live(escalation, now) and escalation.holder_id != reviewer.pk

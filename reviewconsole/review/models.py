@@ -5,11 +5,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from reviewconsole.intake.models import Candidate, Case
+from reviewconsole.intake.models import Candidate, Case, Claim
 
 
 class EscalationStatus(models.TextChoices):
     OPEN = "OPEN", "Open"
+    ADJUDICATION = "ADJUDICATION", "Reviewers disagree"
+    """Double review: the two independent reviews disagree, and a review lead decides."""
     DECIDED = "DECIDED", "Decided"
 
 
@@ -18,15 +20,23 @@ class Escalation(models.Model):
     order is total, and paging by cursor neither skips nor repeats a case)."""
 
     case = models.OneToOneField(Case, on_delete=models.CASCADE, related_name="escalation")
-    status = models.CharField(max_length=10, choices=EscalationStatus.choices, default=EscalationStatus.OPEN)
+    status = models.CharField(max_length=12, choices=EscalationStatus.choices, default=EscalationStatus.OPEN)
     priority = models.PositiveIntegerField(default=0)
     reason = models.CharField(max_length=40)
     severity = models.CharField(max_length=10, help_text="Highest severity among the failing claims")
     is_spot_check = models.BooleanField(default=False, help_text="Released automatically, sampled for a check")
-    assignee = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="escalations"
+    holder = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="held_escalations",
+        help_text="The reviewer working on it now, while the lease lasts",
     )
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    assigned_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="assigned_escalations", help_text="The reviewer a review lead gave the case to",
+    )
+    reviews_required = models.PositiveSmallIntegerField(
+        default=1, help_text="Independent reviews before a decision: 2 when the constitution asks for double review",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -38,7 +48,8 @@ class Escalation(models.Model):
             models.Index(fields=["status", "-priority", "created_at", "id"], name="escalation_queue"),
             models.Index(fields=["status", "reason"], name="escalation_reason"),
             models.Index(fields=["status", "severity"], name="escalation_severity"),
-            models.Index(fields=["status", "assignee"], name="escalation_assignee"),
+            models.Index(fields=["status", "holder"], name="escalation_holder"),
+            models.Index(fields=["status", "assigned_to"], name="escalation_assigned"),
             models.Index(fields=["status", "is_spot_check"], name="escalation_spot_check"),
         ]
 
@@ -111,3 +122,53 @@ class EditVerification(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (EditVerificationStatus.DONE, EditVerificationStatus.FAILED)
+
+
+class Review(models.Model):
+    """One reviewer's independent judgement of a double-reviewed case, taken before any decision.
+
+    The second reviewer does not see the first's review; when the two agree, the decision is taken,
+    when they do not, the case waits for a review lead (EscalationStatus.ADJUDICATION).
+    """
+
+    escalation = models.ForeignKey(Escalation, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reviews")
+    kind = models.CharField(max_length=10, choices=DecisionKind.choices)
+    candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
+    reason_code = models.CharField(max_length=40, blank=True)
+    note = models.TextField(blank=True)
+    override_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["escalation", "reviewer"], name="one_review_per_reviewer"),
+        ]
+
+
+class ClaimLabelKind(models.TextChoices):
+    """What a person found when they read a claim against the case's sources."""
+
+    SUPPORTED = "SUPPORTED", "Supported"
+    REFUTED = "REFUTED", "Refuted"
+    NOT_IN_SOURCES = "NOT_IN_SOURCES", "Not in the sources"
+
+
+class ClaimLabel(models.Model):
+    """A reviewer's label of one claim: the ground truth spot checks and calibration are measured against."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="labels")
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="claim_labels")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="claim_labels")
+    label = models.CharField(max_length=20, choices=ClaimLabelKind.choices)
+    blind = models.BooleanField(
+        default=False, help_text="Labelled before the engine's verdicts were shown (a blind spot check)",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["claim_id", "created_at"]
+        constraints = [models.UniqueConstraint(fields=["claim", "reviewer"], name="one_label_per_reviewer")]
+        indexes = [models.Index(fields=["case", "reviewer"], name="claim_label_case")]

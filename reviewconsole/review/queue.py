@@ -27,8 +27,8 @@ QUEUE_ORDER = ("-priority", "created_at", "id")
 _QUEUE_ORDER_BACKWARD = ("priority", "-created_at", "-id")
 QUESTION_PREVIEW_CHARS = 110
 _QUEUE_COLUMNS = (
-    "case_id", "priority", "reason", "severity", "is_spot_check", "assignee_id", "lease_expires_at", "created_at",
-    "case__constitution_name", "case__client__name", "assignee__username",
+    "case_id", "priority", "reason", "severity", "is_spot_check", "holder_id", "lease_expires_at", "created_at",
+    "case__constitution_name", "case__client__name", "holder__username",
 )
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime) -> QueryS
         queryset = queryset.filter(lease_free(now))
     elif filters.assignee:
         assignee_id = reviewer.pk if filters.assignee == "me" else int(filters.assignee)
-        queryset = queryset.filter(assignee_id=assignee_id, lease_expires_at__gt=now)
+        queryset = queryset.filter(holder_id=assignee_id, lease_expires_at__gt=now)
     return queryset
 
 
@@ -189,7 +189,7 @@ def _past(cursor: QueueCursor, *, backward: bool) -> list[Q]:
 def _shown(rows: QuerySet[Escalation], *, backward: bool) -> list[Escalation]:
     """Up to a page and one row, in queue order (reversed if `backward`), with what a row shows."""
     return list(
-        rows.select_related("case__client", "assignee")
+        rows.select_related("case__client", "holder")
         .only(*_QUEUE_COLUMNS)
         # Cut long questions in the database: a row shows one line, and 50 rows of 4,000 characters
         # would cost more to send and truncate than the whole query.

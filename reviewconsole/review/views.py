@@ -107,7 +107,7 @@ def case_lease(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         if not held:
             messages.error(request, "Another reviewer holds this case.")
         return redirect("review:case", case_id=case_id)
-    escalation.refresh_from_db(fields=["assignee", "lease_expires_at"])
+    escalation.refresh_from_db(fields=["holder", "lease_expires_at"])
     return render(request, "review/case.html#lease", _lease_context(request, escalation), status=200 if held else 409)
 
 

@@ -117,7 +117,7 @@ def test_a_second_session_cannot_claim_or_decide_the_held_case(browser, live_ser
         assert second.get_by_label("Add a note").is_visible()
     finally:
         second.context.close()
-    assert Escalation.objects.get(case=case).assignee.username == "rita"
+    assert Escalation.objects.get(case=case).holder.username == "rita"
     assert not Decision.objects.exists()
 
 

@@ -53,7 +53,7 @@ def test_approve_authorizes_the_candidate_shown_and_moves_on(client, reviewer, c
     webhook = WebhookDelivery.objects.get(case=claimed, event_type=EventType.CASE_DECIDED)
     assert webhook.payload["decision"]["kind"] == "APPROVE" and webhook.payload["answer"] == candidate.text
     # The next case is now the reviewer's.
-    assert next_case.assignee == reviewer
+    assert next_case.holder == reviewer
 
 
 def test_approve_is_refused_when_the_case_changed_since_the_page_loaded(client, claimed):
@@ -115,7 +115,7 @@ def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
     assert EditVerification.objects.get(candidate=edit).status == EditVerificationStatus.PENDING
     assert Decision.objects.get(kind=DecisionKind.EDIT).candidate == edit
     assert len(callbacks) == 1  # the re-verification, sent once the edit is committed
-    assert Escalation.objects.get(case=claimed).assignee == reviewer  # an edit keeps the case
+    assert Escalation.objects.get(case=claimed).holder == reviewer  # an edit keeps the case
 
     # While pending: approving is refused, and the page polls for the result.
     assert client.post(f"/review/cases/{claimed.pk}/approve", on_version(edit)).status_code == 409

@@ -33,8 +33,8 @@ def test_next_case_claims_the_top_case_and_opens_it(client, reviewer, escalate):
 
     assert response.status_code == 302 and response["Location"] == f"/review/cases/{high.pk}/"
     escalation = Escalation.objects.get(case=high)
-    assert escalation.assignee == reviewer and escalation.lease_expires_at > timezone.now()
-    assert Escalation.objects.get(case=low).assignee is None
+    assert escalation.holder == reviewer and escalation.lease_expires_at > timezone.now()
+    assert Escalation.objects.get(case=low).holder is None
 
 
 def test_two_reviewers_never_get_the_same_case(reviewer, second_reviewer, escalate):
@@ -60,7 +60,7 @@ def test_an_expired_lease_returns_the_case_to_the_queue(reviewer, second_reviewe
     taken = leases.escalation_claim_next(reviewer=second_reviewer, now=later)
 
     assert taken.pk == held.pk
-    assert Escalation.objects.get(pk=held.pk).assignee == second_reviewer
+    assert Escalation.objects.get(pk=held.pk).holder == second_reviewer
     # The first reviewer's renewal now fails: the case is someone else's.
     assert not leases.escalation_lease_renew(escalation=held, reviewer=reviewer, now=later)
 
@@ -89,7 +89,7 @@ def test_case_page_renews_the_lease_by_htmx(client, reviewer, second_reviewer, e
     refused = client.post(f"/review/cases/{case.pk}/lease", headers={"HX-Request": "true"})
     assert refused.status_code == 409 and "Held by rita" in refused.content.decode()
     assert client.post(f"/review/cases/{case.pk}/lease", {"take": "1"}).status_code == 302
-    assert Escalation.objects.get(case=case).assignee == reviewer
+    assert Escalation.objects.get(case=case).holder == reviewer
     assert client.get(f"/review/cases/{case.pk}/lease").status_code == 405
 
 
@@ -101,7 +101,7 @@ def test_release_puts_the_case_back(client, reviewer, escalate):
     response = client.post(f"/review/cases/{case.pk}/release")
 
     assert response.status_code == 302 and response["Location"] == "/review/"
-    assert Escalation.objects.get(case=case).assignee is None
+    assert Escalation.objects.get(case=case).holder is None
 
 
 @pytest.mark.django_db(transaction=True)

@@ -57,7 +57,7 @@ def test_roles_are_granted_and_revoked_and_accounts_deactivated(run, reviewer):
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
-        (("add", "carol", "--role", "overlord"), "", "--role: no role 'overlord'; roles are: reviewer, policy-admin"),
+        (("add", "carol", "--role", "overlord"), "", "--role: no role 'overlord'; roles are: reviewer, review-lead, policy-admin"),
         (("add", "has space", "--role", "reviewer"), "", "username: Enter a valid username"),
         (("add", "dave", "--password-stdin"), "\n", "--password-stdin: standard input held no password"),
         (("add", "dave", "--password-stdin"), "short\n", "password: This password is too short"),
