@@ -1,6 +1,12 @@
-"""/healthz: is the database reachable, is the broker reachable."""
+"""/healthz: is the database reachable, is the broker reachable.
+
+Anyone may ask, so the answer names the part that is down and nothing more: the error (with its host and
+port) goes to the log for the operator.
+"""
 
 from __future__ import annotations
+
+import logging
 
 import redis
 from django.conf import settings
@@ -9,6 +15,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+logger = logging.getLogger(__name__)
+
 
 def _database_status() -> dict[str, object]:
     try:
@@ -16,7 +24,8 @@ def _database_status() -> dict[str, object]:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except DatabaseError as error:
-        return {"ok": False, "vendor": connection.vendor, "error": _first_line(error)}
+        logger.warning("healthz: the database does not answer: %s", _first_line(error))
+        return {"ok": False, "vendor": connection.vendor}
     return {"ok": True, "vendor": connection.vendor}
 
 
@@ -27,7 +36,8 @@ def _broker_status() -> dict[str, object]:
     try:
         client.ping()
     except redis.RedisError as error:
-        return {"ok": False, "kind": "redis", "error": _first_line(error)}
+        logger.warning("healthz: the broker does not answer: %s", _first_line(error))
+        return {"ok": False, "kind": "redis"}
     finally:
         client.close()
     return {"ok": True, "kind": "redis"}

@@ -6,8 +6,11 @@ The one warning left (W004, HSTS) is the operator's call and is justified in REA
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 from tests.reviewconsole.subprocesses import run_manage
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PRODUCTION = {
     "SECRET_KEY": "q8V3lZk1s0Jm9yFh2Xc7Nw4Rb6Tg5Ua1Pe8Do3Li7Ks2Jf9Hd4Ga6Sz1Xc5Vb8Nm0",
@@ -34,3 +37,15 @@ def test_with_hsts_configured_there_is_nothing_to_warn_about(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_the_env_example_is_secure_as_copied(tmp_path):
+    """`cp .env.example .env` (the README's first step for docker compose) gives an HTTPS-only console."""
+    example = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+    values = dict(line.split("=", 1) for line in example if line and not line.startswith("#"))
+    prefixes = ("SECURE_", "SESSION_", "CSRF_COOKIE")
+    security = {name: value for name, value in values.items() if name.startswith(prefixes)}
+    assert security["SECURE_SSL_REDIRECT"] == security["SESSION_COOKIE_SECURE"] == security["CSRF_COOKIE_SECURE"] == "1"
+    result = _check_deploy(security, tmp_path)
+    assert "security.W004" in result.stderr
+    assert result.stderr.count("(security.") == 1, result.stderr
