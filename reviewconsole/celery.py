@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery, Task, current_task
 from django.conf import settings
@@ -35,6 +36,13 @@ class ReviewTask(Task):
         super().__init__()
         self.max_retries = settings.CELERY_TASK_MAX_RETRIES
         self.retry_backoff_max = settings.CELERY_TASK_RETRY_BACKOFF_MAX
+
+    def before_start(self, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """A worker took the task: its outbox message is done (the relay must not send it again)."""
+        if not self.request.is_eager:
+            from reviewconsole.outbox.services import message_taken
+
+            message_taken(task=self.name, args=args)
 
 
 def retry_coming() -> bool:

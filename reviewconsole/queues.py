@@ -22,12 +22,19 @@ class TaskQueue(StrEnum):
     """Periodic sweeps, calibration runs, audit-chain checks."""
 
 
-def enqueue_on_commit(task: Any, *args: Any, **kwargs: Any) -> None:
+def enqueue_on_commit(task: Any, *args: Any) -> None:
     """Send `task` once the current transaction commits, so a worker never sees uncommitted rows.
 
-    Without a broker (the embedded default) the task then runs right here, in-process.
+    With a broker, the task is written to the outbox in the same transaction: committed means accepted,
+    even while the broker is down (the outbox's relay hands it over when it is back). Without one (the
+    embedded default) the task runs right here, in-process, after the commit.
     """
-    transaction.on_commit(lambda: task.apply_async(args=args, kwargs=kwargs))
+    if task.app.conf.task_always_eager:
+        transaction.on_commit(lambda: task.apply_async(args=args))
+        return
+    from reviewconsole.outbox.services import message_enqueue
+
+    message_enqueue(task, args)
 
 
 def task_hold(time_limit: int | None = None) -> timedelta:

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "reviewconsole.review",
     "reviewconsole.webhooks",
     "reviewconsole.audit",
+    "reviewconsole.outbox",
     "reviewconsole.policy",
     "reviewconsole.support",
     "reviewconsole.workbench",

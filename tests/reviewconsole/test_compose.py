@@ -11,7 +11,7 @@ from reviewconsole.env import READ_VARIABLES
 from reviewconsole.queues import TaskQueue
 
 REPO = Path(__file__).resolve().parents[2]
-APP_SERVICES = ("web", "worker", "beat")
+APP_SERVICES = ("web", "worker", "beat", "relay")
 # Read by the compose file itself (interpolation) or by the PostgreSQL image, never by the console.
 COMPOSE_ONLY = {"POSTGRES_PASSWORD", "POSTGRES_DB", "POSTGRES_USER"}
 
@@ -22,7 +22,7 @@ def _compose() -> dict:
 
 def test_every_service_is_there_with_a_health_check():
     services = _compose()["services"]
-    assert set(services) == {"db", "redis", "web", "worker", "beat"}
+    assert set(services) == {"db", "redis", "web", "worker", "beat", "relay"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no health check"
 

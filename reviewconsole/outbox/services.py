@@ -1,0 +1,77 @@
+"""Writes for the outbox: a message added in the caller's transaction, handed over after the commit, and
+the relay that hands over what the broker has not got."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from celery import Celery, Task
+from django.db import transaction
+from django.db.models import F
+from kombu.exceptions import KombuError
+
+from reviewconsole.outbox import broker
+from reviewconsole.outbox.models import Message
+
+logger = logging.getLogger(__name__)
+
+# What a send raises when the broker does not answer (kombu wraps most; the socket errors can surface).
+BROKER_ERRORS: tuple[type[Exception], ...] = (KombuError, redis.RedisError, OSError)
+RELAY_BATCH = 500
+
+
+def message_enqueue(task: Task, args: Sequence[Any]) -> None:
+    """Commit a message for `task` with the caller's transaction; hand it to the broker after the commit."""
+    message = Message.objects.create(task=task.name, args=list(args), broker=broker.broker_instance(task.app))
+    # robust: a broker that does not answer must not turn a committed change into an error for the caller.
+    transaction.on_commit(lambda: message_send(message, task), robust=True)
+
+
+def message_send(message: Message, task: Task) -> bool:
+    """Hand `message` to the broker; when it does not answer, leave the message to the relay."""
+    try:
+        # No retries here: the caller is waiting, and the relay sends again within a second or two.
+        task.apply_async(args=message.args, retry=False)
+    except BROKER_ERRORS as error:
+        broker.forget()
+        logger.warning("outbox: the broker did not take %s (the relay will): %s", message, error)
+        Message.objects.filter(pk=message.pk).update(broker="", last_error=str(error)[:1000])
+        return False
+    if not message.broker:
+        # Tagged while the broker was down, taken now: say so, or the relay would send it again.
+        Message.objects.filter(pk=message.pk).update(broker=broker.broker_instance(task.app, fresh=True))
+    return True
+
+
+def message_taken(*, task: str, args: Sequence[Any]) -> int:
+    """A worker started `task` with `args`: its message (and any copy the relay sent) is done."""
+    deleted, _ = Message.objects.filter(task=task, args=list(args)).delete()
+    return deleted
+
+
+def relay_once(app: Celery[Any]) -> int:
+    """Hand over every message the running broker has not got; the number handed over.
+
+    That is a message no broker took, or one a broker took before it restarted (a Redis without
+    persistence forgets its queues). Nothing happens while the broker is down.
+    """
+    instance = broker.broker_instance(app, fresh=True)
+    if not instance:
+        return 0
+    with transaction.atomic():
+        # Skip rows another relay holds: two relays never send the same batch.
+        due = list(
+            Message.objects.select_for_update(skip_locked=True).exclude(broker=instance).order_by("id")[:RELAY_BATCH]
+        )
+        for message in due:
+            # A send that fails midway rolls the batch back; what was sent goes again, which is harmless.
+            app.send_task(message.task, args=message.args)
+        Message.objects.filter(pk__in=[message.pk for message in due]).update(
+            broker=instance, sends=F("sends") + 1, last_error=""
+        )
+    if due:
+        logger.info("outbox: handed %d message(s) to the broker", len(due))
+    return len(due)
