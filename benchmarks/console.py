@@ -53,15 +53,18 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
         cursor.execute(
             """
             INSERT INTO review_escalation (case_id, status, priority, reason, severity, is_spot_check,
-                holder_id, lease_expires_at, created_at)
+                holder_id, lease_expires_at, assigned_to_id, reviews_required, created_at)
             SELECT c.id, 'OPEN', 100 + (c.id * 37) %% 300, c.reason,
                 (ARRAY['CRITICAL', 'MODERATE', 'MINOR'])[1 + (c.id / 6) %% 3], c.id %% 20 = 0,
                 CASE WHEN c.id %% 50 = 0 THEN (%s::bigint[])[1 + c.id %% %s] END,
                 CASE WHEN c.id %% 50 = 0 THEN now() + interval '5 minutes' END,
+                -- A lead has assigned one case in ten; one in eight gets a second review.
+                CASE WHEN c.id %% 10 = 0 THEN (%s::bigint[])[1 + c.id %% %s] END,
+                CASE WHEN c.id %% 8 = 0 THEN 2 ELSE 1 END,
                 c.submitted_at
             FROM intake_case c
             """,
-            [reviewer_ids, len(reviewer_ids)],
+            [reviewer_ids, len(reviewer_ids), reviewer_ids, len(reviewer_ids)],
         )
         # What autovacuum does to a table in steady state: statistics, and a visibility map so that
         # counts per reason can be answered from the index alone.
@@ -73,7 +76,7 @@ def _seed_big_case(client) -> int:
     from reviewconsole.intake.constitutions import constitution_pin
     from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, Finding, RepairAttempt, RuleVerdict
     from reviewconsole.intake.models import Source as SourceRow
-    from reviewconsole.review.models import CaseNote, Escalation
+    from reviewconsole.review.models import CaseNote, ClaimLabel, Escalation
     from verification import sha256_text
 
     sentences = [f"Fact {n}: the annual plan includes benefit number {n} for 30 days. " for n in range(40)]
@@ -131,6 +134,13 @@ def _seed_big_case(client) -> int:
     Escalation.objects.create(case=case, reason=case.reason, severity="CRITICAL", priority=999)
     author = _reviewer()
     CaseNote.objects.bulk_create(CaseNote(case=case, author=author, text=f"note {n}") for n in range(3))
+    # The reviewer has labelled half the claims of the version on screen: the page shows labels beside states.
+    labels = ["SUPPORTED", "REFUTED", "NOT_IN_SOURCES"]
+    shown = Claim.objects.filter(candidate=parent).order_by("position")
+    ClaimLabel.objects.bulk_create(
+        ClaimLabel(claim=claim, case=case, reviewer=author, label=labels[n % 3]) for n, claim in enumerate(shown)
+        if n % 2 == 0
+    )
     return case.pk
 
 

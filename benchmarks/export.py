@@ -1,7 +1,7 @@
-"""Audit exports at scale: 1,000,000 hash-chained events in PostgreSQL, streamed as CSV and JSONL.
+"""Audit exports at scale: 1,000,000 sealed audit events in PostgreSQL, streamed as CSV and JSONL.
 
-Seeds a fresh database with a valid chain (hashes computed in Python, the same code the console uses,
-rows loaded with COPY), then has a separate process export ranges of several sizes through the real
+Seeds a fresh database with a sealed log (rows loaded with COPY, then sealed into signed tree heads by
+the console's sealer), then has a separate process export ranges of several sizes through the real
 export view (Django's test client, in process, reading the streamed response) and report rows per
 second and its peak memory (RSS). Each export runs in its own process, so each peak is that export's
 alone. Exits non-zero unless every export reaches the rows-per-second target and stays under the
@@ -33,35 +33,34 @@ ACTIONS = ["case.received", "candidate.created", "claims.verified", "repair.atte
 
 
 def _seed_events(count: int) -> None:
-    """A valid chain of `count` events with payloads shaped like the console's, loaded with COPY."""
+    """`count` events with payloads shaped like the console's, loaded with COPY, then sealed by the console's
+    own sealer into signed tree heads (leaf hashes computed in Python, the same code the console uses)."""
     from django.db import connection
 
-    from reviewconsole.audit.chain import GENESIS_HASH, canonical_json, event_hash
+    from reviewconsole.audit.leaves import canonical_json, leaf_hash
+    from reviewconsole.audit.sealer import log_seal_pending
 
-    prev = GENESIS_HASH
     with connection.cursor() as cursor:
         copy_sql = (
-            "COPY audit_auditevent (seq, created_at, actor, action, object_type, object_id, case_id, payload, "
-            "prev_hash, hash) FROM STDIN"
+            "COPY audit_auditevent (created_at, actor, action, object_type, object_id, case_id, payload, leaf_hash) "
+            "FROM STDIN"
         )
         with cursor.cursor.copy(copy_sql) as copy:
-            for seq in range(1, count + 1):
-                case_id = 1 + seq // 12
+            for n in range(1, count + 1):
                 fields = {
-                    "seq": seq,
-                    "created_at": START + timedelta(milliseconds=50 * seq),
-                    "actor": "engine" if seq % 3 else f"user:reviewer{seq % 7}",
-                    "action": ACTIONS[seq % len(ACTIONS)],
+                    "created_at": START + timedelta(milliseconds=50 * n),
+                    "actor": "engine" if n % 3 else f"user:reviewer{n % 7}",
+                    "action": ACTIONS[n % len(ACTIONS)],
                     "object_type": "candidate",
-                    "object_id": f"c{seq % 4}",
-                    "case_id": case_id,
-                    "payload": {"claims": {f"k{n}": "SUPPORTED" if n % 3 else "REFUTED" for n in range(4)},
-                                "sha256": f"{seq:064x}", "reason": "UNSUPPORTED_CLAIM"},
+                    "object_id": f"c{n % 4}",
+                    "case_id": 1 + n // 12,
+                    "payload": {"claims": {f"k{k}": "SUPPORTED" if k % 3 else "REFUTED" for k in range(4)},
+                                "sha256": f"{n:064x}", "reason": "UNSUPPORTED_CLAIM"},
                 }
-                digest = event_hash(**fields, prev_hash=prev)
                 copy.write_row((*(v for k, v in fields.items() if k != "payload"), canonical_json(fields["payload"]),
-                                prev, digest))
-                prev = digest
+                                leaf_hash(**fields)))
+    log_seal_pending(budget_seconds=float("inf"))
+    with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE audit_auditevent")
 
 
@@ -121,7 +120,7 @@ def main() -> int:
     django.setup()
     started = time.perf_counter()
     _seed_events(args.events)
-    print(f"seeded {args.events:,} chained events in {time.perf_counter() - started:.1f} s")
+    print(f"seeded and sealed {args.events:,} events in {time.perf_counter() - started:.1f} s")
 
     end = START + timedelta(milliseconds=50 * (args.events + 1))
     ranges = [(args.events // 10, START + (end - START) * 0.45), (args.events, START)]

@@ -14,6 +14,7 @@ class TaskQueue(StrEnum):
     """Work is split by kind so a flood of one kind cannot starve another."""
 
     DEFAULT = "default"
+    """Short, frequent housekeeping that must not wait behind long maintenance work: the audit sealer."""
     VERIFY = "verify"
     """Engine runs: claim verification, repair, re-verification of reviewer edits."""
     WEBHOOKS = "webhooks"

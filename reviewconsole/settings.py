@@ -6,6 +6,7 @@ the transaction commits. DATABASE_URL and REDIS_URL switch to PostgreSQL and Cel
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -169,8 +170,13 @@ CELERY_TASK_ROUTES = {
     "webhooks.*": {"queue": TaskQueue.WEBHOOKS.value},
     "maintenance.*": {"queue": TaskQueue.MAINTENANCE.value},
     "policy.*": {"queue": TaskQueue.MAINTENANCE.value},
+    # First match wins: the sealer runs every few seconds and must not wait behind an hour-long export.
+    "audit.seal": {"queue": TaskQueue.DEFAULT.value},
     "audit.*": {"queue": TaskQueue.MAINTENANCE.value},
 }
+# The audit sealer runs this often (seconds): every event is sealed into a signed tree head within about
+# this long of its commit, and an export covers everything committed before it was asked.
+AUDIT_SEAL_SECONDS = env_float("AUDIT_SEAL_SECONDS", 2.0, minimum=0.2, maximum=60.0)
 CELERY_BEAT_SCHEDULE = {
     "policy-nightly-canary": {
         "task": "policy.canary",
@@ -184,6 +190,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60.0,
         # A sweep that waited longer than its period is superseded by the next one.
         "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 55},
+    },
+    "audit-seal": {
+        # Appends take no lock; the sealer links what was committed since its last run into the Merkle tree.
+        "task": "audit.seal",
+        "schedule": AUDIT_SEAL_SECONDS,
+        # A run that waited longer than its period is superseded by the next one, which seals the same events.
+        "options": {"queue": TaskQueue.DEFAULT.value, "expires": AUDIT_SEAL_SECONDS},
     },
     "webhooks-dispatch-due": {
         "task": "webhooks.dispatch_due_webhooks",
@@ -222,6 +235,18 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minim
 # Exports up to this many rows stream straight to the browser; larger ones run as a task into a file.
 AUDIT_EXPORT_STREAM_MAX_ROWS = env_int("AUDIT_EXPORT_STREAM_MAX_ROWS", 100_000, minimum=0)
 AUDIT_EXPORT_DIR = Path(env_str("AUDIT_EXPORT_DIR", str(VAR_DIR / "exports")))
+# Signs the log's tree heads (an Ed25519 key seeded from this string, so any long random string will do;
+# `manage.py audit_heads --public-key` prints the public half for auditors). Kept out of the database, so
+# whoever can rewrite rows cannot sign a rewritten log. Unset, a key derived from SECRET_KEY signs: set
+# it in a deployment, so that rotating SECRET_KEY does not change the audit key.
+_audit_signing_key = env_str("AUDIT_SIGNING_KEY")
+AUDIT_SIGNING_KEY = _audit_signing_key or hmac.new(SECRET_KEY.encode(), b"audit tree heads", "sha256").hexdigest()
+# Base64 public keys of signing keys used before the current one: their heads still verify.
+AUDIT_TRUSTED_PUBLIC_KEYS = env_list("AUDIT_TRUSTED_PUBLIC_KEYS", [])
+# Without a broker nothing runs the periodic sealer: the local console seals once each transaction commits.
+AUDIT_SEAL_ON_COMMIT = env_bool("AUDIT_SEAL_ON_COMMIT", CELERY_TASK_ALWAYS_EAGER and _LOCAL)
+# `audit_verify` fails when an event has waited longer than this (seconds) to be sealed: the sealer is down.
+AUDIT_MAX_UNSEALED_SECONDS = env_int("AUDIT_MAX_UNSEALED_SECONDS", 60, minimum=1)
 
 # --- Model endpoint (optional) ------------------------------------------------------------------
 

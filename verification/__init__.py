@@ -41,7 +41,13 @@ from verification.critic import (
     calibrate,
     critique,
 )
-from verification.engine import MissingFieldError, UnknownConstitution, calibration_critic, check_case
+from verification.engine import (
+    MissingFieldError,
+    UnknownConstitution,
+    calibration_critic,
+    check_case,
+    default_verifier,
+)
 from verification.errors import PermanentError, TransientError, VerificationError
 from verification.judging import judge
 from verification.model import (
@@ -171,6 +177,7 @@ __all__ = [
     "calibrate_release",
     "calibration_critic",
     "check_case",
+    "default_verifier",
     "contract_violations",
     "critique",
     "describe_release",

@@ -16,15 +16,17 @@ from reviewconsole.accounts.roles import Role, has_role
 View = Callable[..., HttpResponseBase]
 
 
-def role_required(role: Role, *, refusal: str) -> Callable[[View], View]:
-    """A view decorator admitting only users who hold `role`; `refusal` says why others are turned away."""
+def role_required(*roles: Role, refusal: str) -> Callable[[View], View]:
+    """A view decorator admitting only users who hold one of `roles`; `refusal` says why others are turned away."""
+    if not roles:
+        raise TypeError("role_required needs at least one role")
 
     def decorator(view: View) -> View:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
-            if not has_role(request.user, role):
+            if not any(has_role(request.user, role) for role in roles):
                 raise PermissionDenied(refusal)
             return view(request, *args, **kwargs)
 

@@ -13,11 +13,14 @@ from django.db import transaction
 
 from reviewconsole.accounts.roles import Role
 
-DEMO_USERS: dict[str, Role] = {
-    "reviewer": Role.REVIEWER,
-    "policy": Role.POLICY_ADMIN,
-    "support": Role.SUPPORT_LEAD,
-    "admin": Role.TEAM_ADMIN,
+# One account per role; the review lead reviews too, as leads do (and two reviewers make double review
+# and adjudication something to try on the demo).
+DEMO_USERS: dict[str, tuple[Role, ...]] = {
+    "reviewer": (Role.REVIEWER,),
+    "lead": (Role.REVIEWER, Role.REVIEW_LEAD),
+    "policy": (Role.POLICY_ADMIN,),
+    "support": (Role.SUPPORT_LEAD,),
+    "admin": (Role.TEAM_ADMIN,),
 }
 
 
@@ -25,19 +28,24 @@ DEMO_USERS: dict[str, Role] = {
 class DemoAccount:
     username: str
     password: str
-    role: Role
+    roles: tuple[Role, ...]
+
+    @property
+    def roles_label(self) -> str:
+        """"Reviewer, review lead": the roles as the demo prints them."""
+        return ", ".join(role.value for role in self.roles).capitalize()
 
 
 def demo_accounts_ensure(*, credentials_path: Path) -> list[DemoAccount]:
-    """Create (or bring back) one account per role; safe to run again.
+    """Create (or bring back) one account per role (the lead reviews too); safe to run again.
 
     Passwords are random on first run and kept in `credentials_path`, so a second run prints the
     same ones and a reviewer's browser session stays valid.
     """
     saved = _read_credentials(credentials_path)
     accounts = [
-        DemoAccount(username, saved.get(username) or secrets.token_urlsafe(9), role)
-        for username, role in DEMO_USERS.items()
+        DemoAccount(username, saved.get(username) or secrets.token_urlsafe(9), roles)
+        for username, roles in DEMO_USERS.items()
     ]
     User = get_user_model()
     with transaction.atomic():
@@ -46,7 +54,7 @@ def demo_accounts_ensure(*, credentials_path: Path) -> list[DemoAccount]:
             user.is_active = True
             user.set_password(account.password)
             user.save()
-            user.groups.add(Group.objects.get_or_create(name=account.role.value)[0])
+            user.groups.add(*(Group.objects.get_or_create(name=role.value)[0] for role in account.roles))
     credentials_path.parent.mkdir(parents=True, exist_ok=True)
     credentials_path.write_text(json.dumps({a.username: a.password for a in accounts}, indent=2))
     credentials_path.chmod(0o600)

@@ -15,6 +15,10 @@ class AuditAction(StrEnum):
     CASE_FAILED = "case.failed"
     ESCALATION_OPENED = "escalation.opened"
     # Human actions.
+    ESCALATION_REVIEWED = "escalation.reviewed"
+    ADJUDICATION_OPENED = "escalation.adjudication_opened"
+    ESCALATION_ASSIGNED = "escalation.assigned"
+    ESCALATION_UNASSIGNED = "escalation.unassigned"
     LEASE_CLAIMED = "lease.claimed"
     LEASE_RELEASED = "lease.released"
     DECISION_APPROVED = "decision.approved"
@@ -22,6 +26,7 @@ class AuditAction(StrEnum):
     DECISION_REJECTED = "decision.rejected"
     EDIT_VERIFIED = "edit.verified"
     NOTE_ADDED = "note.added"
+    CLAIM_LABELLED = "claim.labelled"
     POLICY_CHANGED = "policy.changed"
     EXPORT_CREATED = "export.created"
     # The team: people, their roles, sign-in, API clients, webhook deliveries.

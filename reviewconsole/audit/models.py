@@ -1,27 +1,35 @@
-"""The audit trail: append-only events in one hash chain, and the exports made of it."""
+"""The audit trail: append-only events, the signed tree heads that seal them, and the exports made of them."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 
+from reviewconsole.audit.heads import SignedTreeHead
+from reviewconsole.audit.leaves import canonical_time
+
 
 class AuditEventQuerySet(models.QuerySet):
     def update(self, **kwargs):
-        raise TypeError("audit events are append-only")
+        raise TypeError("audit events are append-only (only the sealer gives them a position)")
 
     def delete(self):
         raise TypeError("audit events are append-only")
 
 
 class AuditEvent(models.Model):
-    """One machine step or human action. `hash` covers every field and the previous event's hash.
+    """One machine step or human action: a leaf of the log's Merkle tree.
 
-    On PostgreSQL a trigger (migration 0002) refuses UPDATE and DELETE; the checks here only catch
-    mistakes in Python early.
+    A writer inserts the event with its content and `leaf_hash` and no position; the sealer
+    (`sealer.log_seal`) later gives it `seq` and covers it with a signed tree head. On PostgreSQL a
+    trigger (migrations 0002, 0004) refuses DELETE and every UPDATE except that one: `seq` set once, from
+    empty, with nothing else changed. The checks here only catch mistakes in Python early.
     """
 
-    seq = models.BigIntegerField(unique=True, help_text="Position in the chain, from 1, without gaps")
+    seq = models.BigIntegerField(
+        null=True, blank=True, unique=True, editable=False,
+        help_text="Position in the log, from 1, without gaps; empty until the sealer gives it one",
+    )
     created_at = models.DateTimeField(db_index=True)
     actor = models.CharField(max_length=150, db_index=True, help_text='"user:<name>", "engine", "client:<name>" ...')
     action = models.CharField(max_length=50, db_index=True)
@@ -33,20 +41,26 @@ class AuditEvent(models.Model):
         "intake.Case", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
     )
     payload = models.JSONField(default=dict)
-    prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64, unique=True)
+    leaf_hash = models.CharField(max_length=64, help_text="RFC 6962 leaf hash of the content (leaves.py), hex")
 
     objects = AuditEventQuerySet.as_manager()
 
     class Meta:
-        ordering = ["seq"]
+        # Append order: sealed or not, every event has an id, and the sealer gives positions in id order.
+        ordering = ["id"]
         indexes = [
-            models.Index(fields=["case", "seq"], name="audit_event_case"),
+            models.Index(fields=["case", "id"], name="audit_event_case"),
             models.Index(fields=["action", "created_at"], name="audit_event_action_time"),
+            # What the sealer reads: the few events not sealed yet, in id order, without scanning the log.
+            models.Index(fields=["id"], condition=models.Q(seq__isnull=True), name="audit_event_unsealed"),
+        ]
+        constraints = [
+            # The sealer decodes every leaf hash: a malformed one, even a forged one, must not get in.
+            models.CheckConstraint(condition=models.Q(leaf_hash__regex=r"^[0-9a-f]{64}$"), name="audit_leaf_hash_hex"),
         ]
 
     def __str__(self) -> str:
-        return f"audit event {self.seq} {self.action}"
+        return f"audit event {self.seq or 'unsealed'} {self.action}"
 
     def save(self, *args, **kwargs):
         if not self._state.adding:
@@ -55,6 +69,40 @@ class AuditEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise TypeError("audit events are append-only")
+
+
+class AuditTreeHead(models.Model):
+    """The log as one sealing batch left it: its first `tree_size` events hash to `root_hash`, signed.
+
+    Append-only like the events (the same trigger refuses UPDATE and DELETE). `frontier` is the tree's
+    right edge (`merkle.CompactRange`), so the next batch extends the tree without reading old leaves; it is
+    not signed, and the sealer checks it against `root_hash` before it trusts it.
+    """
+
+    tree_size = models.PositiveBigIntegerField(unique=True)
+    root_hash = models.CharField(max_length=64)
+    sealed_at = models.DateTimeField()
+    frontier = models.JSONField(default=list, help_text="Hex roots of the perfect subtrees on the right edge")
+    key_id = models.CharField(max_length=16)
+    signature = models.CharField(max_length=100, help_text="Ed25519 over heads.head_statement, base64")
+
+    class Meta:
+        ordering = ["tree_size"]
+
+    def __str__(self) -> str:
+        return f"tree head {self.tree_size} {self.root_hash[:12]}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("tree heads are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("tree heads are append-only")
+
+    def signed(self) -> SignedTreeHead:
+        return SignedTreeHead(tree_size=self.tree_size, root_hash=self.root_hash,
+                              sealed_at=canonical_time(self.sealed_at), key_id=self.key_id, signature=self.signature)
 
 
 class ExportFormat(models.TextChoices):
@@ -72,13 +120,15 @@ class ExportStatus(models.TextChoices):
 
 
 class AuditExport(models.Model):
-    """One export of a filtered range: what was asked, which chain head it covered, and its file."""
+    """One export of a filtered range: what was asked, which signed tree head it covers, and its file."""
 
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     format = models.CharField(max_length=10, choices=ExportFormat.choices)
     filters = models.JSONField(default=dict)
-    head_seq = models.BigIntegerField(default=0, help_text="The export covers events up to this one")
-    head_hash = models.CharField(max_length=64, blank=True)
+    tree_size = models.BigIntegerField(
+        default=0, help_text="The export covers the events of this tree head: seq 1 to this"
+    )
+    root_hash = models.CharField(max_length=64, blank=True, help_text="That tree head's root; empty for the empty log")
     status = models.CharField(max_length=10, choices=ExportStatus.choices, default=ExportStatus.QUEUED)
     rows_total = models.PositiveBigIntegerField(default=0)
     rows_done = models.PositiveBigIntegerField(default=0)

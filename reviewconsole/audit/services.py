@@ -1,6 +1,7 @@
-"""Writes for the audit trail: append one event to the chain, in the caller's transaction; and the rows
-that record exports (what an export covers and how far its file got). Imports no other app: every app
-appends here (docs/architecture.md)."""
+"""Writes for the audit trail: append one event, in the caller's transaction and without any lock; and the
+rows that record exports (what an export covers and how far its file got). Imports no other app: every
+app appends here (docs/architecture.md). The sealer (`sealer.py`) is the one other writer of events.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +11,17 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
 from reviewconsole import work_claims
 from reviewconsole.audit.actions import AuditAction
-from reviewconsole.audit.chain import GENESIS_HASH, event_hash, normalise_payload
+from reviewconsole.audit.leaves import leaf_hash, normalise_payload
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
+from reviewconsole.audit.sealer import seal_after_commit
 from reviewconsole.queues import task_hold
 
-# Any constant shared by every writer; pg_advisory_xact_lock takes a bigint key ("audit" in ASCII).
-CHAIN_LOCK_KEY = 0x6175646974
 _ACTION = re.compile(r"^[a-z][a-z_]*\.[a-z][a-z_]*$")
 
 
@@ -34,14 +34,6 @@ def actor_label(actor: AbstractBaseUser | str) -> str:
     return f"user:{actor.get_username()}"
 
 
-def _lock_chain() -> None:
-    # Held until the surrounding transaction ends, so the next writer reads the head this one wrote:
-    # two writers can never both append to the same head (no fork). SQLite serialises writers already.
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
-
-
 def audit_record(
     *,
     actor: AbstractBaseUser | str,
@@ -51,47 +43,35 @@ def audit_record(
     payload: dict[str, Any],
     case: Model | int | None = None,
 ) -> AuditEvent:
-    """Append one event to the chain.
+    """Append one event to the log.
 
-    Call it inside the transaction that makes the change it records: the event then exists exactly
-    when the change does. Outside a transaction it opens its own, since the chain lock needs one.
+    Call it inside the transaction that makes the change it records: the event then exists exactly when
+    the change does. It is one INSERT of the event's content and leaf hash, with no position and no lock,
+    so appends from any number of transactions run side by side; the sealer gives the event its `seq`
+    within seconds of the commit (until then `seq` is None).
     """
     if not _ACTION.match(action):
         raise ValueError(f"audit action {action!r} must read like 'object.verb'")
-    label = actor_label(actor)
-    body = normalise_payload(payload)
-    case_id = case.pk if isinstance(case, Model) else case
-    # No savepoint: a failed append must fail the caller's whole transaction anyway, and a run stores
-    # dozens of events in one.
-    with transaction.atomic(savepoint=False):
-        _lock_chain()
-        head_seq, head_hash = chain_head_values()
-        seq, prev_hash = head_seq + 1, head_hash or GENESIS_HASH
-        created_at = timezone.now()
-        digest = event_hash(
-            seq=seq, created_at=created_at, actor=label, action=str(action), object_type=object_type,
-            object_id=str(object_id), case_id=case_id, payload=body, prev_hash=prev_hash,
-        )
-        return AuditEvent.objects.create(
-            seq=seq, created_at=created_at, actor=label, action=str(action), object_type=object_type,
-            object_id=str(object_id), case_id=case_id, payload=body, prev_hash=prev_hash, hash=digest,
-        )
-
-
-# --- Reads the writers need -----------------------------------------------------------------------
-
-
-def chain_head_values() -> tuple[int, str]:
-    """(seq, hash) of the newest event; (0, "") when the chain is empty."""
-    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
-    return head if head else (0, "")
+    content = {
+        "created_at": timezone.now(),
+        "actor": actor_label(actor),
+        "action": str(action),
+        "object_type": object_type,
+        "object_id": str(object_id),
+        "case_id": case.pk if isinstance(case, Model) else case,
+        "payload": normalise_payload(payload),
+    }
+    event = AuditEvent.objects.create(**content, leaf_hash=leaf_hash(**content))
+    if settings.AUDIT_SEAL_ON_COMMIT:
+        seal_after_commit()
+    return event
 
 
 # --- Export rows ---------------------------------------------------------------------------------
 
 
 def export_record(
-    *, requested_by: User, export_format: str, filters: dict[str, Any], head_seq: int, head_hash: str,
+    *, requested_by: User, export_format: str, filters: dict[str, Any], tree_size: int, root_hash: str,
     total: int, streamed: bool,
 ) -> AuditExport:
     """The row of one export and its own `export.created` event, in one transaction."""
@@ -102,16 +82,16 @@ def export_record(
             requested_by=requested_by,
             format=export_format,
             filters=filters,
-            head_seq=head_seq,
-            head_hash=head_hash,
+            tree_size=tree_size,
+            root_hash=root_hash,
             rows_total=total,
             status=ExportStatus.STREAMED if streamed else ExportStatus.QUEUED,
         )
-        # The export's own event may land after events appended since the head it covers: it records that head.
+        # The export's own event is sealed after the head it covers: it records that head.
         audit_record(
             actor=requested_by, action=AuditAction.EXPORT_CREATED, object_type="export", object_id=export.pk,
-            payload={"format": export_format, "filters": filters, "head_seq": head_seq,
-                     "head_hash": head_hash, "rows": total, "delivery": "stream" if streamed else "file"},
+            payload={"format": export_format, "filters": filters, "tree_size": tree_size,
+                     "root_hash": root_hash, "rows": total, "delivery": "stream" if streamed else "file"},
         )
         return export
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from reviewconsole.policy.models import NamedConstitution
-from verification import Constitution, Terminal
+from verification import Constitution, Reason, Severity, Terminal
 
 RULE_KINDS: dict[str, str] = {
     "word_limit": "Word limit",
@@ -85,13 +85,27 @@ POLICY_FIELDS = (
     FieldSpec("max_unsafe_release_rate", "Risk budget: most unsafe releases (share, between 0 and 1)", "number",
               "max_unsafe_release_rate: the largest share of wrong answers this constitution accepts to send "
               "without a person; the release threshold is calibrated for it. 0.05 allows at most 5%."),
+    FieldSpec("review_deadline_hours", "Review deadline (hours)", "number",
+              "The queue marks a case overdue once it has waited this long; empty: no deadline."),
 )
+# Knobs an empty input leaves unset (None) rather than asking the model to parse "".
+_OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours"})
 # Knobs whose every error reads better as one sentence naming the knob than as pydantic's wording.
 _POLICY_MESSAGES = {
     "max_unsafe_release_rate": "max_unsafe_release_rate must be a number strictly between 0 and 1, such as 0.05",
+    "review_deadline_hours": "review_deadline_hours must be a whole number of hours from 1 to 2160 (90 days), "
+                             "or empty for no deadline",
 }
 TERMINALS = [terminal.value for terminal in Terminal]
 _NEEDS_PERSON = "policy-needs_person"
+# The knobs that are lists of codes, each drawn as a row of checkboxes: input name, knob, choices, label.
+_CHOICE_LISTS: tuple[tuple[str, str, list[str], str], ...] = (
+    (_NEEDS_PERSON, "needs_person", TERMINALS, "Terminal states that go to a person"),
+    ("policy-double_review_reasons", "double_review_reasons", [reason.value for reason in Reason],
+     "Double review: reasons whose cases need two independent reviews"),
+    ("policy-double_review_severities", "double_review_severities", [severity.value for severity in Severity],
+     "Double review: severities whose cases need two independent reviews"),
+)
 
 
 class RuleForm(forms.Form):
@@ -156,10 +170,11 @@ class ConstitutionForm(forms.Form):
             data = _with_rule(data, self.adding)
         initial, rules_initial = _initial(base)
         super().__init__(data, initial=initial, auto_id="%s")
-        self.fields[_NEEDS_PERSON] = forms.MultipleChoiceField(
-            required=False, choices=[(terminal, terminal) for terminal in TERMINALS],
-            label="Terminal states that go to a person",
-        )
+        for input_name, knob, choices, label in _CHOICE_LISTS:
+            self.fields[input_name] = forms.MultipleChoiceField(
+                required=False, choices=[(choice, choice) for choice in choices], label=label,
+                error_messages={"invalid_choice": f"{knob}: %(value)s is not one of the available choices."},
+            )
         for spec in POLICY_FIELDS:
             self.fields[f"policy-{spec.name}"] = spec.form_field()
         self.rules = RuleFormSet(data, initial=None if data is not None else rules_initial, prefix="rules",
@@ -169,6 +184,11 @@ class ConstitutionForm(forms.Form):
     @property
     def needs_person(self) -> forms.BoundField:
         return self[_NEEDS_PERSON]
+
+    @property
+    def double_review_lists(self) -> list[forms.BoundField]:
+        """The double-review knobs, drawn as needs_person is: one checkbox per code."""
+        return [self[input_name] for input_name, knob, _choices, _label in _CHOICE_LISTS if knob != "needs_person"]
 
     @property
     def policy_inputs(self) -> list[forms.BoundField]:
@@ -215,10 +235,10 @@ class ConstitutionForm(forms.Form):
         return cleaned
 
     def _policy(self, cleaned: dict[str, Any]) -> dict[str, Any]:
-        policy: dict[str, Any] = {"needs_person": cleaned.get(_NEEDS_PERSON) or []}
+        policy: dict[str, Any] = {knob: cleaned.get(input_name) or [] for input_name, knob, _c, _l in _CHOICE_LISTS}
         for spec in POLICY_FIELDS:
             value = cleaned.get(f"policy-{spec.name}")
-            policy[spec.name] = None if spec.name == "spot_check_share" and not value else value
+            policy[spec.name] = None if spec.name in _OPTIONAL_KNOBS and not value else value
         own_calibration = self.base.policy.release_calibration
         if own_calibration is not None:
             policy["release_calibration"] = own_calibration.model_dump(mode="json")
@@ -287,7 +307,8 @@ def _initial(constitution: Constitution) -> tuple[dict[str, Any], list[dict[str,
     """The editor's inputs filled in from a stored version: its own, and one dict per rule."""
     data = constitution.model_dump(mode="json")
     policy = data["policy"]
-    initial = {"description": data["description"], _NEEDS_PERSON: policy["needs_person"]}
+    initial = {"description": data["description"]}
+    initial.update({input_name: policy[knob] for input_name, knob, _choices, _label in _CHOICE_LISTS})
     initial.update({f"policy-{spec.name}": _shown(policy.get(spec.name)) for spec in POLICY_FIELDS})
     return initial, [{key: _shown(value) for key, value in rule.items()} for rule in data["rules"]]
 

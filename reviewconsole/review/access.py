@@ -1,15 +1,24 @@
-"""Who may open the review console: signed-in reviewers. Anonymous users sign in; other roles get 403."""
+"""Who may open the review console: signed-in reviewers and review leads. Anonymous users sign in; other
+roles get 403. Assigning cases and adjudicating reviewers' disagreements are for review leads only."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.shortcuts import get_object_or_404
 
 from reviewconsole.accounts.access import role_required
-from reviewconsole.accounts.roles import Role
+from reviewconsole.accounts.roles import Role, has_role
 from reviewconsole.review.models import Escalation
 
-# Sends anonymous users to sign in and refuses signed-in users without the reviewer role.
-reviewer_required = role_required(Role.REVIEWER, refusal="the review console is for reviewers")
+# Sends anonymous users to sign in and refuses signed-in users with neither role.
+reviewer_required = role_required(
+    Role.REVIEWER, Role.REVIEW_LEAD, refusal="the review console is for reviewers and review leads"
+)
+lead_required = role_required(Role.REVIEW_LEAD, refusal="assigning and adjudicating cases is for review leads")
+
+
+def is_lead(user: AbstractUser | AnonymousUser) -> bool:
+    return has_role(user, Role.REVIEW_LEAD)
 
 
 def escalation_for_reviewer(case_id: int) -> Escalation:
@@ -18,5 +27,7 @@ def escalation_for_reviewer(case_id: int) -> Escalation:
     A case that never needed a person (released or rejected by the engine without a spot check) is
     not part of the console, so it answers 404 rather than leaking that it exists.
     """
-    queryset = Escalation.objects.select_related("case__client", "case__constitution_pin__document", "holder")
+    queryset = Escalation.objects.select_related(
+        "case__client", "case__constitution_pin__document", "holder", "assigned_to"
+    )
     return get_object_or_404(queryset, case_id=case_id)

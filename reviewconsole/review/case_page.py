@@ -6,13 +6,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.auth.models import User
+from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from reviewconsole.intake.models import Candidate, Case, Claim, RepairAttempt, Source
+from reviewconsole.review import labels
 from reviewconsole.review.budgets import Budget, case_budgets
 from reviewconsole.review.diff import ClaimChange, claim_diff
-from reviewconsole.review.marking import ClaimRow, ReleaseGate, case_marks
-from reviewconsole.review.models import CaseNote, EditVerification, EditVerificationStatus, Escalation
+from reviewconsole.review.highlight import Span, highlight
+from reviewconsole.review.marking import CaseMarks, ClaimRow, ReleaseGate, case_marks, claim_anchor
+from reviewconsole.review.models import (
+    CaseNote,
+    EditVerification,
+    EditVerificationStatus,
+    Escalation,
+    EscalationStatus,
+)
 from reviewconsole.review.package import ReviewPackage, review_package
 from reviewconsole.review.states import FAILING_STATES
 
@@ -40,7 +50,18 @@ class CaseReview:
     marked_sources: list[tuple[Source, SafeString]] = field(default_factory=list)
     claim_rows: list[ClaimRow] = field(default_factory=list)
     release_gate: ReleaseGate | None = None
-    """The run's release gate; None for a run recorded before the gate existed."""
+    """The run's release gate; None for a run recorded before the gate existed (or hidden: `blind`)."""
+    blind: bool = False
+    """A spot check the viewer has not labelled every claim of yet: the engine's verdicts are left out of
+    the page (claim states, scores, evidence, diff, checks, repairs, package, release gate)."""
+    blind_remaining: int = 0
+    """Claims of the released answer the viewer has still to label before the verdicts are shown."""
+    label_cells: list[labels.LabelCell] = field(default_factory=list)
+    """The viewer's label of each claim in `claim_rows`, in the same order."""
+
+    @property
+    def labelled_rows(self) -> list[tuple[ClaimRow, labels.LabelCell]]:
+        return list(zip(self.claim_rows, self.label_cells, strict=True))
 
     @property
     def held_back_count(self) -> int:
@@ -72,7 +93,8 @@ class CaseReview:
         return [repair for repair in self.repairs if repair.outcome != "ACCEPTED"]
 
 
-def case_review(escalation: Escalation, *, version: str = "") -> CaseReview:
+def case_review(escalation: Escalation, *, version: str = "", viewer: User | None = None) -> CaseReview:
+    """The case as `viewer` may see it; without a viewer, an open spot check is shown blind."""
     case = escalation.case
     candidates = list(
         Candidate.objects.filter(case=case)
@@ -105,12 +127,54 @@ def case_review(escalation: Escalation, *, version: str = "") -> CaseReview:
         review.release_gate = ReleaseGate(
             float(threshold) if threshold is not None else None, str(record.get("release_calibration") or "")
         )
+    case_labels = labels.case_labels(case.pk)
+    released = labels.released_candidate(candidates)
+    if released is not None:
+        review.blind_remaining = labels.blind_remaining(escalation, released.claims.all(), case_labels, viewer)
+        review.blind = review.blind_remaining > 0
     if review.current is not None:
-        review.shown = next((c for c in candidates if c.candidate_id == version), review.current)
-        marks = case_marks(review.shown, sources, review.release_gate)
+        # Blind, the page opens on the answer that was released: that is the one to label.
+        default = released if review.blind and released is not None else review.current
+        review.shown = next((c for c in candidates if c.candidate_id == version), default)
+        if review.blind:
+            review.release_gate = None
+            marks = _blind_marks(review.shown, sources)
+        else:
+            marks = case_marks(review.shown, sources, review.release_gate)
         review.candidate_html, review.marked_sources = marks.candidate_html, marks.marked_sources
         review.claim_rows, review.release_gate = marks.claim_rows, marks.release_gate
+        review.label_cells = _label_cells(review, case_labels, viewer)
     return review
+
+
+def _blind_marks(shown: Candidate, sources: list[Source]) -> CaseMarks:
+    """The answer with its claims marked but not coloured, and the sources unmarked: nothing the engine
+    decided about a claim (state, score, the evidence it chose) reaches the page."""
+    claims = list(shown.claims.all())
+    spans = [
+        Span(claim.start, claim.end, f"text-{claim_anchor(claim)}", "unlabelled", f"Claim {number}",
+             href=f"#{claim_anchor(claim)}")
+        for number, claim in enumerate(claims, start=1)
+    ]
+    return CaseMarks(
+        candidate_html=highlight(shown.text, spans),
+        marked_sources=[(source, highlight(source.text, [])) for source in sources],
+        claim_rows=[ClaimRow(claim, claim_anchor(claim), "", []) for claim in claims],
+        release_gate=None,
+    )
+
+
+def _label_cells(review: CaseReview, case_labels: list, viewer: User | None) -> list[labels.LabelCell]:
+    escalation = review.escalation
+    open_case = escalation.status == EscalationStatus.OPEN
+    can_label = labels.may_label(escalation, viewer, timezone.now())
+    by_claim = labels.labels_by_claim(case_labels)
+    return [
+        labels.label_cell(case_id=review.case.pk, claim=row.claim, anchor=row.anchor,
+                          labels=by_claim.get(row.claim.pk, []), viewer=viewer,
+                          show_others=not open_case, can_label=can_label)
+        for row in review.claim_rows
+    ]
 
 
 def candidate_diff(review: CaseReview, older_id: str, newer_id: str) -> tuple[Candidate, Candidate, list[ClaimChange]]:

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth.models import User
 
-from reviewconsole.review.queue import (
-    QueueCursor,
-    QueueFilters,
-    QueuePosition,
-    constitution_names,
-    reviewers,
-)
+from reviewconsole.review.assignment import assignable_reviewers
+from reviewconsole.review.queue import QueueCursor, QueueFilters, QueuePosition, constitution_names
 from reviewconsole.review.reasons import RejectReason
 from verification import Severity
 
@@ -40,9 +36,13 @@ class QueueFilterForm(forms.Form):
     severity = forms.ChoiceField(required=False, choices=[("", "Any")] + [(s.value, s.value.title()) for s in Severity])
     constitution = forms.ChoiceField(required=False)
     client = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
-    assignee = forms.ChoiceField(required=False)
+    assignee = forms.ChoiceField(required=False, label="Assigned to")
+    held = forms.ChoiceField(required=False, label="Held by")
     spot_check = forms.ChoiceField(
         required=False, label="Spot checks", choices=[("", "Included"), ("only", "Only"), ("none", "Excluded")]
+    )
+    overdue = forms.ChoiceField(
+        required=False, label="Deadline", choices=[("", "Any"), ("1", "Overdue only")]
     )
     # Where the page starts: set by the pager's links, never by the filters, so a change of filter
     # goes back to the top.
@@ -53,9 +53,11 @@ class QueueFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["constitution"].choices = [("", "Any")] + [(name, name) for name in constitution_names()]
         self.fields["client"].choices = [("", "Any")] + [(client.pk, client.name) for client in clients]
-        self.fields["assignee"].choices = [("", "Anyone"), ("none", "Nobody"), ("me", "Me")] + [
-            (str(user.pk), user.get_username()) for user in reviewers()
+        people = [("", "Anyone"), ("none", "Nobody"), ("me", "Me")] + [
+            (str(user.pk), user.get_username()) for user in assignable_reviewers()
         ]
+        self.fields["assignee"].choices = people
+        self.fields["held"].choices = people
 
     def filters(self) -> QueueFilters:
         """The filters asked for; an invalid field is ignored rather than emptying the queue."""
@@ -68,7 +70,9 @@ class QueueFilterForm(forms.Form):
             constitution=data.get("constitution") or "",
             client=data.get("client"),
             assignee=data.get("assignee") or "",
+            held=data.get("held") or "",
             spot_check=spot_check,
+            overdue=data.get("overdue") == "1",
         )
 
     def position(self) -> QueuePosition:
@@ -142,3 +146,17 @@ class NoteForm(_CaseForm):
     id_prefix = "note"
 
     text = forms.CharField(label="Add a note", widget=forms.Textarea(attrs={"rows": 2}), max_length=5000)
+
+
+class AssignForm(forms.Form):
+    """A review lead's choice of reviewer for a case; empty takes the assignment back."""
+
+    assignee = forms.ModelChoiceField(
+        queryset=User.objects.none(), required=False, label="Assign to", empty_label="Nobody (unassign)",
+        error_messages={"invalid_choice": "assignee: choose an active reviewer from the list."},
+    )
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "assign_%s")
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].queryset = assignable_reviewers()

@@ -2,6 +2,10 @@
 
 A lease is live while `lease_expires_at` is in the future. An expired lease needs no sweeper: every
 query treats it as free, so the case is back in the queue the moment its lease runs out.
+
+"Next case" serves the cases a review lead assigned to the reviewer first, then the unassigned ones in
+queue order; never a case assigned to someone else (it waits for its assignee), and never a case the
+reviewer has already reviewed (the second review of a double-reviewed case is another person's).
 """
 
 from __future__ import annotations
@@ -11,10 +15,10 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from reviewconsole.review import audit_events
-from reviewconsole.review.models import Escalation, EscalationStatus
+from reviewconsole.review.models import Escalation, EscalationStatus, Review
 
 # Candidates one conditional UPDATE round tries before giving up (SQLite only; see _claim_by_update).
 _UPDATE_ATTEMPTS = 20
@@ -33,8 +37,23 @@ def lease_until(now: datetime) -> datetime:
     return now + timedelta(seconds=settings.REVIEW_LEASE_SECONDS)
 
 
-def _claimable(now: datetime) -> QuerySet[Escalation]:
-    return Escalation.objects.filter(lease_free(now), status=EscalationStatus.OPEN).order_by("-priority", "created_at")
+def reviewed_by(reviewer: User) -> Exists:
+    """Escalations the reviewer has reviewed (double review): not theirs to review again."""
+    return Exists(Review.objects.filter(escalation=OuterRef("pk"), reviewer_id=reviewer.pk))
+
+
+def _claimable(now: datetime, reviewer: User, *, assigned: bool) -> QuerySet[Escalation]:
+    """Free open cases for `reviewer`: those assigned to them, or (not `assigned`) those assigned to nobody.
+
+    Each is one range of an index ("escalation_assigned", or the queue's, filtered on assigned_to),
+    walked in queue order until a row qualifies: no sort over the whole queue.
+    """
+    owner = Q(assigned_to=reviewer) if assigned else Q(assigned_to__isnull=True)
+    return (
+        Escalation.objects.filter(lease_free(now), owner, status=EscalationStatus.OPEN)
+        .exclude(reviewed_by(reviewer))
+        .order_by("-priority", "created_at", "id")
+    )
 
 
 def escalation_claim_next(*, reviewer: User, now: datetime) -> Escalation | None:
@@ -42,19 +61,35 @@ def escalation_claim_next(*, reviewer: User, now: datetime) -> Escalation | None
 
     Holding at most one case keeps a reviewer who presses `n` twice from hoarding the queue.
     """
-    held = Escalation.objects.filter(lease_held_by(reviewer, now), status=EscalationStatus.OPEN).first()
-    if held is not None:
-        escalation_lease_renew(escalation=held, reviewer=reviewer, now=now)
-        return held
-    if connection.features.has_select_for_update_skip_locked:
-        return _claim_skip_locked(reviewer, now)
-    return _claim_by_update(reviewer, now)
+    with transaction.atomic():
+        # Two requests of one reviewer (a double press, two tabs) take turns here, so the second finds the
+        # case the first claimed: the one-case rule holds in the database, not only in a check before it.
+        _lock_reviewer(reviewer)
+        held = Escalation.objects.filter(lease_held_by(reviewer, now), status=EscalationStatus.OPEN).first()
+        if held is not None:
+            escalation_lease_renew(escalation=held, reviewer=reviewer, now=now)
+            return held
+        claim = _claim_skip_locked if connection.features.has_select_for_update_skip_locked else _claim_by_update
+        return claim(reviewer, now, assigned=True) or claim(reviewer, now, assigned=False)
 
 
-def _claim_skip_locked(reviewer: User, now: datetime) -> Escalation | None:
+# The high half of every per-reviewer lock key ("revi"), so that it cannot meet another lock's key.
+_REVIEWER_LOCK_SPACE = 0x72657669 << 32
+
+
+def _lock_reviewer(reviewer: User) -> None:
+    """Hold the reviewer's claim lock until the transaction ends (PostgreSQL; SQLite serialises writers)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_REVIEWER_LOCK_SPACE | (reviewer.pk & 0xFFFFFFFF)])
+
+
+def _claim_skip_locked(reviewer: User, now: datetime, *, assigned: bool) -> Escalation | None:
     # Rows another reviewer is claiming right now are skipped, not waited for: no queueing behind locks.
     with transaction.atomic():
-        escalation = _claimable(now).select_for_update(skip_locked=True, of=("self",)).first()
+        escalation = _claimable(now, reviewer, assigned=assigned).select_for_update(
+            skip_locked=True, of=("self",)
+        ).first()
         if escalation is None:
             return None
         escalation.holder = reviewer
@@ -64,10 +99,10 @@ def _claim_skip_locked(reviewer: User, now: datetime) -> Escalation | None:
         return escalation
 
 
-def _claim_by_update(reviewer: User, now: datetime) -> Escalation | None:
+def _claim_by_update(reviewer: User, now: datetime, *, assigned: bool) -> Escalation | None:
     # SQLite has no SKIP LOCKED; a conditional UPDATE that changed one row is the claim instead.
     for _ in range(_UPDATE_ATTEMPTS):
-        top = _claimable(now).values_list("pk", flat=True).first()
+        top = _claimable(now, reviewer, assigned=assigned).values_list("pk", flat=True).first()
         if top is None:
             return None
         with transaction.atomic():
@@ -93,15 +128,23 @@ def escalation_lease_renew(*, escalation: Escalation, reviewer: User, now: datet
 
 
 def escalation_lease_take(*, escalation: Escalation, reviewer: User, now: datetime) -> bool:
-    """Claim this particular case (opened from the queue) if nobody else holds it."""
+    """Claim this particular case (opened from the queue) if nobody else holds it.
+
+    A case assigned to someone else may be taken (the assignee may be away); one the reviewer has
+    already reviewed may not: holding it would only keep the second reviewer from it.
+    """
     with transaction.atomic():
+        _lock_reviewer(reviewer)
         # Taking a case one already holds only renews it: the audit trail records the first claim.
         if escalation_lease_renew(escalation=escalation, reviewer=reviewer, now=now):
             return True
-        taken = Escalation.objects.filter(lease_free(now), pk=escalation.pk, status=EscalationStatus.OPEN).update(
-            holder=reviewer, lease_expires_at=lease_until(now)
-        )
+        taken = Escalation.objects.filter(
+            lease_free(now), pk=escalation.pk, status=EscalationStatus.OPEN
+        ).exclude(reviewed_by(reviewer)).update(holder=reviewer, lease_expires_at=lease_until(now))
         if taken:
+            # One case per reviewer: the case they held before goes back to the queue.
+            for other in Escalation.objects.filter(lease_held_by(reviewer, now)).exclude(pk=escalation.pk):
+                escalation_lease_release(escalation=other, reviewer=reviewer)
             escalation.holder, escalation.lease_expires_at = reviewer, lease_until(now)
             audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
         return bool(taken)

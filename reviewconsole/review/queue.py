@@ -14,8 +14,8 @@ from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Left
 from django.utils.http import int_to_base36
 
-from reviewconsole.accounts.roles import Role
 from reviewconsole.policy import selectors as policy_selectors
+from reviewconsole.review.deadlines import deadlines_by_hours, overdue_annotation, overdue_condition
 from reviewconsole.review.leases import lease_free
 from reviewconsole.review.models import Escalation, EscalationStatus
 from verification import constitution as constitutions
@@ -28,19 +28,24 @@ _QUEUE_ORDER_BACKWARD = ("priority", "-created_at", "-id")
 QUESTION_PREVIEW_CHARS = 110
 _QUEUE_COLUMNS = (
     "case_id", "priority", "reason", "severity", "is_spot_check", "holder_id", "lease_expires_at", "created_at",
-    "case__constitution_name", "case__client__name", "holder__username",
+    "assigned_to_id", "reviews_required", "case__constitution_name", "case__constitution_pin_id",
+    "case__client__name", "holder__username", "assigned_to__username",
 )
+
 
 @dataclass(frozen=True)
 class QueueFilters:
-    """The queue's filters; empty means "any". `assignee` is "", "none", "me" or a user id."""
+    """The queue's filters; empty means "any". `assignee` (whom a lead assigned the case to) and `held`
+    (who holds its lease now) are each "", "none", "me" or a user id."""
 
     reason: str = ""
     severity: str = ""
     constitution: str = ""
     client: int | None = None
     assignee: str = ""
+    held: str = ""
     spot_check: bool | None = None
+    overdue: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,11 @@ class QueuePage:
         return QueueCursor.of(self.escalations[-1]).encode() if self.escalations else ""
 
 
-def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime) -> QuerySet[Escalation]:
+def _person(choice: str, reviewer: User) -> int:
+    return reviewer.pk if choice == "me" else int(choice)
+
+
+def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: Q | None) -> QuerySet[Escalation]:
     queryset = Escalation.objects.filter(status=EscalationStatus.OPEN)
     if filters.severity:
         queryset = queryset.filter(severity=filters.severity)
@@ -124,10 +133,15 @@ def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime) -> QueryS
     if filters.spot_check is not None:
         queryset = queryset.filter(is_spot_check=filters.spot_check)
     if filters.assignee == "none":
-        queryset = queryset.filter(lease_free(now))
+        queryset = queryset.filter(assigned_to__isnull=True)
     elif filters.assignee:
-        assignee_id = reviewer.pk if filters.assignee == "me" else int(filters.assignee)
-        queryset = queryset.filter(holder_id=assignee_id, lease_expires_at__gt=now)
+        queryset = queryset.filter(assigned_to_id=_person(filters.assignee, reviewer))
+    if filters.held == "none":
+        queryset = queryset.filter(lease_free(now))
+    elif filters.held:
+        queryset = queryset.filter(holder_id=_person(filters.held, reviewer), lease_expires_at__gt=now)
+    if filters.overdue:
+        queryset = queryset.filter(overdue) if overdue is not None else queryset.none()
     return queryset
 
 
@@ -140,7 +154,8 @@ def queue_page(
     so a page costs two queries however long the queue is and however deep the page.
     """
     position = position or QueuePosition()
-    base = _filtered(filters, reviewer=reviewer, now=now)
+    overdue = overdue_condition(now, deadlines_by_hours())
+    base = _filtered(filters, reviewer=reviewer, now=now, overdue=overdue)
     counts = list(base.order_by().values_list("reason").annotate(n=Count("*")).order_by("-n", "reason"))
     total = dict(counts).get(filters.reason, 0) if filters.reason else sum(n for _, n in counts)
     if total == 0:
@@ -150,13 +165,13 @@ def queue_page(
     # One row more than a page tells whether there is a page beyond, without counting. Towards where a
     # cursor came from there is the page its link was on.
     if position.before is not None:
-        found = _shown(_seek(rows, position.before, backward=True), backward=True)
+        found = _shown(_seek(rows, position.before, backward=True), backward=True, overdue=overdue)
         found.reverse()
         return QueuePage(found[-QUEUE_PAGE_SIZE:], total, counts, len(found) > QUEUE_PAGE_SIZE, True)
     if position.after is not None:
-        found = _shown(_seek(rows, position.after, backward=False), backward=False)
+        found = _shown(_seek(rows, position.after, backward=False), backward=False, overdue=overdue)
         return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, True, len(found) > QUEUE_PAGE_SIZE)
-    found = _shown(rows, backward=False)
+    found = _shown(rows, backward=False, overdue=overdue)
     return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, False, len(found) > QUEUE_PAGE_SIZE)
 
 
@@ -186,20 +201,17 @@ def _past(cursor: QueueCursor, *, backward: bool) -> list[Q]:
             Q(priority__lt=cursor.priority)]
 
 
-def _shown(rows: QuerySet[Escalation], *, backward: bool) -> list[Escalation]:
+def _shown(rows: QuerySet[Escalation], *, backward: bool, overdue: Q | None) -> list[Escalation]:
     """Up to a page and one row, in queue order (reversed if `backward`), with what a row shows."""
     return list(
-        rows.select_related("case__client", "holder")
+        rows.select_related("case__client", "holder", "assigned_to")
         .only(*_QUEUE_COLUMNS)
         # Cut long questions in the database: a row shows one line, and 50 rows of 4,000 characters
         # would cost more to send and truncate than the whole query.
-        .annotate(question_preview=Left("case__question", QUESTION_PREVIEW_CHARS))
+        .annotate(question_preview=Left("case__question", QUESTION_PREVIEW_CHARS),
+                  overdue=overdue_annotation(overdue))
         .order_by(*(_QUEUE_ORDER_BACKWARD if backward else QUEUE_ORDER))[: QUEUE_PAGE_SIZE + 1]
     )
-
-
-def reviewers() -> QuerySet[User]:
-    return User.objects.filter(groups__name=Role.REVIEWER.value, is_active=True).order_by("username")
 
 
 def constitution_names() -> list[str]:

@@ -72,6 +72,14 @@ def spot_check_share(case: Case) -> float:
     return settings.SPOT_CHECK_RATE if share is None else float(share)
 
 
+def reviews_required(case: Case, *, reason: str, severity: str) -> int:
+    """2 when the pinned constitution asks for double review of this reason or severity, else 1."""
+    policy = case_pin(case).content.get("policy") or {}
+    double = reason in (policy.get("double_review_reasons") or []) \
+        or severity in (policy.get("double_review_severities") or [])
+    return 2 if double else 1
+
+
 def _spot_check_drawn(case: Case) -> bool:
     rate = spot_check_share(case)
     return rate > 0 and secrets.randbelow(1_000_000) < rate * 1_000_000
@@ -90,10 +98,12 @@ def case_routed(sender: object, *, case: Case, record: RunRecord, **kwargs: obje
         event = webhooks.CASE_RELEASED
     elif terminal is Terminal.REJECT:
         event = webhooks.CASE_REJECTED
-    else:  # REVIEW and ABSTAIN: a person decides.
+    else:  # REVIEW and ABSTAIN: a person decides (two, for the reasons and severities policy names).
+        # Spot checks are never double-reviewed: they measure released answers, one blind review each.
         escalation = Escalation.objects.create(
             case=case, reason=record.reason.value, severity=severity,
             priority=escalation_priority(severity=severity, reason=record.reason.value),
+            reviews_required=reviews_required(case, reason=record.reason.value, severity=severity),
         )
         audit_events.escalation_opened(escalation=escalation)
         event = webhooks.CASE_ESCALATED

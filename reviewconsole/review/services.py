@@ -1,4 +1,9 @@
-"""Writes for review: decisions (approve, edit, reject), notes, and the re-verification of edits."""
+"""Writes for review: decisions (approve, edit, reject), notes, and the re-verification of edits.
+
+A decision closes the case (closing.py), except on a double-reviewed case still in its independent
+reviews, where approve and reject are recorded as a review (double_review.py); a review lead decides a
+case whose reviews disagree.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +15,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviewconsole import work_claims
+from reviewconsole.accounts.roles import Role, has_role
 from reviewconsole.intake import outcomes
 from reviewconsole.intake.constitutions import case_constitution
 from reviewconsole.intake.models import Candidate
 from reviewconsole.intake.services import candidate_checks_store, candidate_claims_store, case_contract
 from reviewconsole.policy.engine import run_engine
 from reviewconsole.queues import enqueue_on_commit, task_hold
-from reviewconsole.review import audit_events
+from reviewconsole.review import audit_events, double_review
+from reviewconsole.review.approval import approval_check
+from reviewconsole.review.closing import decision_close
 from reviewconsole.review.leases import escalation_lease_renew, lease_held_by_other
 from reviewconsole.review.models import (
     CaseNote,
@@ -26,10 +34,8 @@ from reviewconsole.review.models import (
     EditVerificationStatus,
     Escalation,
     EscalationStatus,
+    Review,
 )
-from reviewconsole.review.states import FAILING_STATES
-from reviewconsole.webhooks import services as webhooks
-from reviewconsole.webhooks.payloads import case_outcome_payload
 from verification import RunRecord
 
 
@@ -55,20 +61,34 @@ class InvalidEdit(DecisionRefused):
     status_code = 400
 
 
+class LeadRequired(DecisionRefused):
+    """The reviews of the case disagree: only a review lead may decide it now."""
+
+    status_code = 403
+
+
 def _lock_for_decision(
     *, escalation_id: int, reviewer: User, candidate_id: str, sha256: str, now: datetime
 ) -> tuple[Escalation, Candidate]:
     """Lock the escalation and check the reviewer may decide on exactly the candidate they saw.
 
-    Runs inside the caller's transaction; the row lock serializes decisions on one case.
+    Runs inside the caller's transaction; the row lock serializes decisions on one case. An open case
+    is decided by whoever holds its lease (or anyone, while nobody does); a case in adjudication has
+    no lease and is decided by a review lead.
     """
     # Lock only the escalation row: locking the joined client too would serialize every reviewer's
     # decisions on that client's cases.
     escalation = Escalation.objects.select_for_update(of=("self",)).select_related("case__client").get(pk=escalation_id)
-    if escalation.status != EscalationStatus.OPEN:
+    if escalation.status == EscalationStatus.DECIDED:
         raise CaseChanged("This case was already decided.")
-    if lease_held_by_other(escalation, reviewer, now):
-        raise DecisionRefused("Another reviewer holds this case.")
+    if escalation.status == EscalationStatus.ADJUDICATION:
+        if not has_role(reviewer, Role.REVIEW_LEAD):
+            raise LeadRequired("The two reviews of this case disagree: a review lead decides it.")
+    else:
+        if lease_held_by_other(escalation, reviewer, now):
+            raise DecisionRefused("Another reviewer holds this case.")
+        if double_review.is_independent(escalation) and double_review.review_by(escalation, reviewer):
+            raise DecisionRefused("You reviewed this case already: the second review must be another reviewer's.")
     current = Candidate.objects.filter(case_id=escalation.case_id).order_by("-position").first()
     if current is None or current.candidate_id != candidate_id or current.sha256 != sha256:
         raise CaseChanged("The case changed since you opened it: a newer version is on screen now.")
@@ -77,6 +97,23 @@ def _lock_for_decision(
 
 def _pending_verification(candidate: Candidate) -> EditVerification | None:
     return EditVerification.objects.filter(candidate=candidate).first()
+
+
+def _decide(
+    *, escalation: Escalation, reviewer: User, kind: str, candidate: Candidate, now: datetime, reason_code: str = "",
+    note: str = "", override_reason: str = "",
+) -> Decision | Review:
+    """An independent review while the case is in double review, else the decision that closes it."""
+    fields = {"reason_code": reason_code, "note": note, "override_reason": override_reason}
+    if double_review.is_independent(escalation):
+        return double_review.review_record(
+            escalation=escalation, reviewer=reviewer, kind=kind, candidate=candidate, now=now, **fields
+        )
+    # A lead's adjudication: the audit event links the two reviews it settles.
+    reviews = double_review.reviews_of(escalation) if escalation.reviews_required > 1 else []
+    return decision_close(
+        escalation=escalation, reviewer=reviewer, kind=kind, candidate=candidate, now=now, reviews=reviews, **fields
+    )
 
 
 def decision_approve(
@@ -88,8 +125,11 @@ def decision_approve(
     now: datetime,
     note: str = "",
     override_reason: str = "",
-) -> Decision:
-    """Release exactly the candidate the reviewer saw. Failing claims need a written override reason."""
+) -> Decision | Review:
+    """Release exactly the candidate the reviewer saw (or record the review of it, in double review).
+
+    Claims that still fail need a written override reason, except those the reviewer labelled supported.
+    """
     with transaction.atomic():
         escalation, candidate = _lock_for_decision(
             escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
@@ -97,18 +137,16 @@ def decision_approve(
         verification = _pending_verification(candidate)
         if verification is not None and not verification.is_finished:
             raise DecisionRefused("Your edit is still being verified; approve it once the result is in.")
-        unverified = verification is not None and verification.status == EditVerificationStatus.FAILED
-        failing = candidate.claims.filter(state__in=FAILING_STATES).count()
-        if (failing or unverified) and not override_reason.strip():
-            why = f"{failing} claim(s) still fail" if failing else "the edit could not be verified"
-            raise OverrideRequired(f"Approving needs an override reason: {why}.", field="override_reason")
-        decision = Decision.objects.create(
-            case=escalation.case, reviewer=reviewer, kind=DecisionKind.APPROVE, candidate=candidate,
+        check = approval_check(
+            candidate=candidate, reviewer=reviewer,
+            edit_unverified=verification is not None and verification.status == EditVerificationStatus.FAILED,
+        )
+        if check.needs_override and not override_reason.strip():
+            raise OverrideRequired(f"Approving needs an override reason: {check.why}.", field="override_reason")
+        return _decide(
+            escalation=escalation, reviewer=reviewer, kind=DecisionKind.APPROVE, candidate=candidate, now=now,
             note=note, override_reason=override_reason.strip(),
         )
-        outcomes.case_release_approved(case=escalation.case, candidate=candidate)
-        _close(escalation, decision, now)
-        return decision
 
 
 def decision_reject(
@@ -120,40 +158,16 @@ def decision_reject(
     reason_code: str,
     now: datetime,
     note: str = "",
-) -> Decision:
-    """Refuse the case: nothing is released to the client."""
+) -> Decision | Review:
+    """Refuse the case: nothing is released to the client (or record the review, in double review)."""
     with transaction.atomic():
         escalation, candidate = _lock_for_decision(
             escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
         )
-        decision = Decision.objects.create(
-            case=escalation.case, reviewer=reviewer, kind=DecisionKind.REJECT, candidate=candidate,
+        return _decide(
+            escalation=escalation, reviewer=reviewer, kind=DecisionKind.REJECT, candidate=candidate, now=now,
             reason_code=reason_code, note=note,
         )
-        outcomes.case_reject(case=escalation.case)
-        _close(escalation, decision, now)
-        return decision
-
-
-def _close(escalation: Escalation, decision: Decision, now: datetime) -> None:
-    """Take the case out of the queue, release the lease and tell the client, in the caller's transaction."""
-    escalation.status = EscalationStatus.DECIDED
-    escalation.decided_at = now
-    escalation.lease_expires_at = None
-    escalation.save(update_fields=["status", "decided_at", "lease_expires_at"])
-    audit_events.decision(decision=decision)
-    payload = {
-        **case_outcome_payload(escalation.case),
-        "decision": {
-            "kind": decision.kind,
-            "candidate": decision.candidate.candidate_id,
-            "reason_code": decision.reason_code or None,
-            "override": bool(decision.override_reason),
-        },
-    }
-    if decision.kind == DecisionKind.APPROVE:
-        payload["answer"] = decision.candidate.text
-    webhooks.webhook_event_record(case=escalation.case, event_type=webhooks.CASE_DECIDED, payload=payload)
 
 
 def candidate_edit(
@@ -169,13 +183,16 @@ def candidate_edit(
     """Make the reviewer's text the newest candidate and have a worker verify it again.
 
     The edit is recorded as an EDIT decision but does not close the case: the reviewer approves (or
-    rejects) the verified edit afterwards, so the lease stays with them.
+    rejects) the verified edit afterwards, so the lease stays with them. Not while a double-reviewed case
+    is in its independent reviews; a review lead may edit when adjudicating.
     """
     text = text.strip()
     with transaction.atomic():
         escalation, parent = _lock_for_decision(
             escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
         )
+        if double_review.is_independent(escalation):
+            raise DecisionRefused(double_review.NO_EDIT_WHILE_INDEPENDENT)
         if not text:
             raise InvalidEdit("The edited answer is empty.", field="text")
         if text == parent.text:

@@ -1,4 +1,6 @@
-"""The reviewer's pages: the queue, a case, decisions, and "my decisions". Thin: validate, call, render."""
+"""The reviewer's pages: the queue, a case, decisions, and "my decisions". Thin: validate, call, render.
+
+A review lead's own pages (adjudication, assignment) are in lead_views.py."""
 
 from __future__ import annotations
 
@@ -16,11 +18,20 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
 from reviewconsole.htmx import HtmxHttpRequest
-from reviewconsole.intake.models import Client
-from reviewconsole.review import case_page, leases, selectors, services
-from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
-from reviewconsole.review.forms import ApproveForm, EditForm, NoteForm, QueueFilterForm, RejectForm
-from reviewconsole.review.models import Escalation, EscalationStatus
+from reviewconsole.intake.models import Candidate, Client
+from reviewconsole.review import case_page, double_review, leases, selectors, services
+from reviewconsole.review.access import escalation_for_reviewer, is_lead, reviewer_required
+from reviewconsole.review.approval import ApprovalCheck, approval_check
+from reviewconsole.review.decision_panel import decision_panel
+from reviewconsole.review.forms import ApproveForm, AssignForm, EditForm, NoteForm, QueueFilterForm, RejectForm
+from reviewconsole.review.models import (
+    DecisionKind,
+    EditVerification,
+    EditVerificationStatus,
+    Escalation,
+    EscalationStatus,
+    Review,
+)
 from reviewconsole.review.queue import queue_page
 
 
@@ -35,6 +46,8 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     # A changed or cut-short pager link gets the first page, with why, as a 400 naming the field.
     status = 400 if form.cursor_errors else 200
     context = {"form": form, "filters": filters, "page": page, "now": timezone.now()}
+    if is_lead(request.user) and not request.htmx:
+        context["adjudication_waiting"] = double_review.adjudication_queue().count()
     return render(request, template, context, status=status)
 
 
@@ -47,7 +60,8 @@ def next_case(request: HtmxHttpRequest) -> HttpResponse:
 def _to_next_case(request: HtmxHttpRequest) -> HttpResponse:
     escalation = leases.escalation_claim_next(reviewer=request.user, now=timezone.now())
     if escalation is None:
-        messages.info(request, "No case is waiting: the queue is empty or every case is held by a reviewer.")
+        messages.info(request, "No case is waiting for you: the queue is empty, or every case is held by a "
+                      "reviewer, assigned to another, or one you reviewed already.")
         return redirect("review:queue")
     return redirect("review:case", case_id=escalation.case_id)
 
@@ -58,9 +72,38 @@ def _to_next_case(request: HtmxHttpRequest) -> HttpResponse:
 def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     escalation = escalation_for_reviewer(case_id)
     if request.htmx and "older" in request.GET:
-        review = case_page.case_review(escalation)
+        review = case_page.case_review(escalation, viewer=request.user)
         return render(request, "review/case.html#diff", _diff_context(request, review))
+    if request.htmx and request.GET.get("part") == "approval-rule":
+        return _approval_rule(request, escalation)
     return _render_case(request, escalation)
+
+
+def _approval_rule(request: HtmxHttpRequest, escalation: Escalation) -> HttpResponse:
+    """The approve form's override part alone, asked for after each claim label: labelling a failing claim
+    supported may lift the override, labelling it refuted may bring it back. A few queries, not the page's."""
+    current = Candidate.objects.filter(case_id=escalation.case_id).order_by("-position").first()
+    context: dict[str, Any] = {
+        "escalation": escalation,
+        "approve_form": ApproveForm(initial={"override_reason": request.GET.get("override_reason", "")}),
+    }
+    if current is not None and decision_panel(escalation, request.user, timezone.now()).decidable:
+        verification = EditVerification.objects.filter(candidate=current).first()
+        context["approval"] = _approval(request, context["approve_form"], current, verification)
+    return render(request, "review/case.html#approval-rule", context)
+
+
+def _approval(request: HtmxHttpRequest, approve_form: ApproveForm, current: Candidate,
+              verification: EditVerification | None) -> ApprovalCheck:
+    """The approval rule for the viewer: their own labels count (a failing claim they labelled supported
+    needs no override). Has the browser ask for the reason when one is needed."""
+    approval = approval_check(
+        candidate=current, reviewer=request.user,
+        edit_unverified=verification is not None and verification.status == EditVerificationStatus.FAILED,
+    )
+    if approval.needs_override:
+        approve_form.ask_for_override_reason()
+    return approval
 
 
 def _diff_context(request: HtmxHttpRequest, review: case_page.CaseReview) -> dict[str, Any]:
@@ -75,7 +118,7 @@ def _render_case(
     request: HtmxHttpRequest, escalation: Escalation, *, forms: dict[str, Form] | None = None, error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    review = case_page.case_review(escalation, version=request.GET.get("version", ""))
+    review = case_page.case_review(escalation, version=request.GET.get("version", ""), viewer=request.user)
     context = _diff_context(request, review)
     current = review.current
     on_candidate = {"candidate_id": current.candidate_id, "sha256": current.sha256} if current else {}
@@ -85,11 +128,12 @@ def _render_case(
         edit_form=EditForm(initial={**on_candidate, "text": current.text if current else ""}),
         reject_form=RejectForm(initial=on_candidate),
         note_form=NoteForm(),
+        assign_form=AssignForm(initial={"assignee": escalation.assigned_to_id}),
         error=error,
     )
     context.update(forms or {})
-    if review.needs_override:
-        context["approve_form"].ask_for_override_reason()
+    if context["decidable"] and current is not None:
+        context["approval"] = _approval(request, context["approve_form"], current, review.current_verification)
     return render(request, "review/case.html", context, status=status)
 
 
@@ -105,7 +149,9 @@ def case_lease(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         held = leases.escalation_lease_renew(escalation=escalation, reviewer=request.user, now=now)
     if not request.htmx:
         if not held:
-            messages.error(request, "Another reviewer holds this case.")
+            reviewed = escalation.reviews_required > 1 and double_review.review_by(escalation, request.user)
+            messages.error(request, "You reviewed this case already: the second review must be another reviewer's."
+                           if reviewed else "Another reviewer holds this case.")
         return redirect("review:case", case_id=case_id)
     escalation.refresh_from_db(fields=["holder", "lease_expires_at"])
     return render(request, "review/case.html#lease", _lease_context(request, escalation), status=200 if held else 409)
@@ -114,14 +160,15 @@ def case_lease(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 def _lease_context(request: HtmxHttpRequest, escalation) -> dict[str, object]:
     now = timezone.now()
     holder = leases.lease_holder(escalation, now)
+    panel = decision_panel(escalation, request.user, now)
     return {
         "escalation": escalation,
         "holder": holder,
         "holding": holder is not None and holder.pk == request.user.pk,
+        "panel": panel,
         # Decision controls only for whoever may decide, by the services' own test: a case another
         # reviewer holds is there to read (and a decision posted anyway is still refused).
-        "decidable": escalation.status == EscalationStatus.OPEN
-        and not leases.lease_held_by_other(escalation, request.user, now),
+        "decidable": panel.decidable,
         # Renew well before the lease runs out, so one slow or lost request does not lose the case.
         "lease_poll_seconds": max(10, settings.REVIEW_LEASE_SECONDS // 3),
     }
@@ -153,14 +200,30 @@ def _decide(request: HtmxHttpRequest, case_id: int, form_class, form_name: str, 
 
 
 def _close_case(request: HtmxHttpRequest, case_id: int, form_class, form_name: str, service, done: str):
-    """Approve or reject, then straight on to the reviewer's next case."""
+    """Approve or reject, then straight on to the reviewer's next case (a lead who adjudicated goes back
+    to the cases waiting for adjudication)."""
 
     def close(escalation, data):
-        service(escalation_id=escalation.pk, reviewer=request.user, now=timezone.now(), **data)
+        adjudicated = escalation.status == EscalationStatus.ADJUDICATION
+        outcome = service(escalation_id=escalation.pk, reviewer=request.user, now=timezone.now(), **data)
+        if isinstance(outcome, Review):
+            messages.success(request, _review_message(outcome, case_id))
+            return _to_next_case(request)
         messages.success(request, f"{done} case {case_id}.")
-        return _to_next_case(request)
+        return redirect("review:adjudication") if adjudicated else _to_next_case(request)
 
     return _decide(request, case_id, form_class, form_name, close)
+
+
+def _review_message(review: Review, case_id: int) -> str:
+    """What an independent review led to, once it is recorded (the other review stays unseen)."""
+    status = review.escalation.status
+    if status == EscalationStatus.DECIDED:
+        outcome = "approved" if review.kind == DecisionKind.APPROVE else "rejected"
+        return f"Your review of case {case_id} agrees with the other one: the case is {outcome}."
+    if status == EscalationStatus.ADJUDICATION:
+        return f"Your review of case {case_id} is recorded. The two reviews differ: a review lead decides the case."
+    return f"Your review of case {case_id} is recorded. A second reviewer reviews it without seeing yours."
 
 
 @require_POST
@@ -217,4 +280,5 @@ def edit_status(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 @reviewer_required
 def my_decisions(request: HtmxHttpRequest) -> HttpResponse:
     decisions = selectors.decisions_of(request.user)[:200]
-    return render(request, "review/decisions.html", {"decisions": decisions})
+    reviews = double_review.reviews_by(request.user)[:200]
+    return render(request, "review/decisions.html", {"decisions": decisions, "reviews": reviews})

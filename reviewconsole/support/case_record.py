@@ -48,5 +48,6 @@ def case_record(case_id: int) -> CaseRecord | None:
             Decision.objects.filter(case=case).select_related("reviewer", "candidate").order_by("created_at")
         ),
         notes=list(CaseNote.objects.filter(case=case).select_related("author").order_by("created_at")),
-        timeline=list(AuditEvent.objects.filter(case=case).order_by("seq")),
+        # In append order: events not sealed yet (no seq) belong in the story too.
+        timeline=list(AuditEvent.objects.filter(case=case).order_by("id")),
     )

@@ -12,18 +12,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from reviewconsole.audit.chain import canonical_json, canonical_time
+from reviewconsole.audit.leaves import canonical_json, canonical_time
 from reviewconsole.audit.models import AuditExport, ExportFormat
 from reviewconsole.audit.rows import event_rows
+from reviewconsole.intake.models import Claim
 from reviewconsole.intake.services import case_contract
 from reviewconsole.review.models import Decision, DecisionKind
 from reviewconsole.support.selectors import AuditFilter, decisions_for_fixtures, events_matching
 from verification import Origin
 
 # Columns in the order a person reads them. With payload (JSON) and created_at (canonical UTC text) each
-# row's hash can be recomputed from the export alone.
+# row's leaf hash can be recomputed from the export alone.
 CSV_COLUMNS = ("seq", "created_at", "actor", "action", "object_type", "object_id", "case_id", "payload",
-               "prev_hash", "hash", "id")
+               "leaf_hash", "id")
 # Lines are sent in batches: one write per row would make the response framing cost more than the rows.
 _LINES_PER_CHUNK = 1000
 _FIXTURE_CHUNK = 200
@@ -31,11 +32,11 @@ _FIXTURE_CHUNK = 200
 
 def _json_line(row: tuple) -> str:
     """One event as a JSON object with sorted keys; the payload is embedded as the database wrote it."""
-    event_id, prev_hash, hash_, seq, created_at, actor, action, object_type, object_id, case_id, payload = row
+    event_id, seq, leaf_hash, created_at, actor, action, object_type, object_id, case_id, payload = row
     return (
         f'{{"action":{_string(action)},"actor":{_string(actor)},"case_id":{_number(case_id)},'
-        f'"created_at":"{created_at}","hash":"{hash_}","id":{event_id},"object_id":{_string(object_id)},'
-        f'"object_type":{_string(object_type)},"payload":{payload},"prev_hash":"{prev_hash}","seq":{seq}}}'
+        f'"created_at":"{created_at}","id":{event_id},"leaf_hash":"{leaf_hash}","object_id":{_string(object_id)},'
+        f'"object_type":{_string(object_type)},"payload":{payload},"seq":{seq}}}'
     )
 
 
@@ -60,12 +61,12 @@ def _csv_field(value: str) -> str:
 
 
 def _csv_line(row: tuple) -> str:
-    event_id, prev_hash, hash_, seq, created_at, actor, action, object_type, object_id, case_id, payload = row
+    event_id, seq, leaf_hash, created_at, actor, action, object_type, object_id, case_id, payload = row
     # Only the free-text columns can hold a comma, quote or newline; a JSON payload always holds quotes.
     quoted_payload = '"' + payload.replace('"', '""') + '"'
     return (
         f"{seq},{created_at},{_csv_field(actor)},{_csv_field(action)},{_csv_field(object_type)},"
-        f"{_csv_field(object_id)},{'' if case_id is None else case_id},{quoted_payload},{prev_hash},{hash_},{event_id}"
+        f"{_csv_field(object_id)},{'' if case_id is None else case_id},{quoted_payload},{leaf_hash},{event_id}"
     )
 
 
@@ -89,7 +90,12 @@ def _lines_in_chunks(lines: Iterator[str], header: str | None = None) -> Iterato
 
 def decision_fixture(decision: Decision) -> dict[str, Any]:
     """A reviewer's decision as a regression test for the engine: the case in its contract shape, the
-    answer the reviewer released (their correction, if they edited it) and the claim states expected."""
+    answer the reviewer released (their correction, if they edited it) or rejected, and its claims with the
+    engine's state beside the human label where a reviewer gave one.
+
+    The claims' labels come prefetched (`_fixture_chunks`); `label` is the deciding reviewer's, else the
+    latest another reviewer gave, and `labels` lists them all.
+    """
     candidate = decision.candidate
     approved = decision.kind == DecisionKind.APPROVE
     return {
@@ -97,14 +103,15 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
         "expected": {
             "terminal": "PERMIT" if approved else "REJECT",
             "answer": candidate.text if approved else None,
+            "rejected_answer": None if approved else candidate.text,
+            # Stored origins are the engine's enum values ("REVIEWER"), as intake writes them.
             "corrected": approved and candidate.origin == Origin.REVIEWER.value,
-            "claims": [
-                {"id": claim.claim_id, "text": claim.text, "state": claim.state} for claim in candidate.claims.all()
-            ] if approved else [],
+            "claims": [_fixture_claim(claim, decision.reviewer_id) for claim in candidate.claims.all()],
         },
         "provenance": {
             "case_id": decision.case_id,
             "decision_id": decision.pk,
+            "candidate": candidate.candidate_id,
             "reviewer": decision.reviewer.get_username(),
             "decided_at": canonical_time(decision.created_at),
             "reason_code": decision.reason_code,
@@ -113,17 +120,35 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
     }
 
 
+def _fixture_claim(claim: Claim, decider_id: int) -> dict[str, Any]:
+    labels = list(claim.labels.all())
+    chosen = next((label for label in labels if label.reviewer_id == decider_id), None)
+    if chosen is None and labels:
+        chosen = max(labels, key=lambda label: label.updated_at)
+    return {
+        "id": claim.claim_id, "text": claim.text, "start": claim.start, "end": claim.end, "state": claim.state,
+        "label": chosen.label if chosen is not None else None,
+        "labels": [
+            {"label": label.label, "reviewer": label.reviewer.get_username(), "blind": label.blind,
+             "labelled_at": canonical_time(label.updated_at)}
+            for label in labels
+        ],
+    }
+
+
 def _fixture_chunks(audit_filter: AuditFilter) -> Iterator[Chunk]:
-    decisions = decisions_for_fixtures(audit_filter).prefetch_related("case__sources", "candidate__claims")
+    decisions = decisions_for_fixtures(audit_filter).prefetch_related(
+        "case__sources", "candidate__claims__labels__reviewer"
+    )
     for decision in decisions.iterator(chunk_size=_FIXTURE_CHUNK):
         yield canonical_json(decision_fixture(decision)) + "\n", 1
 
 
-def export_chunks(export_format: str, audit_filter: AuditFilter, head_seq: int) -> Iterator[Chunk]:
-    """The export's text in chunks; events stop at `head_seq`, the chain head the export recorded."""
+def export_chunks(export_format: str, audit_filter: AuditFilter, tree_size: int) -> Iterator[Chunk]:
+    """The export's text in chunks; events stop at `tree_size`, the signed tree head the export recorded."""
     if export_format == ExportFormat.FIXTURES:
         return _fixture_chunks(audit_filter)
-    rows = event_rows(events_matching(audit_filter).filter(seq__lte=head_seq))
+    rows = event_rows(events_matching(audit_filter).filter(seq__lte=tree_size))
     if export_format == ExportFormat.CSV:
         return _lines_in_chunks(map(_csv_line, rows), header=",".join(CSV_COLUMNS))
     return _lines_in_chunks(map(_json_line, rows))

@@ -23,6 +23,8 @@ from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, Repa
 from reviewconsole.review.models import Decision, DecisionKind, Escalation
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.review.states import FAILING_STATES
+from reviewconsole.support.kappa import Kappa, kappa_by_reviewer_pair, kappa_by_rule, kappa_over_claims
+from reviewconsole.support.safety import UnsafeReleaseRate, unsafe_release_rates
 from verification import Origin
 
 # Days drawn one by one in the chart; a longer range still counts every escalation in the table.
@@ -60,6 +62,11 @@ class MetricsReport:
     """Per rule: decided cases where it failed (decided) and how many of those the reviewer upheld (agreed)."""
     unsupported_claims_caught: int = 0
     supported_claims_removed: int = 0
+    unsafe_release: list[UnsafeReleaseRate] = field(default_factory=list)
+    """Per constitution: blind spot checks of released answers and the unsafe share among them."""
+    kappa_by_pair: list[Kappa] = field(default_factory=list)
+    kappa_by_rule: list[Kappa] = field(default_factory=list)
+    kappa_claims: Kappa | None = None
 
     @property
     def automation_rate(self) -> float:
@@ -179,4 +186,8 @@ def metrics_report(*, since: datetime, until: datetime) -> MetricsReport:
         agreement_by_rule=_agreement_by_rule(outcomes),
         unsupported_claims_caught=caught,
         supported_claims_removed=removed or 0,
+        unsafe_release=unsafe_release_rates(since=since, until=until),
+        kappa_by_pair=kappa_by_reviewer_pair(since=since, until=until),
+        kappa_by_rule=kappa_by_rule(since=since, until=until),
+        kappa_claims=kappa_over_claims(since=since, until=until),
     )

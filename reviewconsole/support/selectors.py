@@ -49,8 +49,9 @@ def actor_labels(actor: str) -> list[str]:
 
 
 def events_matching(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
-    """Events in chain order. Case-level filters (client, decision, reason) keep the events of matching cases."""
-    events = _in_period(AuditEvent.objects.order_by("seq"), "created_at", audit_filter)
+    """Events in append order, sealed or not (an export keeps the sealed ones, in log order). Case-level
+    filters (client, decision, reason) keep the events of matching cases."""
+    events = _in_period(AuditEvent.objects.order_by("id"), "created_at", audit_filter)
     if audit_filter.case is not None:
         events = events.filter(case_id=audit_filter.case)
     if audit_filter.actor:
@@ -67,8 +68,11 @@ def events_matching(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
 
 
 def events_newest_first(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
-    """Matching events as the audit page lists them: what just happened on top."""
-    return events_matching(audit_filter).order_by("-seq")
+    """Matching events as the audit page lists them: what just happened on top, even before it is sealed.
+
+    The sealer gives positions in id order, so among sealed events this is also the log's order, reversed.
+    """
+    return events_matching(audit_filter).order_by("-id")
 
 
 def _in_period(queryset: QuerySet, field: str, audit_filter: AuditFilter) -> QuerySet:

@@ -15,6 +15,8 @@ from django.utils import timezone
 from reviewconsole import work_claims
 from reviewconsole.audit import services as audit
 from reviewconsole.audit.models import AuditExport, ExportFormat
+from reviewconsole.audit.sealer import log_seal_pending
+from reviewconsole.audit.selectors import latest_tree_head
 from reviewconsole.queues import enqueue_on_commit
 from reviewconsole.support.exports import export_chunks, export_file_name, write_export
 from reviewconsole.support.selectors import AuditFilter, decisions_for_fixtures, events_matching
@@ -24,26 +26,28 @@ PROGRESS_EVERY_ROWS = 10_000
 
 
 def export_start(*, requested_by: User, export_format: str, audit_filter: AuditFilter) -> AuditExport:
-    """Record an export of the filtered range, pinned to the current chain head, as an audit event.
+    """Record an export of the filtered range, pinned to a signed tree head, as an audit event.
 
     Small exports are streamed by the caller at once; larger ones are queued for a worker (the
     returned export is QUEUED) so no web request runs for minutes.
     """
     if export_format not in ExportFormat.values:
         raise ValueError(f"unknown export format {export_format!r}")
-    # Counting a large range takes a while, so it runs without the chain lock: every case finish and every
-    # decision appends to the chain, and none of them may wait for an export. No lock is needed to pin the
-    # range either: appends commit in seq order (each one under the lock, after the one before it
-    # committed), so once a head is visible every event up to it is, and the count up to it cannot change.
-    head_seq, head_hash = audit.chain_head_values()
+    # Seal first, so the export covers everything committed before it was asked, not only what the
+    # periodic sealer reached. This waits for a sealer at work, never for a writer, and no writer waits
+    # for it: appends take no lock. Nothing is locked while counting either: the events up to a signed
+    # head are fixed (positions are given once, in the sealer's transaction with the head).
+    log_seal_pending(wait=True, budget_seconds=5)
+    head = latest_tree_head()
+    tree_size, root_hash = (head.tree_size, head.root_hash) if head else (0, "")
     if export_format == ExportFormat.FIXTURES:
         total = decisions_for_fixtures(audit_filter).count()
     else:
-        total = events_matching(audit_filter).filter(seq__lte=head_seq).count()
+        total = events_matching(audit_filter).filter(seq__lte=tree_size).count()
     streamed = total <= settings.AUDIT_EXPORT_STREAM_MAX_ROWS
     export = audit.export_record(
         requested_by=requested_by, export_format=export_format, filters=audit_filter.as_json(),
-        head_seq=head_seq, head_hash=head_hash, total=total, streamed=streamed,
+        tree_size=tree_size, root_hash=root_hash, total=total, streamed=streamed,
     )
     if not streamed:
         from reviewconsole.support.tasks import run_export
@@ -77,7 +81,7 @@ def export_run(*, export_id: int) -> AuditExport | None:
                 reported = rows
 
         try:
-            chunks = export_chunks(export.format, AuditFilter.from_json(export.filters), export.head_seq)
+            chunks = export_chunks(export.format, AuditFilter.from_json(export.filters), export.tree_size)
             rows = write_export(chunks, partial, progress=progress)
             partial.rename(directory / file_name)
         except BaseException:

@@ -20,6 +20,7 @@ from reviewconsole.support import charts, selectors, services
 from reviewconsole.support.case_record import case_record
 from reviewconsole.support.exports import export_chunks, export_file_name, export_text
 from reviewconsole.support.forms import AuditFilterForm, ExportForm, MetricsForm
+from reviewconsole.support.kappa import MIN_ITEMS as MIN_KAPPA_ITEMS
 from reviewconsole.support.metrics import metrics_report
 from reviewconsole.webhooks.selectors import delivery_counts
 
@@ -88,11 +89,11 @@ def export_create(request: HtmxHttpRequest) -> HttpResponseBase:
     if export.status != ExportStatus.STREAMED:
         messages.info(request, f"Export {export.pk} has {export.rows_total} rows: it is written to a file for you.")
         return redirect("audit:export", export_id=export.pk)
-    chunks = export_chunks(export.format, selectors.AuditFilter.from_json(export.filters), export.head_seq)
+    chunks = export_chunks(export.format, selectors.AuditFilter.from_json(export.filters), export.tree_size)
     response = StreamingHttpResponse(export_text(chunks), content_type=_CONTENT_TYPES[ExportFormat(export.format)])
     response["Content-Disposition"] = f'attachment; filename="{export_file_name(export)}"'
     response["X-Audit-Export"] = str(export.pk)
-    response["X-Audit-Chain-Head"] = f"{export.head_seq}:{export.head_hash}"
+    response["X-Audit-Tree-Head"] = f"{export.tree_size}:{export.root_hash}"
     return response
 
 
@@ -140,6 +141,8 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
         ),
         "reason_chart": _agreement_chart("Reviewer agreement with the engine per reason", report.agreement_by_reason),
         "rule_chart": _agreement_chart("Failed rules the reviewer upheld", report.agreement_by_rule),
+        "kappa_claims_rows": [report.kappa_claims] if report.kappa_claims and report.kappa_claims.items else [],
+        "min_kappa_items": MIN_KAPPA_ITEMS,
     }
     return render(request, "audit/metrics.html", context)
 

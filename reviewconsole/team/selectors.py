@@ -28,7 +28,7 @@ def roles_held(user: AbstractUser) -> set[Role]:
 
 def person_events(user: AbstractUser, limit: int = 20) -> QuerySet:
     """The latest changes made to this person's account, newest first."""
-    return AuditEvent.objects.filter(object_type="user", object_id=str(user.pk)).order_by("-seq")[:limit]
+    return AuditEvent.objects.filter(object_type="user", object_id=str(user.pk)).order_by("-id")[:limit]
 
 
 def clients() -> QuerySet[Client]:

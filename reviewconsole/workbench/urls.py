@@ -2,12 +2,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from reviewconsole.workbench.views import health, tryout
+from reviewconsole.workbench.views import health, release_gate, tryout
 
 app_name = "workbench"
 
 # Under /policy/ beside the policy pages: to the admin they are the same place.
 urlpatterns = [
     path("constitutions/<document:name>/v<int:number>/try", tryout.version_try, name="constitution_try"),
+    path("constitutions/<document:name>/release-gate/", release_gate.release_gate_page, name="release_gate"),
+    path("constitutions/<document:name>/release-gate/draft", release_gate.release_gate_draft,
+         name="release_gate_draft"),
+    path("release-gate/", release_gate.release_gate_list, name="release_gates"),
     path("rule-health/", health.rule_health_page, name="rule_health"),
 ]

@@ -19,6 +19,27 @@
     rows[next].querySelector("a.open-case")?.focus();
   }
 
+  // On a case page, j/k move between the claims to label instead; the focused row takes the label keys.
+  const claimRows = () => Array.from(document.querySelectorAll("[data-claim-row]"));
+
+  function moveInClaims(step) {
+    const rows = claimRows();
+    const current = rows.indexOf(document.activeElement?.closest("[data-claim-row]"));
+    const next = current < 0 ? (step > 0 ? 0 : rows.length - 1) : Math.max(0, Math.min(rows.length - 1, current + step));
+    rows[next].focus();
+    rows[next].scrollIntoView({ block: "nearest" });
+  }
+
+  function move(step) {
+    if (claimRows().length > 0) moveInClaims(step);
+    else moveInQueue(step);
+  }
+
+  function labelFocusedClaim(key) {
+    const row = document.activeElement?.closest("[data-claim-row]");
+    row?.querySelector(`[data-label-form] button[data-label-key="${key}"]`)?.click();
+  }
+
   function openSelected() {
     const link = document.querySelector("[data-queue-row].is-selected a.open-case");
     if (link) window.location.assign(link.href);
@@ -40,8 +61,11 @@
   }
 
   const keys = {
-    j: () => moveInQueue(1),
-    k: () => moveInQueue(-1),
+    j: () => move(1),
+    k: () => move(-1),
+    1: () => labelFocusedClaim("1"),
+    2: () => labelFocusedClaim("2"),
+    3: () => labelFocusedClaim("3"),
     Enter: openSelected,
     n: () => document.getElementById("next-case-form")?.requestSubmit(),
     a: () => openDecision("approve"),
@@ -67,6 +91,27 @@
     if (!action) return;
     event.preventDefault();
     action();
+  });
+
+  // A refused label (409, 400) comes back as the claim's cell saying why: show it, as a 200 would be.
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const source = event.detail.requestConfig?.elt;
+    if (source instanceof Element && source.closest("[data-label-form]") && [400, 409].includes(event.detail.xhr.status)) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  // A label clicked with the mouse takes its button away when the cell is swapped: give the focus back to
+  // the claim's row, so j/k go on from there.
+  let labelledRow = null;
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const source = event.detail.elt;
+    if (source instanceof Element && source.closest("[data-label-form]")) labelledRow = source.closest("[data-claim-row]");
+  });
+  document.addEventListener("htmx:afterSettle", () => {
+    if (labelledRow?.isConnected && (document.activeElement === document.body || !document.activeElement)) labelledRow.focus();
+    labelledRow = null;
   });
 
   document.addEventListener("click", (event) => {

@@ -22,6 +22,7 @@ from django.utils.http import urlsafe_base64_encode
 
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditExport, ExportFormat
+from reviewconsole.intake.models import Claim
 from reviewconsole.intake.services import client_create
 from reviewconsole.policy.calibration import calibration_request
 from reviewconsole.policy.models import RubricVersion
@@ -98,6 +99,7 @@ def seeded(reviewer, support_lead, policy_admin) -> Seeded:
         ("policy/calibration/", "run_id"): str(run.pk),
         ("", "case_id"): str(decided.pk),
         ("review/cases/", "case_id"): str(open_case.pk),
+        ("review/cases/", "claim_pk"): str(Claim.objects.filter(candidate__case=open_case).order_by("pk").first().pk),
         ("api/", "case_id"): str(decided.pk),
         ("api/", "path"): "v0/no-such-endpoint",
         ("audit/exports/", "export_id"): str(export.pk),

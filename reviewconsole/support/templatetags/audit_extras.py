@@ -6,7 +6,7 @@ import json
 
 from django import template
 
-from reviewconsole.audit.chain import canonical_json
+from reviewconsole.audit.leaves import canonical_json
 
 register = template.Library()
 

@@ -18,24 +18,31 @@ def _signs_in(username: str, password: str) -> bool:
 
 
 def _run_demo(capsys) -> dict[str, str]:
+    return {username: password for username, (password, _roles) in _run_demo_rows(capsys).items()}
+
+
+def _run_demo_rows(capsys) -> dict[str, tuple[str, str]]:
+    """Each printed account: username -> (password, the roles as printed)."""
     call_command("demo")
     printed = capsys.readouterr().out
-    rows = [line.split() for line in printed.splitlines() if line.startswith("  ")]
-    return {row[0]: row[1] for row in rows}
+    rows = [line.split(maxsplit=2) for line in printed.splitlines() if line.startswith("  ")]
+    return {row[0]: (row[1], row[2]) for row in rows}
 
 
 def test_demo_accounts_are_created_with_their_roles_and_printed_passwords_work(db, settings, tmp_path, capsys):
     settings.DEMO = True
     settings.VAR_DIR = tmp_path
 
-    printed = _run_demo(capsys)
+    rows = _run_demo_rows(capsys)
+    printed = {username: password for username, (password, _roles) in rows.items()}
 
-    assert set(printed) == {"reviewer", "policy", "support", "admin"}
-    expected_roles = {"reviewer": Role.REVIEWER, "policy": Role.POLICY_ADMIN, "support": Role.SUPPORT_LEAD,
-                      "admin": Role.TEAM_ADMIN}
+    assert set(printed) == {"reviewer", "lead", "policy", "support", "admin"}
+    expected_roles = {"reviewer": {Role.REVIEWER}, "lead": {Role.REVIEWER, Role.REVIEW_LEAD},
+                      "policy": {Role.POLICY_ADMIN}, "support": {Role.SUPPORT_LEAD}, "admin": {Role.TEAM_ADMIN}}
     for username, password in printed.items():
         assert _signs_in(username, password), username
-        assert roles_of(User.objects.get(username=username)) == {expected_roles[username]}
+        assert roles_of(User.objects.get(username=username)) == expected_roles[username]
+    assert rows["lead"][1] == "Reviewer, review lead" and rows["policy"][1] == "Policy admin"
     assert json.loads((tmp_path / "demo-accounts.json").read_text()) == printed
 
 
@@ -47,7 +54,7 @@ def test_running_demo_twice_keeps_the_same_accounts_and_passwords(db, settings, 
     second = _run_demo(capsys)
 
     assert first == second
-    assert User.objects.filter(username__in=first).count() == 4
+    assert User.objects.filter(username__in=first).count() == 5
     assert _signs_in("reviewer", second["reviewer"])
 
 

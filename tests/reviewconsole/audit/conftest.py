@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pytest
 from django.utils import timezone
 
+from reviewconsole.audit.sealer import log_seal_pending
 from reviewconsole.intake.models import Case, Client
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
@@ -64,4 +65,6 @@ def history(db, reviewer) -> History:
     assert approved.status == rejected.status == "ESCALATED"
     decide(approved, reviewer, approve=True)
     decide(rejected, reviewer, approve=False)
+    # What the periodic sealer does within seconds of these commits (nothing runs it inside a test).
+    log_seal_pending()
     return History(client, other, released, approved, rejected)

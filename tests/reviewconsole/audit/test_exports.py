@@ -9,8 +9,10 @@ import json
 import pytest
 from django.urls import reverse
 
-from reviewconsole.audit.chain import canonical_time, event_hash
-from reviewconsole.audit.models import AuditEvent, AuditExport, ExportStatus
+from reviewconsole.audit.leaves import canonical_time, leaf_hash
+from reviewconsole.audit.merkle import root_of
+from reviewconsole.audit.models import AuditEvent, AuditExport, AuditTreeHead, ExportStatus
+from reviewconsole.audit.services import audit_record
 from reviewconsole.queues import task_hold
 from reviewconsole.support.exports import CSV_COLUMNS
 from tests.reviewconsole.audit.test_pages import signed_in
@@ -28,7 +30,7 @@ def _expected(events) -> list[dict]:
         {
             "id": e.pk, "seq": e.seq, "created_at": canonical_time(e.created_at), "actor": e.actor,
             "action": e.action, "object_type": e.object_type, "object_id": e.object_id, "case_id": e.case_id,
-            "payload": e.payload, "prev_hash": e.prev_hash, "hash": e.hash,
+            "payload": e.payload, "leaf_hash": e.leaf_hash,
         }
         for e in events
     ]
@@ -53,9 +55,9 @@ def test_jsonl_and_csv_of_a_time_range_match_the_database_row_for_row(client, su
     assert response["Content-Type"].startswith("application/x-ndjson")
     lines = [json.loads(line) for line in jsonl.splitlines()]
     assert lines == _expected(in_range)
-    # Each exported row carries what is needed to recompute its hash without the database.
+    # Each exported row carries what is needed to recompute its leaf hash without the database.
     for line in lines:
-        assert event_hash(**{k: v for k, v in line.items() if k not in ("id", "hash")}) == line["hash"]
+        assert leaf_hash(**{k: v for k, v in line.items() if k not in ("id", "seq", "leaf_hash")}) == line["leaf_hash"]
 
     response, text = _export(client, format="csv", **window)
     assert response["Content-Type"].startswith("text/csv")
@@ -65,21 +67,37 @@ def test_jsonl_and_csv_of_a_time_range_match_the_database_row_for_row(client, su
 
 
 @pytest.mark.django_db
-def test_an_export_records_its_filter_and_the_chain_head_and_is_itself_audited(client, support_lead, history):
+def test_an_export_records_its_filter_and_its_signed_tree_head_and_is_itself_audited(client, support_lead, history):
     signed_in(client, support_lead)
-    head = AuditEvent.objects.order_by("-seq").first()
     response, text = _export(client, format="jsonl", client="sales-bot")
     export = AuditExport.objects.get()
-    assert (export.head_seq, export.head_hash) == (head.seq, head.hash)
+    head = AuditTreeHead.objects.get(tree_size=export.tree_size)
+    assert head.tree_size == AuditEvent.objects.filter(seq__isnull=False).count() and export.root_hash == head.root_hash
     assert export.filters == {"client": "sales-bot"} and export.status == ExportStatus.STREAMED
-    assert response["X-Audit-Chain-Head"] == f"{head.seq}:{head.hash}"
+    assert response["X-Audit-Tree-Head"] == f"{head.tree_size}:{head.root_hash}"
     lines = [json.loads(line) for line in text.splitlines()]
     assert {line["case_id"] for line in lines} == {history.rejected.pk}
     assert len(lines) == export.rows_total == AuditEvent.objects.filter(case_id=history.rejected.pk).count()
 
-    event = AuditEvent.objects.order_by("-seq").first()
-    assert (event.action, event.actor, event.seq) == ("export.created", f"user:{support_lead.username}", head.seq + 1)
-    assert event.payload["head_hash"] == head.hash and event.payload["filters"] == {"client": "sales-bot"}
+    event = AuditEvent.objects.order_by("-id").first()
+    assert (event.action, event.actor, event.seq) == ("export.created", f"user:{support_lead.username}", None)
+    assert event.payload["root_hash"] == head.root_hash and event.payload["filters"] == {"client": "sales-bot"}
+    assert event.payload["tree_size"] == head.tree_size
+
+
+@pytest.mark.django_db
+def test_an_export_seals_first_so_it_covers_every_event_committed_before_it(client, support_lead, history):
+    audit_record(actor="engine", action="case.received", object_type="case", object_id=1, payload={"late": True})
+    signed_in(client, support_lead)
+
+    _, text = _export(client, format="jsonl")
+
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert lines[-1]["payload"] == {"late": True} and [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
+    # Given every row of a whole-log export, anyone recomputes the signed head's root from the file alone.
+    export = AuditExport.objects.get()
+    assert root_of(bytes.fromhex(line["leaf_hash"]) for line in lines).hex() == export.root_hash
+    assert export.tree_size == len(lines)
 
 
 @pytest.mark.django_db
@@ -133,11 +151,20 @@ def test_decisions_export_as_regression_fixtures_in_the_case_contract(client, su
     final = history.approved.candidates.order_by("-position").first()
     assert approved["expected"]["terminal"] == "PERMIT" and approved["expected"]["answer"] == final.text
     assert approved["expected"]["claims"] == [
-        {"id": c.claim_id, "text": c.text, "state": c.state} for c in final.claims.all()
+        {"id": c.claim_id, "text": c.text, "start": c.start, "end": c.end, "state": c.state, "label": None,
+         "labels": []}
+        for c in final.claims.all()
     ]
     rejected = fixtures[history.rejected.pk]
     Submission.model_validate(rejected["case"])
-    assert rejected["expected"] == {"terminal": "REJECT", "answer": None, "corrected": False, "claims": []}
+    rejected_answer = history.rejected.candidates.order_by("-position").first()
+    # Nothing released; the rejected answer and its claims are there, so the rejection can become a test.
+    assert {key: rejected["expected"][key] for key in ("terminal", "answer", "corrected", "rejected_answer")} == {
+        "terminal": "REJECT", "answer": None, "corrected": False, "rejected_answer": rejected_answer.text
+    }
+    assert [claim["id"] for claim in rejected["expected"]["claims"]] == [
+        c.claim_id for c in rejected_answer.claims.all()
+    ]
     assert rejected["provenance"]["reason_code"] == "WRONG_FACTS"
 
 

@@ -93,3 +93,21 @@ def test_a_payload_opens_in_full_pretty_printed_and_escaped(client, support_lead
     assert '\n  &quot;rules&quot;: {\n    &quot;tone&quot;: false\n  }' in shown
     unescaped = shown.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#x27;", "'")
     assert json.loads(unescaped) == {"override_reason": text, "rules": {"tone": False}}
+
+
+def test_an_event_not_sealed_yet_is_listed_on_top_as_sealing_and_numbered_once_sealed(client, support_lead, history):
+    from reviewconsole.audit.sealer import log_seal_pending
+
+    audit_record(actor="engine", action="case.terminal", object_type="case", object_id=history.released.pk,
+                 case=history.released, payload={"late": True})
+    signed_in(client, support_lead)
+
+    rows = _rows(client.get(reverse("audit:events"), **HTMX).content.decode())
+    assert "sealing…" in rows[0] and "&quot;late&quot;: true" in rows[0]
+    assert all("sealing…" not in row for row in rows[1:])
+    timeline = client.get(reverse("audit:case", args=[history.released.pk])).content.decode()
+    assert timeline.count("sealing…") == 1
+
+    (batch,) = log_seal_pending()
+    rows = _rows(client.get(reverse("audit:events"), **HTMX).content.decode())
+    assert rows[0].startswith(f"<tr>\n          <td>{batch.head.tree_size}</td>") and "sealing…" not in rows[0]

@@ -24,11 +24,10 @@ def editor_post(constitution: Constitution, **changes: str) -> dict[str, Any]:
                             "rules-TOTAL_FORMS": str(len(constitution.rules)),
                             "rules-INITIAL_FORMS": str(len(constitution.rules))}
     policy = constitution.policy
-    data["policy-needs_person"] = [terminal.value for terminal in policy.needs_person]
     for knob, value in policy.model_dump(mode="json").items():
-        if knob == "needs_person":
-            continue
-        if isinstance(value, bool):
+        if isinstance(value, list):  # needs_person and the double-review lists: one value per checkbox
+            data[f"policy-{knob}"] = list(value)
+        elif isinstance(value, bool):
             if value:
                 data[f"policy-{knob}"] = "1"
         else:

@@ -54,3 +54,21 @@ def test_the_rubric_page_names_the_rubric_cases_read_once_another_is_published(a
     assert critic_rubric_for("default") == strict
     assert '<a href="/policy/rubrics/refund-critic/v1/">refund-critic v1</a>.' in reads
     assert "this version." not in reads and "No model is configured" not in reads
+
+
+def test_the_version_page_shows_who_reviews_twice_and_the_review_deadline(admin_client, policy_admin):
+    from reviewconsole.policy.services import constitution_draft_save
+    from verification import DEFAULT_CONSTITUTION, Reason, Severity
+
+    policy = DEFAULT_CONSTITUTION.policy.model_copy(update={
+        "double_review_reasons": [Reason.CRITICAL_CLAIM], "double_review_severities": [Severity.CRITICAL],
+        "review_deadline_hours": 48,
+    })
+    version = constitution_draft_save(
+        constitution=DEFAULT_CONSTITUTION.model_copy(update={"policy": policy}), author=policy_admin, note="knobs"
+    )
+
+    page = admin_client.get(f"/policy/constitutions/default/v{version.number}/").content.decode()
+
+    assert "<code>CRITICAL_CLAIM</code>; severity critical" in page
+    assert "48 hours, then the queue marks a case overdue" in page

@@ -57,7 +57,7 @@ def test_publishing_supersedes_the_version_in_force_and_is_audited_with_both_has
     assert old.status == VersionStatus.SUPERSEDED and draft.status == VersionStatus.PUBLISHED
     assert draft.published_at is not None
     assert ConstitutionVersion.objects.filter(document__name="customer-support", status="PUBLISHED").count() == 1
-    events = list(AuditEvent.objects.filter(action="policy.changed", actor="user:paul").order_by("seq"))
+    events = list(AuditEvent.objects.filter(action="policy.changed", actor="user:paul").order_by("id"))
     assert [event.payload["change"] for event in events] == ["draft saved", "published"]
     assert events[0].payload["before"] == old.sha256 and events[0].payload["after"] == draft.sha256
     assert events[1].payload["before"] == old.sha256 and events[1].payload["after"] == draft.sha256

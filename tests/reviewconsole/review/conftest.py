@@ -7,12 +7,19 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
 
+from reviewconsole.accounts.roles import Role
 from reviewconsole.intake.models import Candidate, Case, Client
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
+from reviewconsole.policy.models import ConstitutionVersion
+from reviewconsole.policy.services import constitution_draft_save, version_publish
 from reviewconsole.review.models import Escalation
+from tests.personas import _user_with
 from tests.reviewconsole.api.conftest import REFUND_CASE
+from verification import DEFAULT_CONSTITUTION, Constitution
 from verification import Case as Submission
 from verification import types as contract
 
@@ -55,6 +62,36 @@ def refund_case(**changes: Any) -> dict[str, Any]:
     body = copy.deepcopy(REFUND_CASE)
     body.update(changes)
     return body
+
+
+# --- Double review: a second reviewer, a review lead, and a constitution that asks for two reviews ----------
+
+
+@pytest.fixture
+def second_reviewer(db) -> User:
+    return _user_with("ravi", Role.REVIEWER)
+
+
+@pytest.fixture
+def lead(db) -> User:
+    """A review lead who reviews too, as the demo's `lead` does."""
+    return _user_with("lena", Role.REVIEWER, Role.REVIEW_LEAD)
+
+
+def default_policy_publish(**knobs: Any) -> ConstitutionVersion:
+    """Publish a version of the default constitution (the one cases that name none pin) with `knobs` set
+    in its policy, as a policy admin would in the editor."""
+    data = DEFAULT_CONSTITUTION.model_dump(mode="json")
+    data["policy"].update(knobs)
+    author = User.objects.get_or_create(username="policy-author")[0]
+    draft = constitution_draft_save(constitution=Constitution.model_validate(data), author=author)
+    return version_publish(version=draft, actor=author, now=timezone.now())
+
+
+@pytest.fixture
+def double_review(db) -> ConstitutionVersion:
+    """The default constitution asks for two reviews of cases escalated for a critical claim (the refund case)."""
+    return default_policy_publish(double_review_reasons=["CRITICAL_CLAIM"])
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from django.utils.html import escape
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, RepairAttempt
-from reviewconsole.review.models import Escalation
+from reviewconsole.review.models import ClaimLabel, Escalation
 from reviewconsole.review.tasks import verify_edit
 from tests.reviewconsole.review.conftest import refund_case
 
@@ -117,6 +117,10 @@ def test_spot_check_of_a_released_case_has_no_review_package(client, reviewer, e
     Case.objects.filter(pk=case.pk).update(status=CaseStatus.RELEASED, run_record=None)
     Escalation.objects.filter(case=case).update(is_spot_check=True)
     client.force_login(reviewer)
+    # A spot check is reviewed blind: the package shows once the reviewer has labelled every released claim.
+    released = Candidate.objects.filter(case=case).order_by("-position").first()
+    for claim in released.claims.all():
+        ClaimLabel.objects.create(claim=claim, case=case, reviewer=reviewer, label="SUPPORTED", blind=True)
 
     html = client.get(f"/review/cases/{case.pk}/").content.decode()
 

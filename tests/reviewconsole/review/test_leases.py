@@ -131,3 +131,49 @@ def test_postgres_skips_a_case_another_reviewer_is_claiming(reviewer, second_rev
         assert not worker.is_alive(), "the second claim waited for the lock instead of skipping the row"
 
     assert claimed[0].case_id == second.pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_reviewer_pressing_next_case_twice_at_once_holds_one_case(reviewer, webhook_client):
+    """Two "Next case" requests from one reviewer race; the database lets only one of them claim."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a race needs two connections; SQLite serialises writers anyway")
+    from tests.reviewconsole.review.conftest import escalate_case, refund_case
+
+    cases = [escalate_case(webhook_client, refund_case(external_id=f"race-{n}")) for n in range(3)]
+    def press_next(start: threading.Barrier, claimed: list[int]) -> None:
+        try:
+            start.wait(timeout=10)
+            escalation = leases.escalation_claim_next(reviewer=reviewer, now=timezone.now())
+            claimed.append(escalation.case_id)
+        finally:
+            connection.close()
+
+    for trial in range(15):
+        Escalation.objects.filter(case__in=cases).update(holder=None, lease_expires_at=None)
+        start = threading.Barrier(2)
+        claimed: list[int] = []
+        presses = [threading.Thread(target=press_next, args=(start, claimed)) for _ in range(2)]
+        for press in presses:
+            press.start()
+        for press in presses:
+            press.join(timeout=20)
+
+        held = Escalation.objects.filter(holder=reviewer, lease_expires_at__gt=timezone.now())
+        assert held.count() == 1, f"trial {trial}: the reviewer holds {held.count()} cases"
+        assert claimed[0] == claimed[1] == held.get().case_id
+
+
+def test_taking_another_case_gives_back_the_one_held(reviewer, escalate):
+    escalate(), escalate(EARNINGS_CASE)
+    now = timezone.now()
+    held = leases.escalation_claim_next(reviewer=reviewer, now=now)
+    other = Escalation.objects.exclude(pk=held.pk).get()
+
+    assert leases.escalation_lease_take(escalation=other, reviewer=reviewer, now=now)
+
+    assert [e.pk for e in Escalation.objects.filter(holder=reviewer, lease_expires_at__gt=now)] == [other.pk]
+    held.refresh_from_db()
+    assert held.holder is None  # back in the queue for anyone

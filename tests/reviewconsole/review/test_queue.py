@@ -70,15 +70,18 @@ def test_filters_and_counts_per_reason(client, reviewer, escalate):
     assert "2 open cases" in other_client
 
 
-def test_assignee_filter_shows_who_holds_what(client, reviewer, escalate):
+def test_held_filter_shows_who_holds_what(client, reviewer, escalate):
     case = escalate()
     escalate(EARNINGS_CASE)
     client.force_login(reviewer)
     client.post("/review/next")
 
-    mine = client.get("/review/?assignee=me").content.decode()
+    mine = client.get("/review/?held=me").content.decode()
     assert f"/review/cases/{case.pk}/" in mine and "1 open case" in mine
-    assert "1 open case" in client.get("/review/?assignee=none").content.decode()
+    assert "1 open case" in client.get("/review/?held=none").content.decode()
+    # Holding a case is not being assigned it: nothing is assigned to anyone yet.
+    assert "No open case matches" in client.get("/review/?assignee=me").content.decode()
+    assert "2 open cases" in client.get("/review/?assignee=none").content.decode()
 
 
 def test_htmx_request_gets_only_the_results_fragment(client, reviewer, escalate):

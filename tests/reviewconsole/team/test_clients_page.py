@@ -50,7 +50,7 @@ def test_a_client_made_on_the_page_submits_with_its_token_until_rotated_or_revok
     admin.post(f"/team/clients/{client.pk}/active", {"active": "1"})
     assert _submit(rotated) == 202
 
-    actions = list(AuditEvent.objects.filter(object_type="client").order_by("seq").values_list("action", flat=True))
+    actions = list(AuditEvent.objects.filter(object_type="client").order_by("id").values_list("action", flat=True))
     assert actions == ["client.created", "client.token_rotated", "client.revoked", "client.restored"]
     assert all(token not in json.dumps(e.payload) for e in AuditEvent.objects.filter(object_type="client"))
 
@@ -67,7 +67,7 @@ def test_the_webhook_is_changed_and_a_new_secret_shown_once(admin):
     shown = admin.post(f"/team/clients/{client.pk}/", fields)
     client.refresh_from_db()
     assert client.webhook_secret != old_secret and client.webhook_secret in shown.content.decode()
-    event = AuditEvent.objects.filter(action="client.webhook_changed").order_by("seq").last()
+    event = AuditEvent.objects.filter(action="client.webhook_changed").order_by("id").last()
     assert event.payload["new_secret"] is True and client.webhook_secret not in json.dumps(event.payload)
 
 

@@ -105,7 +105,7 @@ def test_a_deactivated_reviewers_open_session_stops_at_once_and_reactivation_res
 
     admin.post(f"/team/people/{reviewer.pk}/active", {"active": "1"})
     assert rita.post("/login/", {"username": "rita", "password": "rita-password"}).status_code == 302
-    actions = [event.action for event in AuditEvent.objects.order_by("seq")]
+    actions = [event.action for event in AuditEvent.objects.order_by("id")]
     assert actions == ["person.deactivated", "person.reactivated"]
 
 

@@ -50,14 +50,15 @@ def test_roles_are_granted_and_revoked_and_accounts_deactivated(run, reviewer):
     assert "rita deactivated." in run("deactivate", "RITA")
     assert "rita\tdeactivated\tsupport lead" in run("list")
     assert "rita reactivated." in run("reactivate", "rita")
-    actions = list(AuditEvent.objects.order_by("seq").values_list("action", flat=True))
+    actions = list(AuditEvent.objects.order_by("id").values_list("action", flat=True))
     assert actions == ["person.roles_changed", "person.deactivated", "person.reactivated"]
 
 
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
-        (("add", "carol", "--role", "overlord"), "", "--role: no role 'overlord'; roles are: reviewer, review-lead, policy-admin"),
+        (("add", "carol", "--role", "overlord"), "",
+         "--role: no role 'overlord'; roles are: reviewer, review-lead, policy-admin"),
         (("add", "has space", "--role", "reviewer"), "", "username: Enter a valid username"),
         (("add", "dave", "--password-stdin"), "\n", "--password-stdin: standard input held no password"),
         (("add", "dave", "--password-stdin"), "short\n", "password: This password is too short"),

@@ -21,4 +21,4 @@ class Command(BaseCommand):
             self.stdout.write(f"{dotted_path}: {loaded}")
         self.stdout.write("Demo accounts (username / password / role):")
         for account in accounts:
-            self.stdout.write(f"  {account.username:<10} {account.password:<14} {account.role.label}")
+            self.stdout.write(f"  {account.username:<10} {account.password:<14} {account.roles_label}")

@@ -1,22 +1,75 @@
-"""Walk the whole audit chain and name the first event whose hash or link is wrong."""
+"""Check the audit log end to end (and against heads saved outside the database); name the first break."""
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+import json
+from datetime import timedelta
+from pathlib import Path
 
-from reviewconsole.audit.chain import first_broken_link
-from reviewconsole.audit.models import AuditEvent
-from reviewconsole.audit.rows import event_rows
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from reviewconsole.audit.heads import SignedTreeHead
+from reviewconsole.audit.integrity import log_check
+from reviewconsole.audit.proofs import ProofError, event_inclusion
 
 
 class Command(BaseCommand):
-    help = "Verify the audit hash chain; exits non-zero and names the first broken link if it is broken."
+    help = (
+        "Verify the audit log: every event against its leaf hash, every signed tree head against the events, "
+        "heads saved earlier (--heads) against the log, and that no event waits long to be sealed. Exits "
+        "non-zero and names the first event or head that disagrees."
+    )
 
-    def handle(self, *args, **options) -> None:
-        count, broken = first_broken_link(event_rows(AuditEvent.objects.order_by("seq")))
-        if broken is not None:
-            raise CommandError(
-                f"audit chain broken at event id={broken.event_id} (seq {broken.seq}): {broken.problem} "
-                f"expected {broken.expected}, stored {broken.stored}"
-            )
-        self.stdout.write(f"audit chain intact: {count} events")
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--heads", type=Path, metavar="FILE",
+                            help="JSON lines of tree heads saved earlier with `audit_heads`")
+        parser.add_argument("--max-unsealed-age", type=int, metavar="SECONDS",
+                            default=settings.AUDIT_MAX_UNSEALED_SECONDS,
+                            help="fail when an event waited longer than this to be sealed "
+                                 f"(default AUDIT_MAX_UNSEALED_SECONDS, {settings.AUDIT_MAX_UNSEALED_SECONDS})")
+        parser.add_argument("--prove", type=int, metavar="EVENT_ID",
+                            help="print the inclusion proof of one event in the newest signed head, as JSON")
+
+    def handle(self, *args, heads: Path | None, max_unsealed_age: int, prove: int | None, **options) -> None:
+        if prove is not None:
+            try:
+                proof = event_inclusion(event_id=prove)
+            except ProofError as error:
+                raise CommandError(str(error)) from None
+            self.stdout.write(json.dumps(proof.as_json(), indent=2))
+            return
+        saved = _read_heads(heads) if heads else []
+        report = log_check(now=timezone.now(), max_unsealed_age=timedelta(seconds=max_unsealed_age), saved_heads=saved)
+        if not report.intact:
+            first, *others = report.problems
+            lines = [f"audit log broken: {first.message}"]
+            lines += [f"also: {problem.message}" for problem in others]
+            raise CommandError("\n".join(lines))
+        summary = (
+            f"audit log intact: {report.events} events in {report.heads} signed tree heads"
+            f" (tree head {report.tree_size}, root {report.root_hash or '(empty log)'})"
+        )
+        if saved:
+            summary += f"; {report.saved_heads} saved heads match"
+        if report.sealed_meanwhile:
+            summary += f"; {report.sealed_meanwhile} events sealed during the check are left for the next one"
+        summary += f"; {report.unsealed} waiting to be sealed"
+        self.stdout.write(summary)
+
+
+def _read_heads(path: Path) -> list[SignedTreeHead]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise CommandError(f"--heads: cannot read {path}: {error.strerror}") from None
+    heads = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            heads.append(SignedTreeHead.from_json(line))
+        except ValueError as error:
+            raise CommandError(f"--heads: {path} line {number}: {error}") from None
+    return heads

@@ -1,0 +1,73 @@
+"""What the case page's decision controls offer one viewer: decide or only read, edit or not, the
+double-review state they may see, and the assignment controls of a review lead.
+
+Decided by the services' own tests (services.py, double_review.py), so the page never offers what the
+service would refuse; a post made anyway is still refused there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.contrib.auth.models import User
+
+from reviewconsole.review import double_review, leases
+from reviewconsole.review.access import is_lead
+from reviewconsole.review.models import Escalation, EscalationStatus, Review
+
+
+@dataclass(frozen=True)
+class DecisionPanel:
+    """The decision controls as one viewer sees them."""
+
+    decidable: bool
+    """Approve and reject are offered (and edit, unless `independent`)."""
+    independent: bool
+    """A double-reviewed case in its independent reviews: approve and reject record a review, and no
+    edit is offered (it would show the other reviewer this one's judgement)."""
+    adjudicating: bool
+    """A review lead deciding a case whose reviews disagree: both reviews are shown, edits offered."""
+    lead: bool
+    """The viewer is a review lead."""
+    is_open: bool
+    """The case waits in the queue (not in adjudication, not decided)."""
+    own_review: Review | None = None
+    """The viewer's own review of a double-reviewed case, the only review they see while it is open."""
+    reviews: list[Review] = field(default_factory=list)
+    """Both reviews, side by side: only for a lead, only once the case is in adjudication."""
+    hidden_note_authors: frozenset[int] = frozenset()
+    """People whose case notes the viewer does not see: the other reviewer, while reviews are independent."""
+
+    @property
+    def edits_offered(self) -> bool:
+        return self.decidable and not self.independent
+
+    @property
+    def no_edit_reason(self) -> str:
+        return double_review.NO_EDIT_WHILE_INDEPENDENT if self.independent else ""
+
+    @property
+    def assignable(self) -> bool:
+        """A lead may give an open case to a reviewer, or take it back."""
+        return self.lead and self.is_open
+
+
+def decision_panel(escalation: Escalation, viewer: User, now: datetime) -> DecisionPanel:
+    lead = is_lead(viewer)
+    own_review = double_review.review_by(escalation, viewer) if escalation.reviews_required > 1 else None
+    if escalation.status == EscalationStatus.ADJUDICATION:
+        return DecisionPanel(
+            decidable=lead, independent=False, adjudicating=lead, lead=lead, is_open=False, own_review=own_review,
+            reviews=double_review.reviews_of(escalation) if lead else [],
+        )
+    is_open = escalation.status == EscalationStatus.OPEN
+    independent = double_review.is_independent(escalation)
+    # The service refuses a second review by the same person, so the page does not offer one.
+    decidable = is_open and not leases.lease_held_by_other(escalation, viewer, now) \
+        and not (independent and own_review is not None)
+    return DecisionPanel(
+        decidable=decidable, independent=independent, adjudicating=False, lead=lead, is_open=is_open,
+        own_review=own_review,
+        hidden_note_authors=double_review.other_reviewers(escalation, viewer) if independent else frozenset(),
+    )

@@ -1,0 +1,89 @@
+"""The editor's double-review and deadline knobs: shown as they are stored, saved, and refused with a
+message on their own field."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reviewconsole.policy.models import ConstitutionVersion
+from tests.reviewconsole.policy.conftest import editor_post
+from verification.constitution import CUSTOMER_SUPPORT
+
+pytestmark = pytest.mark.django_db
+
+EDIT = "/policy/constitutions/customer-support/v1/edit"
+
+
+def _error(html: str, field: str) -> str:
+    found = re.search(rf'<p id="{re.escape(field)}-error" class="error field-error">(.*?)</p>', html, re.S)
+    return found.group(1).strip() if found else ""
+
+
+def _saved_policy() -> dict:
+    version = ConstitutionVersion.objects.filter(document__name="customer-support").order_by("-number").first()
+    assert version.number == 2, "the edit was not saved"
+    return version.content["policy"]
+
+
+def test_the_editor_offers_the_three_knobs_unset(admin_client):
+    html = admin_client.get(EDIT).content.decode()
+
+    assert "Double review: reasons whose cases need two independent reviews" in html
+    assert 'name="policy-double_review_reasons" value="CONFLICTING_EVIDENCE">' in html
+    assert 'name="policy-double_review_severities" value="CRITICAL">' in html
+    assert re.search(r'<input id="policy-review_deadline_hours" name="policy-review_deadline_hours" value=""', html)
+    assert "checked" not in re.search(r'<fieldset id="policy-double_review_reasons">(.*?)</fieldset>', html, re.S)[1]
+
+
+def test_saving_the_knobs_makes_a_version_that_has_them_and_the_editor_shows_them_again(admin_client):
+    data = editor_post(CUSTOMER_SUPPORT, **{"policy-review_deadline_hours": "24"})
+    data["policy-double_review_reasons"] = ["CRITICAL_CLAIM", "CONFLICTING_EVIDENCE"]
+    data["policy-double_review_severities"] = ["CRITICAL"]
+
+    response = admin_client.post(EDIT, data)
+
+    assert response.status_code == 302
+    policy = _saved_policy()
+    assert policy["double_review_reasons"] == ["CRITICAL_CLAIM", "CONFLICTING_EVIDENCE"]
+    assert policy["double_review_severities"] == ["CRITICAL"]
+    assert policy["review_deadline_hours"] == 24
+    html = admin_client.get("/policy/constitutions/customer-support/v2/edit").content.decode()
+    assert 'name="policy-double_review_reasons" value="CRITICAL_CLAIM" checked>' in html
+    assert 'name="policy-double_review_reasons" value="UNSUPPORTED_CLAIM">' in html
+    assert 'name="policy-double_review_severities" value="CRITICAL" checked>' in html
+    assert 'name="policy-review_deadline_hours" value="24"' in html
+
+
+def test_an_empty_deadline_is_no_deadline(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-review_deadline_hours": ""}))
+
+    assert response.status_code == 302
+    assert _saved_policy()["review_deadline_hours"] is None
+
+
+@pytest.mark.parametrize("typed", ["0", "-3", "2161", "1.5", "a day"])
+def test_a_deadline_that_is_not_a_whole_number_of_hours_in_range_is_refused_on_its_field(admin_client, typed):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-review_deadline_hours": typed}))
+
+    assert response.status_code == 400
+    message = _error(response.content.decode(), "policy-review_deadline_hours")
+    assert message.startswith("review_deadline_hours must be a whole number of hours from 1 to 2160"), message
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("policy-double_review_reasons", "WHENEVER"), ("policy-double_review_severities", "HUGE")],
+)
+def test_a_code_the_engine_does_not_know_is_refused_on_its_field(admin_client, field, value):
+    data = editor_post(CUSTOMER_SUPPORT)
+    data[field] = ["CRITICAL_CLAIM" if "reasons" in field else "CRITICAL", value]
+
+    response = admin_client.post(EDIT, data)
+
+    assert response.status_code == 400
+    knob = field.removeprefix("policy-")
+    assert _error(response.content.decode(), field) == f"{knob}: {value} is not one of the available choices."
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
