@@ -10,6 +10,8 @@ from datetime import date
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from reviewconsole import svg
+
 # Colour-blind-safe palette (Okabe-Ito); reasons beyond it repeat colours but keep their legend names.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 _WIDTH, _HEIGHT, _LEFT, _BOTTOM, _TOP = 720, 240, 36, 28, 10
@@ -57,12 +59,10 @@ def stacked_bars(*, title: str, days: list[date], series: dict[str, list[int]]) 
         '<text x="{tx}" y="{ty}" text-anchor="end">{top}</text><text x="{tx}" y="{b}" text-anchor="end">0</text>',
         l=_LEFT, t=_TOP, b=_TOP + plot_h, r=_WIDTH - 10, tx=_LEFT - 4, ty=_TOP + 10, top=top,
     )
-    legend = format_html_join("", '<li><span class="swatch" style="background:{}"></span>{}</li>', (
-        (PALETTE[j % len(PALETTE)], name) for j, name in enumerate(series)
-    ))
+    legend = svg.legend((PALETTE[j % len(PALETTE)], name) for j, name in enumerate(series))
     return format_html(
         '<figure class="chart"><svg viewBox="0 0 {} {}" role="img" aria-labelledby="{}-title">'
-        '<title id="{}-title">{}</title>{}{}{}</svg><ul class="legend">{}</ul></figure>',
+        '<title id="{}-title">{}</title>{}{}{}</svg>{}</figure>',
         _WIDTH, _HEIGHT, _slug(title), _slug(title), title, y_axis,
         format_html_join("", "{}", ((mark,) for mark in marks)), x_labels, legend,
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from reviewconsole import svg
 from reviewconsole.workbench.release_gate import OperatingPoint, ReleaseGate
 
 _WIDTH, _HEIGHT = 560, 320
@@ -96,19 +97,16 @@ def tradeoff_chart(*, points: list[OperatingPoint], marks: list[Mark], budget: f
         "<title>budget {p}</title></line>",
         x=_n(_x(budget)), t=_TOP, b=bottom, c=_CHOSEN, p=f"{budget:.1%}",
     )
-    legend = format_html_join("", '<li><span class="swatch" style="background:{}"></span>{}</li>', (
-        (colour, label) for colour, label in (
-            (_CURVE, "each threshold"), *((mark.colour, f"threshold {mark.label}") for mark in shown),
-            (_CHOSEN, f"budget {budget:.1%} (dashed)"),
-        )
+    legend = svg.legend((
+        (_CURVE, "each threshold"), *((mark.colour, f"threshold {mark.label}") for mark in shown),
+        (_CHOSEN, f"budget {budget:.1%} (dashed)"),
     ))
     return format_html(
-        # Drawn at most about the width of a paragraph: larger, its labels outgrow the page's text.
-        '<figure class="chart release-curve" style="max-width: 44rem">'
+        '<figure class="chart release-curve">'
         '<svg viewBox="0 0 {} {}" role="img" aria-labelledby="release-curve-title">'
         '<title id="release-curve-title">{}</title>{}{}{}'
         '<polyline points="{}" fill="none" stroke="{}" stroke-width="2"/>{}{}</svg>'
-        '<ul class="legend">{}</ul></figure>',
+        '{}</figure>',
         _WIDTH, _HEIGHT, "Automation against unsafe releases, per threshold, on reviewers' labels",
         axes, ticks, budget_line, polyline, _CURVE, dots, marked, legend,
     )

@@ -93,10 +93,15 @@
     action();
   });
 
-  // A refused label (409, 400) comes back as the claim's cell saying why: show it, as a 200 would be.
+  // A refusal that comes back as HTML saying why (400: the field at fault; 409: what changed, e.g. a
+  // refused label's cell) is shown as a 200 would be, where the page marks it so: data-swap-errors="400 409"
+  // on the requesting element, its target, or one of their ancestors. (Not hx-on: the CSP forbids eval.)
   document.addEventListener("htmx:beforeSwap", (event) => {
-    const source = event.detail.requestConfig?.elt;
-    if (source instanceof Element && source.closest("[data-label-form]") && [400, 409].includes(event.detail.xhr.status)) {
+    const status = String(event.detail.xhr.status);
+    const marked = [event.target, event.detail.requestConfig?.elt]
+      .map((element) => (element instanceof Element ? element.closest("[data-swap-errors]") : null))
+      .find((element) => element && element.dataset.swapErrors.split(/\s+/).includes(status));
+    if (marked) {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
     }
