@@ -1,43 +1,78 @@
 """Intake throughput on the real stack: gunicorn + PostgreSQL + Redis + one Celery worker, on loopback.
 
-Prints accepted submissions per second with concurrent clients (POST /api/v1/cases through gunicorn,
-cases only queued), then cases per minute through one worker process running the offline engine.
-Exits non-zero when a figure misses its floor below, or when any request fails.
+One run, one server (gunicorn with 3 workers), one set of concurrent clients:
 
-    .venv/bin/python benchmarks/intake.py [--cases 300] [--clients 8]
+1. warm-up: submissions and `GET /healthz`, so that every worker has served both and holds its
+   connections (checked) before anything is measured;
+2. at least 3,000 submissions (POST /api/v1/cases; cases only queued), each a new case, and as many
+   `GET /healthz`, in alternating rounds: /healthz is the cheapest request the stack answers (it reads
+   the database and pings the broker), a yardstick for the submission rate measured on the same
+   machine, under the same load, at the same time.
 
-Needs PostgreSQL and Redis on 127.0.0.1 (as `make test` does); uses its own database and Redis db.
+For the submissions it prints accepted submissions a second beside /healthz requests a second, latency,
+the CPU milliseconds each submission cost in the web workers (their /proc user + system time across the
+phase) and in PostgreSQL (the server processes of the benchmark's database connections: parsing,
+planning, executing, WAL insertion, commit; not the shared background writers), and the SQL statements
+each ran (every statement Django sent, counted in the benchmark's own server; BEGIN, COMMIT and
+Django's connection health check not included). Then cases a minute through one Celery worker running
+the offline engine, over the first --worker-cases cases queued.
+
+Exits non-zero on any failed request, or when a figure misses its floor: submissions a second at least
+60% of the same run's /healthz rate and at least 50, at most 4 queries and 5 ms of web CPU a submission,
+at least 300 cases a minute.
+
+    .venv/bin/python benchmarks/intake.py [--cases 3000] [--clients 8] [--warmup 300] [--rounds 6]
+                                          [--worker-cases 600]
+
+Needs PostgreSQL and Redis on 127.0.0.1 (as `make test` does); uses its own database and Redis db
+(BENCH_DATABASE, BENCH_REDIS_URL and BENCH_PORT choose others, so two people can run it at once).
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
+import resource
 import signal
 import statistics
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
-from benchstack import REPO, bench_environment, reset_database
+from benchstack import (
+    QUERIES_HEADER,
+    REPO,
+    CpuMeter,
+    bench_environment,
+    child_pids,
+    database_backends,
+    reset_database,
+)
 
-DATABASE = "reviewconsole_bench"
+DATABASE = os.environ.get("BENCH_DATABASE", "reviewconsole_bench")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
-PORT = 8765
-# Floors for this 2-core machine; the figures are reported in the issue's closing note.
+PORT = int(os.environ.get("BENCH_PORT", "8765"))
+WEB_WORKERS = 3
+WORKER_LOG = f"/tmp/reviewconsole-{DATABASE}/celery-worker.log"
+# Floors for this 2-core machine (issue 16); the figures are reported in the issue's closing note.
 MIN_SUBMISSIONS_PER_SECOND = 50.0
+MIN_SHARE_OF_HEALTHZ = 0.60
+MAX_QUERIES_PER_SUBMISSION = 4.0
+MAX_WEB_CPU_MS_PER_SUBMISSION = 5.0
 MIN_CASES_PER_MINUTE = 300.0
 
 
 def _env() -> dict[str, str]:
-    return bench_environment(DATABASE, REDIS_URL=REDIS_URL, SPOT_CHECK_RATE="0")
+    # Connections kept for the whole run, so the database processes measured live as long as the phase.
+    return bench_environment(DATABASE, REDIS_URL=REDIS_URL, SPOT_CHECK_RATE="0", DB_CONN_MAX_AGE="3600")
 
 
-def _manage(*args: str, capture: bool = False) -> str:
+def _manage(*args: str) -> str:
     result = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=REPO, env=_env(), check=True, capture_output=True, text=True
     )
@@ -49,113 +84,258 @@ def _reset_database() -> None:
     subprocess.run(["redis-cli", "-u", REDIS_URL, "flushdb"], check=True, capture_output=True)
 
 
-def _cases(count: int) -> list[bytes]:
+def _cases(count: int, prefix: str) -> list[bytes]:
     demo = json.loads((REPO / "verification" / "demo_cases.json").read_text())
     demo += json.loads((REPO / "reviewconsole" / "intake" / "fixtures" / "demo_cases.json").read_text())
     bodies = []
     for index in range(count):
         case = dict(demo[index % len(demo)])
-        case["external_id"] = f"bench-{index}"
+        case["external_id"] = f"{prefix}-{index}"
         bodies.append(json.dumps(case).encode())
     return bodies
 
 
-def _post(token: str, body: bytes) -> tuple[int, float]:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{PORT}/api/v1/cases",
-        data=body,
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        method="POST",
-    )
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    """HTTP status; 0 when the request failed before an answer (refused, reset, timed out)."""
+    seconds: float
+    queries: int | None
+    """The SQL statements the server ran for it (the benchmark server's header)."""
+
+
+def _request(method: str, path: str, body: bytes | None = None, token: str = "") -> Answer:
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"} if body is not None else {}
     started = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            status = response.status
-    except urllib.error.HTTPError as error:
-        status = error.code
-    return status, time.perf_counter() - started
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        queries = response.getheader(QUERIES_HEADER)
+        return Answer(response.status, time.perf_counter() - started, int(queries) if queries else None)
+    except OSError:
+        return Answer(0, time.perf_counter() - started, None)
+    finally:
+        connection.close()
+
+
+@dataclass
+class Phase:
+    """Requests sent by the same clients, the wall time they took, and the CPU the stack spent on them."""
+
+    name: str
+    answers: list[Answer] = field(default_factory=list)
+    seconds: float = 0.0
+    web_cpu: float = 0.0
+    database_cpu: float = 0.0
+    client_cpu: float = 0.0
+    lost_processes: list[int] = field(default_factory=list)
+
+    def add(self, other: Phase) -> None:
+        self.answers += other.answers
+        self.seconds += other.seconds
+        self.web_cpu += other.web_cpu
+        self.database_cpu += other.database_cpu
+        self.client_cpu += other.client_cpu
+        self.lost_processes += other.lost_processes
+
+    def count(self, status: int) -> int:
+        return sum(1 for answer in self.answers if answer.status == status)
+
+    def per_second(self, status: int) -> float:
+        return self.count(status) / self.seconds
+
+    def cpu_ms(self, seconds: float) -> float:
+        return seconds * 1000 / len(self.answers)
+
+    def latency(self) -> str:
+        latencies = sorted(answer.seconds * 1000 for answer in self.answers)
+        p95 = latencies[max(0, int(len(latencies) * 0.95) - 1)]
+        return f"median {statistics.median(latencies):.1f}  p95 {p95:.1f}"
+
+
+def _client_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run_phase(name: str, send: Callable[[bytes | None], Answer], items: Iterable[bytes | None], *,
+               clients: int, web_master: int) -> Phase:
+    web = CpuMeter(lambda: child_pids(web_master))
+    database = CpuMeter(lambda: database_backends(DATABASE))
+    web.start()
+    database.start()
+    client_started = _client_cpu()
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        answers = list(pool.map(send, items))
+    phase = Phase(name, answers, time.perf_counter() - started)
+    phase.client_cpu = _client_cpu() - client_started
+    phase.web_cpu = web.stop()
+    phase.database_cpu = database.stop()
+    phase.lost_processes = web.lost + database.lost
+    return phase
 
 
 def _wait_until_up(process: subprocess.Popen) -> None:
-    for _ in range(100):
+    for _ in range(150):
         if process.poll() is not None:
             raise SystemExit("gunicorn exited at start-up")
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{PORT}/healthz", timeout=1)
+        if _request("GET", "/healthz").status == 200:
             return
-        except OSError:
-            time.sleep(0.2)
+        time.sleep(0.2)
     raise SystemExit("gunicorn did not come up")
 
 
 def _count_finished() -> int:
-    out = _manage("shell", "-c", "from reviewconsole.intake.models import Case;"
-                  "print(Case.objects.exclude(status__in=['QUEUED','RUNNING']).count())")
-    return int(out.strip().splitlines()[-1])
+    query = "SELECT count(*) FROM intake_case WHERE status NOT IN ('QUEUED', 'RUNNING')"
+    url = bench_environment(DATABASE)["DATABASE_URL"]
+    result = subprocess.run(["psql", url, "-At", "-c", query], check=True, capture_output=True, text=True)
+    return int(result.stdout.strip())
+
+
+def _submit_and_probe(args: argparse.Namespace, token: str) -> tuple[Phase, Phase, int, list[float]]:
+    """Warm up, then rounds of /healthz and submissions; both phases, how many warm-up cases were
+    accepted, and each round's ratio of submissions a second to /healthz a second.
+
+    The machine is shared: load from elsewhere comes and goes within seconds. Alternating short rounds
+    (and their order: healthz first, then submissions first) lets both kinds of request meet the same
+    conditions, so their ratio says something about the code rather than about the neighbours.
+    """
+
+    def submit(body: bytes | None) -> Answer:
+        return _request("POST", "/api/v1/cases", body, token)
+
+    def healthz(_: bytes | None) -> Answer:
+        return _request("GET", "/healthz")
+
+    web = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "benchstack:counting_application()", "--pythonpath", "benchmarks",
+         "--bind", f"127.0.0.1:{PORT}", "--workers", str(WEB_WORKERS), "--log-level", "warning"],
+        cwd=REPO, env=_env(),
+    )
+    try:
+        _wait_until_up(web)
+        run = {"clients": args.clients, "web_master": web.pid}
+        warm_submissions = _run_phase("warm-up", submit, _cases(args.warmup, "warm"), **run)
+        warm_healthz = _run_phase("warm-up", healthz, [None] * args.warmup, **run)
+        if warm_submissions.count(202) != args.warmup or warm_healthz.count(200) != args.warmup:
+            raise SystemExit("warm-up requests failed: is the stack up?")
+        workers, backends = child_pids(web.pid), database_backends(DATABASE)
+        if len(workers) != WEB_WORKERS or len(backends) < WEB_WORKERS:
+            raise SystemExit(f"after the warm-up {len(workers)} web workers hold {len(backends)} connections")
+        bodies = _cases(args.cases, "bench")
+        healthz_phase, submissions, ratios = Phase("healthz"), Phase("submissions"), []
+        for index in range(args.rounds):
+            chunk = bodies[index * len(bodies) // args.rounds:(index + 1) * len(bodies) // args.rounds]
+            steps = [("healthz", healthz, [None] * len(chunk)), ("submissions", submit, chunk)]
+            if index % 2:
+                steps.reverse()
+            done = {name: _run_phase(name, send, items, **run) for name, send, items in steps}
+            healthz_phase.add(done["healthz"])
+            submissions.add(done["submissions"])
+            ratios.append(done["submissions"].per_second(202) / done["healthz"].per_second(200))
+    finally:
+        web.send_signal(signal.SIGTERM)
+        web.wait(timeout=30)
+    print(f"web workers:               {len(workers)} (pids {workers}); database connections: {len(backends)}")
+    return submissions, healthz_phase, warm_submissions.count(202), ratios
+
+
+def _work(expected: int, limit_seconds: float) -> tuple[int, float]:
+    """Cases finished by one Celery worker (offline engine) until `expected` are, and the time taken."""
+    log = open(WORKER_LOG, "w")  # noqa: SIM115 (closed below, after the worker)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "reviewconsole", "worker", "--queues", "verify,default",
+         "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
+        cwd=REPO, env=_env(), stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        started = time.perf_counter()
+        finished = 0
+        while finished < expected and time.perf_counter() - started < limit_seconds:
+            time.sleep(1)
+            finished = _count_finished()
+        return finished, time.perf_counter() - started
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=60)
+        log.close()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=300, help="submissions to send (default 300)")
+    parser.add_argument("--cases", type=int, default=3000, help="submissions measured (default 3000)")
     parser.add_argument("--clients", type=int, default=8, help="concurrent HTTP clients (default 8)")
+    parser.add_argument("--warmup", type=int, default=300, help="submissions and /healthz first, unmeasured")
+    parser.add_argument("--rounds", type=int, default=6,
+                        help="alternating rounds of /healthz and submissions the measured requests are split into")
+    parser.add_argument("--worker-cases", type=int, default=600,
+                        help="cases the Celery worker must finish for the cases-a-minute figure (default 600)")
     args = parser.parse_args()
-    if args.cases < 1 or args.clients < 1:
-        parser.error("--cases and --clients must be at least 1")
+    if args.rounds < 1 or args.cases < args.rounds or args.clients < 1 or args.warmup < WEB_WORKERS:
+        parser.error("--rounds and --clients must be at least 1, --cases at least --rounds, --warmup at least 3")
+    if args.worker_cases < 1:
+        parser.error("--worker-cases must be at least 1")
 
     _reset_database()
     token = next(
         line.split(": ", 1)[1] for line in _manage("create_client", "bench").splitlines() if "API token" in line
     )
-    bodies = _cases(args.cases)
+    submissions, healthz, warm_accepted, ratios = _submit_and_probe(args, token)
+    accepted = submissions.count(202)
+    errors = len(submissions.answers) - accepted + len(healthz.answers) - healthz.count(200)
+    statuses = sorted({answer.status for answer in submissions.answers + healthz.answers} - {200, 202})
+    counted = [answer.queries for answer in submissions.answers if answer.queries is not None]
+    queries = sum(counted) / len(counted) if counted else float("inf")
 
-    web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "reviewconsole.wsgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "3",
-         "--log-level", "warning"],
-        cwd=REPO, env=_env(),
-    )
-    try:
-        _wait_until_up(web)
-        started = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=args.clients) as pool:
-            results = list(pool.map(lambda body: _post(token, body), bodies))
-        submit_seconds = time.perf_counter() - started
-    finally:
-        web.send_signal(signal.SIGTERM)
-        web.wait(timeout=30)
-
-    statuses = [status for status, _ in results]
-    latencies = sorted(seconds * 1000 for _, seconds in results)
-    accepted = statuses.count(202)
-    per_second = accepted / submit_seconds
-
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "reviewconsole", "worker", "--queues", "verify,default",
-         "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
-        cwd=REPO, env=_env(),
-    )
-    try:
-        started = time.perf_counter()
-        finished = 0
-        while finished < accepted and time.perf_counter() - started < 600:
-            time.sleep(1)
-            finished = _count_finished()
-        work_seconds = time.perf_counter() - started
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=60)
+    expected = min(args.worker_cases, accepted + warm_accepted)
+    finished, work_seconds = _work(expected, limit_seconds=600)
     per_minute = finished / work_seconds * 60
 
-    print(f"submissions:               {len(bodies)} from {args.clients} concurrent clients, gunicorn with 3 workers")
-    print(f"accepted (202):            {accepted}   other statuses: {sorted(set(statuses) - {202}) or 'none'}")
-    print(f"accepted per second:       {per_second:.1f}")
-    print(f"submit latency ms:         median {statistics.median(latencies):.1f}  "
-          f"p95 {latencies[int(len(latencies) * 0.95) - 1]:.1f}")
-    print(f"cases finished by 1 worker: {finished} in {work_seconds:.1f} s (includes worker start-up)")
+    per_second, healthz_per_second = submissions.per_second(202), healthz.per_second(200)
+    share = per_second / healthz_per_second
+    print(f"clients:                   {args.clients} concurrent, one connection a request; "
+          f"{args.warmup} submissions and {args.warmup} /healthz to warm up")
+    print(f"submissions:               {len(submissions.answers)}, accepted (202) {accepted}, "
+          f"in {submissions.seconds:.1f} s")
+    print(f"GET /healthz:              {len(healthz.answers)}, ok (200) {healthz.count(200)}, "
+          f"in {healthz.seconds:.1f} s")
+    print(f"errors:                    {errors}   other statuses: {statuses or 'none'}")
+    print(f"accepted per second:       {per_second:.1f}   /healthz per second: {healthz_per_second:.1f}   "
+          f"ratio {share:.0%}")
+    print(f"ratio in each round:       {'  '.join(f'{ratio:.0%}' for ratio in ratios)} "
+          f"({args.rounds} rounds of {args.cases // args.rounds} of each, alternating which goes first)")
+    print(f"submit latency ms:         {submissions.latency()}")
+    print(f"/healthz latency ms:       {healthz.latency()}")
+    for name, phase in (("a submission", submissions), ("a /healthz", healthz)):
+        print(f"CPU ms {name + ':':14}     web workers {phase.cpu_ms(phase.web_cpu):.2f}   "
+              f"PostgreSQL {phase.cpu_ms(phase.database_cpu):.2f}   "
+              f"benchmark client {phase.cpu_ms(phase.client_cpu):.2f}")
+    print(f"SQL queries a submission:  {queries:.2f} (counted for {len(counted)} of {len(submissions.answers)})")
+    lost = submissions.lost_processes + healthz.lost_processes
+    if lost:
+        print(f"processes that ended mid-phase (their CPU is missing above): {sorted(set(lost))}")
+    print(f"cases finished by 1 worker: {finished} of {expected} in {work_seconds:.1f} s (includes worker start-up; "
+          f"its log: {WORKER_LOG})")
     print(f"cases per minute:          {per_minute:.0f}")
-    ok = accepted == len(bodies) and finished == accepted
-    ok = ok and per_second >= MIN_SUBMISSIONS_PER_SECOND and per_minute >= MIN_CASES_PER_MINUTE
-    print("PASS" if ok else f"FAIL (floors: {MIN_SUBMISSIONS_PER_SECOND}/s, {MIN_CASES_PER_MINUTE}/min, no errors)")
-    return 0 if ok else 1
+
+    failures = [
+        text for text, missed in (
+            (f"{errors} failed requests", errors > 0),
+            (f"accepted per second below {MIN_SUBMISSIONS_PER_SECOND}", per_second < MIN_SUBMISSIONS_PER_SECOND),
+            (f"accepted per second below {MIN_SHARE_OF_HEALTHZ:.0%} of /healthz", share < MIN_SHARE_OF_HEALTHZ),
+            (f"more than {MAX_QUERIES_PER_SUBMISSION:g} queries a submission", queries > MAX_QUERIES_PER_SUBMISSION),
+            (f"more than {MAX_WEB_CPU_MS_PER_SUBMISSION:g} ms of web CPU a submission",
+             submissions.cpu_ms(submissions.web_cpu) > MAX_WEB_CPU_MS_PER_SUBMISSION),
+            (f"web or database processes ended mid-phase: {sorted(set(lost))}", bool(lost)),
+            (f"{expected - finished} cases not finished in time", finished < expected),
+            (f"cases per minute below {MIN_CASES_PER_MINUTE:g}", per_minute < MIN_CASES_PER_MINUTE),
+        ) if missed
+    ]
+    print("PASS" if not failures else "FAIL: " + "; ".join(failures))
+    return 0 if not failures else 1
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from django.db.models import prefetch_related_objects
 from django.urls import reverse
 
 from reviewconsole.api import schemas
-from reviewconsole.intake.models import Candidate, Case, Client
+from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
 from reviewconsole.review.models import Decision, DecisionKind
 from reviewconsole.review.selectors import case_released_answer
 from verification import Origin, Reason, Terminal
@@ -24,7 +24,28 @@ def client_case(*, client: Client, case_id: int) -> Case | None:
 
 
 def case_status(case: Case) -> schemas.CaseStatus:
-    """The case as the API answers with it."""
+    """The case as the API answers with it.
+
+    A case still queued or running has no run record and no decision: decisions are made on the
+    escalation a finished run opens. Nothing is looked up for it, so answering a submission costs no query.
+    """
+    if case.status in _BEFORE_THE_RUN:
+        return _status(case, released_answer=None, decision=None, run_record=None)
+    return _status(
+        case,
+        released_answer=case_released_answer(case),
+        decision=case_latest_decision(case),
+        run_record=case_run_record(case),
+    )
+
+
+_BEFORE_THE_RUN = {CaseStatus.QUEUED, CaseStatus.RUNNING}
+
+
+def _status(
+    case: Case, *, released_answer: str | None, decision: schemas.Decision | None,
+    run_record: contract.RunRecord | None,
+) -> schemas.CaseStatus:
     return schemas.CaseStatus(
         id=case.pk,
         external_id=case.external_id,
@@ -32,14 +53,14 @@ def case_status(case: Case) -> schemas.CaseStatus:
         status_url=reverse("api-case", args=[case.pk]),
         terminal=Terminal(case.terminal) if case.terminal else None,
         reason=Reason(case.reason) if case.reason else None,
-        released_answer=case_released_answer(case),
+        released_answer=released_answer,
         constitution=case.constitution_name or None,
         constitution_version=case.constitution_version or None,
         submitted_at=case.submitted_at,
         finished_at=case.finished_at,
         error=case.error or None,
-        decision=case_latest_decision(case),
-        run_record=case_run_record(case),
+        decision=decision,
+        run_record=run_record,
     )
 
 

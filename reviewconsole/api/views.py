@@ -22,6 +22,7 @@ from reviewconsole.api.openapi import openapi_document
 from reviewconsole.api.schemas import Error, ErrorCode, FieldError
 from reviewconsole.intake import services
 from reviewconsole.intake.constitutions import constitution_pin
+from reviewconsole.intake.credentials import client_for_token
 from reviewconsole.intake.models import Client
 from reviewconsole.intake.models import Source as StoredSource
 from reviewconsole.policy.engine import configured_model
@@ -103,7 +104,7 @@ def _authenticate(request: HttpRequest) -> Client:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise _field_error(401, ErrorCode.UNAUTHORIZED, "Authorization", "send 'Authorization: Bearer <token>'")
-    client = services.client_for_token(token.strip())
+    client = client_for_token(token.strip())
     if client is None:
         raise _field_error(401, ErrorCode.UNAUTHORIZED, "Authorization", "unknown or revoked token")
     return client
@@ -228,7 +229,8 @@ def cases(request: HttpRequest) -> JsonResponse:
         case, created = services.case_submit(client=client, submission=submission, pin=pin)
     except services.ExternalIdTaken as taken:
         raise _field_error(409, ErrorCode.CONFLICT, "external_id", str(taken)) from None
-    case.refresh_from_db()
+    # The case as stored: a new one is answered from the row just written (the insert sets every field
+    # the answer shows), a case submitted before as read back.
     response = _json(selectors.case_status(case), status=202 if created else 200)
     response["Location"] = reverse("api-case", args=[case.pk])
     return response

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -13,7 +11,7 @@ from django.utils import timezone
 from reviewconsole import work_claims
 from reviewconsole.intake import audit_events
 from reviewconsole.intake.constitutions import case_constitution, constitution_pin
-from reviewconsole.intake.credentials import new_webhook_secret
+from reviewconsole.intake.credentials import credentials_changed, new_token, new_webhook_secret, token_hash
 from reviewconsole.intake.models import (
     Candidate,
     Case,
@@ -32,21 +30,10 @@ from reviewconsole.queues import enqueue_on_commit, task_hold
 from verification import RunRecord, Terminal, UnknownConstitution
 from verification import types as contract
 
-TOKEN_PREFIX = "rc_"
-
-
-def token_hash(token: str) -> str:
-    """What is stored of an API token: its sha256, so a database leak does not leak tokens."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def _new_token() -> str:
-    return TOKEN_PREFIX + secrets.token_urlsafe(32)
-
 
 def client_create(*, name: str, webhook_url: str = "") -> tuple[Client, str]:
     """A new client and its API token; the token is returned once and never stored."""
-    token = _new_token()
+    token = new_token()
     client = Client.objects.create(
         name=name,
         token_hash=token_hash(token),
@@ -58,20 +45,25 @@ def client_create(*, name: str, webhook_url: str = "") -> tuple[Client, str]:
 
 
 def client_token_rotate(*, client: Client) -> str:
-    """Replace a client's token; the old one stops working at once."""
-    token = _new_token()
-    client.token_hash = token_hash(token)
-    client.token_prefix = token[:12]
-    client.save(update_fields=["token_hash", "token_prefix"])
+    """Replace a client's token; the old one stops working at once, in every web process."""
+    token = new_token()
+    with transaction.atomic():
+        client.token_hash = token_hash(token)
+        client.token_prefix = token[:12]
+        client.save(update_fields=["token_hash", "token_prefix"])
+        credentials_changed()
     return token
 
 
 def client_active_set(*, client: Client, active: bool) -> bool:
-    """Revoke a client (its token stops working at once; its cases stay) or let it submit again."""
+    """Revoke a client (its token stops working at once, in every web process; its cases stay) or let it
+    submit again."""
     if client.is_active == active:
         return False
-    client.is_active = active
-    client.save(update_fields=["is_active"])
+    with transaction.atomic():
+        client.is_active = active
+        client.save(update_fields=["is_active"])
+        credentials_changed()
     return True
 
 
@@ -83,14 +75,11 @@ def client_webhook_set(*, client: Client, webhook_url: str, new_secret: bool = F
     if new_secret or (webhook_url and not client.webhook_secret):
         client.webhook_secret = new_webhook_secret()
         fields.append("webhook_secret")
-    client.save(update_fields=fields)
+    with transaction.atomic():
+        client.save(update_fields=fields)
+        # Requests hold the client their token found: none may go on with the old webhook or secret.
+        credentials_changed()
     return client.webhook_secret if "webhook_secret" in fields else None
-
-
-def client_for_token(token: str) -> Client | None:
-    if not token:
-        return None
-    return Client.objects.filter(token_hash=token_hash(token), is_active=True).first()
 
 
 # --- Submission ----------------------------------------------------------------------------------
@@ -114,52 +103,61 @@ def case_submit(
 
     Returns the case and whether it was created now. The same external id with other content is
     ExternalIdTaken: a client's retry gets its case back, a client reusing an id by mistake is told.
-    Two concurrent submissions of one external id meet at the unique constraint: the loser finds the
-    winner's case. The case pins the version in force of the constitution it names ("default" when
-    none), or `pin` when the caller already resolved it; an unknown name is UnknownConstitution.
+    The new case is inserted straight away and the unique constraint on (client, external_id) finds a
+    case submitted before, so a new case costs no lookup; two concurrent submissions of one external
+    id meet there too, and the loser finds the winner's case. The case pins the version in force of
+    the constitution it names ("default" when none), or `pin` when the caller already resolved it; an
+    unknown name is UnknownConstitution.
     """
-    if submission.external_id is not None:
-        existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
-        if existing is not None:
-            return _resubmitted(existing, submission), False
     pin = pin or constitution_pin(submission.constitution)
     if pin is None:
         raise UnknownConstitution("constitution", f"no constitution named {submission.constitution!r}")
     try:
         with transaction.atomic():
-            case = Case.objects.create(
-                client=client,
-                external_id=submission.external_id,
-                question=submission.question,
-                answer=submission.answer,
-                metadata=submission.metadata,
-                constitution_name=submission.constitution or "",
-                constitution_version=pin.short_sha,
-                constitution_pin=pin,
-            )
-            sources = Source.objects.bulk_create(
-                Source(
-                    case=case,
-                    position=position,
-                    source_id=source.id,
-                    title=source.title or "",
-                    uri=source.uri or "",
-                    text=source.text,
-                    sha256=contract.sha256_text(source.text),
-                )
-                for position, source in enumerate(submission.sources)
-            )
-            audit_events.case_received(case=case, sources=sources)
+            case = _case_store(client=client, submission=submission, pin=pin)
     except IntegrityError:
-        existing = Case.objects.filter(client=client, external_id=submission.external_id).first()
+        existing = _submitted_before(client, submission)
         if existing is None:
             raise
         return _resubmitted(existing, submission), False
+    return case, True
 
+
+def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionVersion) -> Case:
+    """The case, its sources and its audit event, and its run scheduled for after the commit."""
     from reviewconsole.intake.tasks import verify_case
 
+    case = Case.objects.create(
+        client=client,
+        external_id=submission.external_id,
+        question=submission.question,
+        answer=submission.answer,
+        metadata=submission.metadata,
+        constitution_name=submission.constitution or "",
+        constitution_version=pin.short_sha,
+        constitution_pin=pin,
+    )
+    sources = Source.objects.bulk_create(
+        Source(
+            case=case,
+            position=position,
+            source_id=source.id,
+            title=source.title or "",
+            uri=source.uri or "",
+            text=source.text,
+            sha256=contract.sha256_text(source.text),
+        )
+        for position, source in enumerate(submission.sources)
+    )
+    audit_events.case_received(case=case, sources=sources)
     enqueue_on_commit(verify_case, case.pk)
-    return case, True
+    return case
+
+
+def _submitted_before(client: Client, submission: contract.Case) -> Case | None:
+    if submission.external_id is None:
+        return None
+    return Case.objects.filter(client=client, external_id=submission.external_id).prefetch_related("sources").first()
 
 
 def _resubmitted(existing: Case, submission: contract.Case) -> Case:
