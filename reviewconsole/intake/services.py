@@ -23,7 +23,7 @@ from reviewconsole.intake.models import (
     RuleVerdict,
     Source,
 )
-from reviewconsole.intake.signals import run_stored
+from reviewconsole.intake.signals import case_failed, run_stored
 from reviewconsole.policy.engine import run_engine
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.queues import enqueue_on_commit, task_hold
@@ -198,8 +198,9 @@ def case_contract(case: Case) -> contract.Case:
 # --- Running -------------------------------------------------------------------------------------
 
 
-def _audit_case_failed(case_id: int, error: str) -> None:
+def _case_failed(case_id: int, error: str) -> None:
     audit_events.case_failed(case_id=case_id, error=error)
+    case_failed.send(sender=Case, case_id=case_id, error=error)
 
 
 CASE_RUNS = work_claims.WorkKind(
@@ -209,7 +210,7 @@ CASE_RUNS = work_claims.WorkKind(
     running=CaseStatus.RUNNING,
     failed=CaseStatus.FAILED,
     waiting_since="submitted_at",
-    on_failed=_audit_case_failed,
+    on_failed=_case_failed,
 )
 
 

@@ -1,5 +1,6 @@
 """Where a finished run goes: queued for a person (and, for a share of releases, spot-checked), and what
-the client's webhook says. Receives intake's `run_stored`, inside the transaction that stored the run."""
+the client's webhook says. Receives intake's `run_stored`, inside the transaction that stored the run, and
+`case_failed`, inside the one that failed the case."""
 
 from __future__ import annotations
 
@@ -108,3 +109,10 @@ def case_routed(sender: object, *, case: Case, record: RunRecord, **kwargs: obje
         audit_events.escalation_opened(escalation=escalation)
         event = webhooks.CASE_ESCALATED
     webhooks.webhook_event_record(case=case, event_type=event, payload=case_outcome_payload(case))
+
+
+def case_failure_notified(sender: object, *, case_id: int, error: str, **kwargs: object) -> None:
+    """A case that failed for good (its run raised, or no worker finished it): its client is told."""
+    case = Case.objects.select_related("client").get(pk=case_id)
+    payload = {**case_outcome_payload(case), "error": error}
+    webhooks.webhook_event_record(case=case, event_type=webhooks.CASE_FAILED, payload=payload)

@@ -13,6 +13,7 @@ class EventType(models.TextChoices):
     CASE_ESCALATED = "case.escalated", "Case escalated"
     CASE_REJECTED = "case.rejected", "Case rejected"
     CASE_DECIDED = "case.decided", "Case decided"
+    CASE_FAILED = "case.failed", "Case failed"
 
 
 class DeliveryStatus(models.TextChoices):

@@ -6,6 +6,7 @@ calibration runs) with rows made as the console makes them, so a kind that stops
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import timedelta
 
@@ -13,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from reviewconsole import work_claims
-from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
+from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
 from reviewconsole.audit.services import EXPORTS
 from reviewconsole.celery import TRANSIENT_ERRORS, ReviewTask, app
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
@@ -216,3 +217,21 @@ def test_every_task_retries_by_the_one_policy():
     } <= set(ours)
     for name, task in ours.items():
         assert isinstance(task, ReviewTask) and task.autoretry_for == TRANSIENT_ERRORS, name
+
+
+def test_a_case_out_of_attempts_tells_its_client_by_webhook(settings):
+    settings.CELERY_TASK_MAX_RETRIES = 0  # one attempt
+    case = _case()
+    now = timezone.now() - timedelta(hours=2)
+    assert work_claims.claim(CASE_RUNS, work_id=case.pk, now=now, deadline=_hold(now)) is not None  # its worker died
+
+    assert sweep_claims.apply().get() == 0
+
+    case.refresh_from_db()
+    assert case.status == CaseStatus.FAILED
+    delivery = WebhookDelivery.objects.get(case=case, event_type="case.failed")
+    data = json.loads(delivery.body)["data"]
+    assert (data["status"], data["answer"], data["error"]) == (
+        "FAILED", None, "gave up after 1 attempt(s): no worker finished running the case"
+    )
+    assert AuditEvent.objects.filter(action="case.failed", case_id=case.pk).exists()
