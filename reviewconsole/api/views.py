@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
@@ -123,9 +124,11 @@ def _read_json(request: HttpRequest) -> Any:
         raise _too_large_body() from None
     too_deep = _field_error(400, ErrorCode.MALFORMED_JSON, "body", f"nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise _field_error(400, ErrorCode.MALFORMED_JSON, "body", f"not valid JSON: {error}") from None
+    except _NumberRefused as refused:
+        raise _field_error(400, ErrorCode.MALFORMED_JSON, "body", str(refused)) from None
     except RecursionError:
         raise too_deep from None
     if _depth(data) > MAX_JSON_DEPTH:
@@ -136,6 +139,32 @@ def _read_json(request: HttpRequest) -> Any:
 def _too_large_body() -> ApiError:
     message = f"the body must be at most {settings.API_MAX_BODY_BYTES} bytes"
     return _field_error(413, ErrorCode.TOO_LARGE, "body", message)
+
+
+class _NumberRefused(ValueError):
+    """A number the database cannot store as sent, or that Python will not read."""
+
+
+# Far more than any identifier or amount needs, far below the 4,300 digits past which Python refuses.
+MAX_INT_DIGITS = 100
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NumberRefused(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberRefused(f"the number {text[:40]} is too large to store")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _NumberRefused(f"an integer of {digits} digits; at most {MAX_INT_DIGITS} are stored")
+    return int(text)
 
 
 def _depth(value: Any) -> int:
@@ -153,11 +182,11 @@ def _validate_submission(data: Any) -> tuple[contract.Case, ConstitutionVersion]
     """The submission as the engine's contract, and the constitution version it will be pinned to."""
     if not isinstance(data, dict):
         raise _field_error(400, ErrorCode.INVALID, "body", "must be a JSON object")
-    nul_fields = list(_fields_with_nul(data, ""))
-    if nul_fields:
-        # PostgreSQL text cannot hold U+0000; refuse it here rather than fail at the insert.
-        nul = "must not contain NUL (\\u0000)"
-        raise ApiError(400, ErrorCode.INVALID, [FieldError(field=field, message=nul) for field in nul_fields])
+    unstorable = list(_unstorable_text(data, ""))
+    if unstorable:
+        # PostgreSQL text holds neither U+0000 nor a lone surrogate (not UTF-8): refuse them here, naming
+        # the field, rather than fail at the insert.
+        raise ApiError(400, ErrorCode.INVALID, unstorable)
     try:
         submission = contract.Case.model_validate(data)
     except ValidationError as error:
@@ -194,20 +223,34 @@ def _validate_submission(data: Any) -> tuple[contract.Case, ConstitutionVersion]
     return submission, pin
 
 
-def _fields_with_nul(value: Any, path: str):
+def _unstorable_text(value: Any, path: str) -> Iterator[FieldError]:
+    """Each string (or object key) in `value` that the database cannot store, by its field's path."""
     if isinstance(value, str):
-        if "\x00" in value:
-            yield path or "body"
+        problem = _text_problem(value)
+        if problem:
+            yield FieldError(field=path or "body", message=problem)
     elif isinstance(value, dict):
         for key, item in value.items():
             child = f"{path}.{key}" if path else str(key)
-            if "\x00" in str(key):
-                yield child
+            problem = _text_problem(str(key))
+            if problem:
+                yield FieldError(field=child.encode("utf-8", "backslashreplace").decode("ascii", "replace"),
+                                 message=f"its name {problem}")
             else:
-                yield from _fields_with_nul(item, child)
+                yield from _unstorable_text(item, child)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _fields_with_nul(item, f"{path}.{index}" if path else str(index))
+            yield from _unstorable_text(item, f"{path}.{index}" if path else str(index))
+
+
+def _text_problem(text: str) -> str:
+    if "\x00" in text:
+        return "must not contain NUL (\\u0000)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "must be valid Unicode: it holds a lone surrogate (\\ud800-\\udfff)"
+    return ""
 
 
 def _pydantic_error(error: ErrorDetails) -> FieldError:

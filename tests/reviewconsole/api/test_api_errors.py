@@ -107,3 +107,36 @@ def test_an_unexpected_failure_is_a_json_500(client, api_client, monkeypatch, ca
     body = _assert_error_shape(response, 500, "")
     assert body["error"] == "internal" and "database gone" not in response.content.decode()
     assert any("API request POST /api/v1/cases failed" in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.parametrize(("value", "field", "says"), [
+    ("NaN", "body", "NaN is not a number JSON allows"),
+    ("Infinity", "body", "Infinity is not a number JSON allows"),
+    ("-Infinity", "body", "-Infinity is not a number JSON allows"),
+    ("1e999", "body", "the number 1e999 is too large to store"),
+    ("1" * 5000, "body", "an integer of 5000 digits; at most 100 are stored"),
+    ('"\\ud800 tail"', "metadata.ticket", "must be valid Unicode"),
+    ('["fine", "\\udfff"]', "metadata.ticket.1", "must be valid Unicode"),
+    ('"nul \\u0000 inside"', "metadata.ticket", "must not contain NUL"),
+])
+def test_values_the_database_cannot_store_are_a_400_naming_the_field_and_nothing_is_stored(
+    client, api_client, value, field, says
+):
+    text = json.dumps(case_body(metadata={"ticket": "PLACEHOLDER"})).replace('"PLACEHOLDER"', value)
+
+    response = post_case(client, api_client, text)
+
+    body = _assert_error_shape(response, 400, field)
+    assert says in body["errors"][0]["message"]
+    assert not Case.objects.exists() and not Source.objects.exists()
+
+
+def test_a_key_with_a_lone_surrogate_is_refused_by_its_path(client, api_client):
+    text = json.dumps(case_body(metadata={"PLACEHOLDER": 1})).replace('"PLACEHOLDER"', '"bad\\udc80key"')
+
+    response = post_case(client, api_client, text)
+
+    assert response.status_code == 400
+    error = response.json()["errors"][0]
+    assert error["field"].startswith("metadata.bad") and error["message"].startswith("its name must be valid Unicode")
+    assert not Case.objects.exists()
