@@ -29,6 +29,7 @@ class _Answer:
 # Every operation can be refused these ways, and can fail.
 _UNAUTHORIZED = _Answer(401, "Missing or unknown bearer token.")
 _INTERNAL = _Answer(500, "An unexpected failure; it was logged.")
+_UNAVAILABLE = _Answer(503, "The database is not answering; nothing was stored. Retry after `Retry-After` seconds.")
 
 
 def _not_allowed(method: str) -> _Answer:
@@ -102,6 +103,7 @@ def openapi_document() -> dict[str, Any]:
                         _Answer(409, "A different case was already submitted under this external_id."),
                         _Answer(413, "Body or sources over the limits."),
                         _Answer(415, "Content-Type is not application/json."),
+                        _UNAVAILABLE,
                         _INTERNAL,
                     ),
                 }
@@ -114,6 +116,7 @@ def openapi_document() -> dict[str, Any]:
                         _Answer(200, "The case.", schemas.CaseStatus),
                         _UNAUTHORIZED,
                         _Answer(404, "No such case for this client."),
+                        _UNAVAILABLE,
                         _not_allowed("GET"),
                         _INTERNAL,
                     ),

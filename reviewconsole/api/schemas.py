@@ -47,6 +47,7 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     CONFLICT = "conflict"
+    UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
 

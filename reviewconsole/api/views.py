@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.db.models import CharField
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
@@ -34,6 +35,7 @@ logger = logging.getLogger(__name__)
 
 # Deeper than any case needs (metadata included), and far from Python's recursion limit.
 MAX_JSON_DEPTH = 32
+UNAVAILABLE_RETRY_SECONDS = 5
 
 
 def _stored_chars(field: str) -> int:
@@ -73,8 +75,9 @@ def _field_error(status: int, code: ErrorCode, field: str, message: str) -> ApiE
 def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[..., JsonResponse]]:
     """An API endpoint: token-authenticated, so exempt from CSRF; every answer, errors too, is JSON.
 
-    A method not in `methods` gets 405 naming the allowed ones; an ApiError becomes its response;
-    anything else is logged and answered with a JSON 500 rather than the console's HTML page.
+    A method not in `methods` gets 405 naming the allowed ones; an ApiError becomes its response; a
+    database that does not answer, a 503 with Retry-After; anything else is logged and answered with a
+    JSON 500 rather than the console's HTML page.
     """
 
     def decorate(view: Callable[..., JsonResponse]) -> Callable[..., JsonResponse]:
@@ -91,6 +94,13 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
                 return view(request, *args, **kwargs)
             except ApiError as error:
                 return error.response()
+            except (OperationalError, InterfaceError):
+                # The database went away (a restart, a failover): nothing was stored; the client retries.
+                logger.warning("API request %s %s: the database is not answering", request.method, request.path)
+                response = _field_error(503, ErrorCode.UNAVAILABLE, "", "the database is not answering; retry "
+                                        f"in {UNAVAILABLE_RETRY_SECONDS} seconds").response()
+                response["Retry-After"] = str(UNAVAILABLE_RETRY_SECONDS)
+                return response
             except Exception:
                 logger.exception("API request %s %s failed", request.method, request.path)
                 return _field_error(500, ErrorCode.INTERNAL, "", "internal error; it was logged").response()

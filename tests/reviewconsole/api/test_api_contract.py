@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from django.db import OperationalError
 from django.test import override_settings
 from django.urls import URLPattern, reverse
 
@@ -53,8 +54,17 @@ def test_the_document_lists_exactly_the_statuses_the_api_answers_with(
     client.delete(case_url, **api_client.auth)
     client.get("/api/v1/no-such-endpoint")
 
+    def database_down(*args, **kwargs):
+        raise OperationalError("the server closed the connection")
+
+    with monkeypatch.context() as outage:  # 503
+        outage.setattr("reviewconsole.intake.services.case_submit", database_down)
+        outage.setattr("reviewconsole.api.selectors.case_status", database_down)
+        post_case(client, api_client, case_body(external_id="unavailable"))
+        client.get(case_url, **api_client.auth)
+
     def broken(*args, **kwargs):
-        raise RuntimeError("database gone")
+        raise RuntimeError("a bug")
 
     monkeypatch.setattr("reviewconsole.intake.services.case_submit", broken)
     monkeypatch.setattr("reviewconsole.api.selectors.case_status", broken)

@@ -140,3 +140,25 @@ def test_a_key_with_a_lone_surrogate_is_refused_by_its_path(client, api_client):
     error = response.json()["errors"][0]
     assert error["field"].startswith("metadata.bad") and error["message"].startswith("its name must be valid Unicode")
     assert not Case.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "failing", ["reviewconsole.intake.services.case_submit", "reviewconsole.api.selectors.client_case"]
+)
+def test_a_database_that_does_not_answer_is_a_json_503_to_retry(client, api_client, monkeypatch, caplog, failing):
+    from django.db import OperationalError
+
+    def down(*args, **kwargs):
+        raise OperationalError('connection to server at "10.0.0.5", port 5432 failed')
+
+    monkeypatch.setattr(failing, down)
+    if failing.endswith("case_submit"):
+        response = post_case(client, api_client, case_body())
+    else:
+        response = client.get("/api/v1/cases/1", **api_client.auth)
+
+    body = _assert_error_shape(response, 503, "")
+    assert body["error"] == "unavailable" and "retry in 5 seconds" in body["message"]
+    assert response["Retry-After"] == "5"
+    assert "10.0.0.5" not in response.content.decode()  # the address is for the log
+    assert "the database is not answering" in caplog.text
