@@ -16,6 +16,7 @@ from reviewconsole.intake import outcomes
 from reviewconsole.intake.models import Candidate
 from reviewconsole.review import audit_events
 from reviewconsole.review.models import Decision, DecisionKind, Escalation, EscalationStatus, Review
+from reviewconsole.review.queue_counts import queue_count_move
 from reviewconsole.webhooks import services as webhooks
 from reviewconsole.webhooks.payloads import case_outcome_payload
 
@@ -39,7 +40,8 @@ def decision_close(
     """
     if kind not in (DecisionKind.APPROVE, DecisionKind.REJECT):
         raise ValueError(f"a decision that closes a case approves or rejects, not {kind!r}")
-    adjudicated = escalation.status == EscalationStatus.ADJUDICATION
+    from_status = escalation.status
+    adjudicated = from_status == EscalationStatus.ADJUDICATION
     decision = Decision.objects.create(
         case=escalation.case, reviewer=reviewer, kind=kind, candidate=candidate, reason_code=reason_code,
         note=note, override_reason=override_reason,
@@ -52,6 +54,7 @@ def decision_close(
     escalation.decided_at = now
     escalation.lease_expires_at = None
     escalation.save(update_fields=["status", "decided_at", "lease_expires_at"])
+    queue_count_move(escalation=escalation, from_status=from_status)
     audit_events.decision(decision=decision, reviews=reviews, adjudicated=adjudicated)
     payload = {
         **case_outcome_payload(escalation.case),

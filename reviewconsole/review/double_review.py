@@ -18,6 +18,7 @@ from reviewconsole.intake.models import Candidate
 from reviewconsole.review import audit_events
 from reviewconsole.review.closing import decision_close
 from reviewconsole.review.models import Escalation, EscalationStatus, Review
+from reviewconsole.review.queue_counts import queue_count_move
 
 # Said wherever an edit is not offered: on the case page, and by the service to a post that tries anyway.
 NO_EDIT_WHILE_INDEPENDENT = (
@@ -107,6 +108,7 @@ def review_record(
     else:
         escalation.status = EscalationStatus.ADJUDICATION
         escalation.save(update_fields=[*fields, "status"])
+        queue_count_move(escalation=escalation, from_status=EscalationStatus.OPEN)
         audit_events.adjudication_opened(escalation=escalation, reviews=reviews, actor=reviewer)
     return review
 

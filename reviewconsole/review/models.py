@@ -57,6 +57,32 @@ class Escalation(models.Model):
         return f"escalation of case {self.case_id}"
 
 
+class QueueCount(models.Model):
+    """How many open escalations have this reason, severity and spot-check flag: the queue page's counts.
+
+    Kept exactly, in the same transaction as every change that opens an escalation or moves one out of
+    the open queue (review/queue_counts.py), so that the page reads a few rows instead of counting the
+    queue. Each key is spread over several rows (`shard`): every change adds to one of them, picked at
+    random, so concurrent changes of a busy reason seldom wait for the same row lock. The count of a key
+    is the sum of its shards; a single shard may be negative (a case counted in one shard may leave from
+    another).
+    """
+
+    reason = models.CharField(max_length=40)
+    severity = models.CharField(max_length=10)
+    is_spot_check = models.BooleanField()
+    shard = models.PositiveSmallIntegerField()
+    open = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["reason", "severity", "is_spot_check", "shard"], name="queue_count_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.open} open: {self.reason}/{self.severity}{' spot check' if self.is_spot_check else ''}"
+
+
 class DecisionKind(models.TextChoices):
     APPROVE = "APPROVE", "Approve"
     EDIT = "EDIT", "Edit"

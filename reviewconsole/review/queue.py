@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import reduce
 
 from django.contrib.auth.models import User
 from django.db import connections
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
 from django.utils.http import int_to_base36
 
 from reviewconsole.policy import selectors as policy_selectors
+from reviewconsole.review import queue_counts
 from reviewconsole.review.deadlines import deadlines_by_hours, overdue_annotation, overdue_condition
 from reviewconsole.review.leases import lease_free
 from reviewconsole.review.models import Escalation, EscalationStatus
+from reviewconsole.review.queue_counts import Tally, capped_count, capped_counts, kept_counts
 from verification import constitution as constitutions
 
 QUEUE_PAGE_SIZE = 50
@@ -95,19 +98,32 @@ class QueuePosition:
 
 
 @dataclass(frozen=True)
-class QueuePage:
-    """The rows of one page, the filtered total, and where the pager's links lead."""
+class QueueCounts:
+    """What the queue page counts, under every filter but the reason (the counts are its choices)."""
 
-    escalations: list[Escalation]
-    total: int
-    reason_counts: list[tuple[str, int]]
-    has_previous: bool = False
-    has_next: bool = False
+    per_reason: Sequence[tuple[str, Tally | None]]
+    """Reasons with open cases, most first; None where there were too many cases to count one by one."""
+    all_reasons: Tally
+    total: Tally
+    """Under the reason filter too: the cases the pages list."""
 
     @property
-    def all_reasons_total(self) -> int:
-        """Open cases for every reason, under the other filters: what "All reasons" leads to."""
-        return sum(count for _reason, count in self.reason_counts)
+    def capped(self) -> bool:
+        return self.all_reasons.at_least
+
+    @property
+    def cap(self) -> str:
+        return f"{queue_counts.COUNT_CAP:,}"
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """The rows of one page, the counts, and where the pager's links lead."""
+
+    escalations: list[Escalation]
+    counts: QueueCounts
+    has_previous: bool = False
+    has_next: bool = False
 
     @property
     def previous_cursor(self) -> str:
@@ -148,31 +164,52 @@ def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: 
 def queue_page(
     *, filters: QueueFilters, reviewer: User, now: datetime, position: QueuePosition | None = None
 ) -> QueuePage:
-    """One page of open escalations, highest priority then oldest first, with counts per reason.
-
-    The counts ignore the reason filter (they are the choices for it), and the total comes from them,
-    so a page costs two queries however long the queue is and however deep the page.
-    """
+    """One page of open escalations, highest priority then oldest first, with the counts per reason."""
     position = position or QueuePosition()
     overdue = overdue_condition(now, deadlines_by_hours())
     base = _filtered(filters, reviewer=reviewer, now=now, overdue=overdue)
-    counts = list(base.order_by().values_list("reason").annotate(n=Count("*")).order_by("-n", "reason"))
-    total = dict(counts).get(filters.reason, 0) if filters.reason else sum(n for _, n in counts)
-    if total == 0:
+    counts = _counts(filters, base)
+    if counts.total.count == 0:
         # Nothing matches: skip the ordered scan, which would read the whole queue index to find no row.
-        return QueuePage([], total, counts)
+        return QueuePage([], counts)
     rows = base.filter(reason=filters.reason) if filters.reason else base
     # One row more than a page tells whether there is a page beyond, without counting. Towards where a
     # cursor came from there is the page its link was on.
     if position.before is not None:
         found = _shown(_seek(rows, position.before, backward=True), backward=True, overdue=overdue)
         found.reverse()
-        return QueuePage(found[-QUEUE_PAGE_SIZE:], total, counts, len(found) > QUEUE_PAGE_SIZE, True)
+        return QueuePage(found[-QUEUE_PAGE_SIZE:], counts, len(found) > QUEUE_PAGE_SIZE, True)
     if position.after is not None:
         found = _shown(_seek(rows, position.after, backward=False), backward=False, overdue=overdue)
-        return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, True, len(found) > QUEUE_PAGE_SIZE)
+        return QueuePage(found[:QUEUE_PAGE_SIZE], counts, True, len(found) > QUEUE_PAGE_SIZE)
     found = _shown(rows, backward=False, overdue=overdue)
-    return QueuePage(found[:QUEUE_PAGE_SIZE], total, counts, False, len(found) > QUEUE_PAGE_SIZE)
+    return QueuePage(found[:QUEUE_PAGE_SIZE], counts, False, len(found) > QUEUE_PAGE_SIZE)
+
+
+def queue_page_counts(*, filters: QueueFilters, reviewer: User, now: datetime) -> QueueCounts:
+    """The counts `queue_page` shows, alone."""
+    overdue = overdue_condition(now, deadlines_by_hours()) if filters.overdue else None
+    return _counts(filters, _filtered(filters, reviewer=reviewer, now=now, overdue=overdue))
+
+
+def _counts(filters: QueueFilters, base: QuerySet[Escalation]) -> QueueCounts:
+    """Exact counts per reason, kept as the queue changes (queue_counts.py), under the filters the kept
+    counts have columns for; under any other, the matching cases counted now, up to the cap."""
+    def kept() -> list[tuple[str, Tally]]:
+        return kept_counts(severity=filters.severity, spot_check=filters.spot_check)
+
+    counted_now = (
+        filters.constitution or filters.client is not None or filters.assignee or filters.held or filters.overdue
+    )
+    counted = capped_counts(base) if counted_now else kept()
+    if counted is None:
+        # More cases match than the cap: the reasons (the reason filter's choices) are offered uncounted.
+        all_reasons = Tally(queue_counts.COUNT_CAP, at_least=True)
+        total = capped_count(base.filter(reason=filters.reason)) if filters.reason else all_reasons
+        return QueueCounts([(reason, None) for reason, _count in kept()], all_reasons, total)
+    all_reasons = sum((count for _reason, count in counted), Tally(0))
+    total = dict(counted).get(filters.reason, Tally(0)) if filters.reason else all_reasons
+    return QueueCounts(counted, all_reasons, total)
 
 
 def _seek(rows: QuerySet[Escalation], cursor: QueueCursor, *, backward: bool) -> QuerySet[Escalation]:

@@ -12,6 +12,7 @@ from reviewconsole.intake.constitutions import case_pin
 from reviewconsole.intake.models import Case
 from reviewconsole.review import audit_events
 from reviewconsole.review.models import Escalation
+from reviewconsole.review.queue_counts import queue_count_move
 from reviewconsole.webhooks import services as webhooks
 from reviewconsole.webhooks.payloads import case_outcome_payload
 from verification import Claim, RunRecord, Severity, State, Terminal
@@ -90,6 +91,7 @@ def case_routed(sender: object, *, case: Case, record: RunRecord, **kwargs: obje
     """Open an escalation if a person must look (or a spot check is drawn), and record the client's webhook."""
     terminal = record.terminal
     severity = escalation_severity(record)
+    escalation: Escalation | None = None
     if terminal is Terminal.PERMIT:
         if _spot_check_drawn(case):
             escalation = Escalation.objects.create(
@@ -109,6 +111,9 @@ def case_routed(sender: object, *, case: Case, record: RunRecord, **kwargs: obje
         audit_events.escalation_opened(escalation=escalation)
         event = webhooks.CASE_ESCALATED
     webhooks.webhook_event_record(case=case, event_type=event, payload=case_outcome_payload(case))
+    if escalation is not None:
+        # Last, so that the count's row lock is held for as little as possible before the commit.
+        queue_count_move(escalation=escalation, from_status=None)
 
 
 def case_failure_notified(sender: object, *, case_id: int, error: str, **kwargs: object) -> None:

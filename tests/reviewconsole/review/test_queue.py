@@ -8,8 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from reviewconsole.intake.models import Case
 from reviewconsole.review.models import Escalation
-from tests.reviewconsole.review.conftest import EARNINGS_CASE
+from tests.reviewconsole.review.conftest import EARNINGS_CASE, gate_record
+from verification import types as contract
 
 pytestmark = pytest.mark.django_db
 
@@ -45,9 +47,13 @@ def test_open_cases_by_priority_then_age(client, reviewer, escalate):
     assert positions == sorted(positions)
 
 
-def test_filters_and_counts_per_reason(client, reviewer, escalate):
-    refund, earnings = escalate(), escalate(EARNINGS_CASE)
-    Escalation.objects.filter(case=earnings).update(reason="CONFLICTING_EVIDENCE", severity="MODERATE")
+def _conflicting(run_as_engine) -> Case:
+    """A case escalated for conflicting evidence, of moderate severity (its held-back claim's)."""
+    return run_as_engine(gate_record().model_copy(update={"reason": contract.Reason.CONFLICTING_EVIDENCE}))
+
+
+def test_filters_and_counts_per_reason(client, reviewer, escalate, run_as_engine):
+    refund, earnings = escalate(), _conflicting(run_as_engine)
     client.force_login(reviewer)
 
     html = client.get("/review/").content.decode()
@@ -98,10 +104,9 @@ def test_htmx_request_gets_only_the_results_fragment(client, reviewer, escalate)
     assert "HX-Request" in fragment["Vary"]
 
 
-def test_all_reasons_chip_counts_every_reason_while_one_is_filtered(client, reviewer, escalate):
+def test_all_reasons_chip_counts_every_reason_while_one_is_filtered(client, reviewer, escalate, run_as_engine):
     escalate(), escalate(external_id="ticket-2")
-    earnings = escalate(EARNINGS_CASE)
-    Escalation.objects.filter(case=earnings).update(reason="CONFLICTING_EVIDENCE")
+    _conflicting(run_as_engine)
     client.force_login(reviewer)
 
     for query in ("", "?reason=CONFLICTING_EVIDENCE"):

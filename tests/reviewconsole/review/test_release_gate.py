@@ -7,8 +7,8 @@ import re
 import pytest
 
 from reviewconsole.intake.models import Claim
-from reviewconsole.review.models import Escalation
 from tests.reviewconsole.review.conftest import GATE_CALIBRATION, PLANS_SOURCE, gate_record
+from verification import types as contract
 
 pytestmark = pytest.mark.django_db
 
@@ -126,8 +126,8 @@ def test_covers_and_calibration_text_are_escaped(client, reviewer, run_as_engine
 
 def test_the_queue_labels_the_reason_and_filters_by_it(client, reviewer, run_as_engine):
     held = run_as_engine(gate_record())
-    other = run_as_engine(gate_record(), external_id="plans-2")
-    Escalation.objects.filter(case=other).update(reason="UNSUPPORTED_CLAIM")
+    other = run_as_engine(gate_record().model_copy(update={"reason": contract.Reason.UNSUPPORTED_CLAIM}),
+                          external_id="plans-2")
     client.force_login(reviewer)
 
     html = client.get("/review/").content.decode()
