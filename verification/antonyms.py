@@ -65,10 +65,12 @@ def flipped_word(
     about different things; only an opposite with a shared content word within a few words counts.
     With `unsaid_in` (a source's vocabulary), only content words the source never uses are compared.
     """
+    passage_stems = _stem_set(passage_text)
+    if passage_stems.isdisjoint(_opposites(claim_text)):
+        return None  # asked for every hit of every claim: most sentences have no opposite of any claim word
     claim = _stemmed(claim_text)
     passage = _stemmed(passage_text)
     claim_stems = _stem_set(claim_text)
-    passage_stems = _stem_set(passage_text)
     for i, (word, key) in enumerate(claim):
         if key in passage_stems or (unsaid_in and (key in unsaid_in or word in STOP_WORDS)):
             continue  # a function word ("with") is in no vocabulary, which says nothing about it
@@ -90,6 +92,12 @@ def _stemmed(text: str) -> tuple[tuple[str, str], ...]:
 @lru_cache(maxsize=8192)
 def _stem_set(text: str) -> frozenset[str]:
     return frozenset(key for _, key in _stemmed(text))
+
+
+@lru_cache(maxsize=8192)
+def _opposites(text: str) -> frozenset[str]:
+    """The stems that reverse a word of `text`."""
+    return frozenset().union(*(OPPOSITES.get(key, ()) for key in _stem_set(text)))
 
 
 def _context(sequence: tuple[tuple[str, str], ...], at: int) -> set[str]:

@@ -61,10 +61,9 @@ def closest_spans(assessment: Assessment) -> tuple[EvidenceSpan, ...]:
 
 def with_covers(spans: Sequence[EvidenceSpan], assessment: Assessment, index: SourceIndex) -> tuple[EvidenceSpan, ...]:
     """`spans` with what each covers filled in where the verdict that cited them left it empty."""
-    by_start = {(passage.source_id, passage.start): passage for passage in index.passages}
     out = []
     for cited in spans:
-        passage = by_start.get((cited.source_id, cited.start))
+        passage = index.passage_at(cited.source_id, cited.start)
         if cited.covers or passage is None or passage.end != cited.end:
             out.append(cited)
         else:
@@ -89,10 +88,16 @@ def _cover(assessment: Assessment, pool: list[Passage], limit: int | None, first
     grounded: set[int] = set()
     chosen: list[Passage] = []
 
-    def grounds_here(passage: Passage) -> set[int]:
-        return {
+    # Which of the claim's values each sentence grounds: asked of every sentence in every round.
+    grounds = {
+        id(passage): {
             i for i, check in enumerate(assessment.values) if any(other is passage for other, _ in check.grounding)
         }
+        for passage in pool
+    }
+
+    def grounds_here(passage: Passage) -> set[int]:
+        return grounds[id(passage)]
 
     def gain(passage: Passage) -> tuple[int, bool]:
         words_added = (passage.stem_set & needed) - covered

@@ -149,11 +149,23 @@ def _denied(claim_text: str, hits: list[Hit], index: SourceIndex) -> tuple[Passa
         return None
     stated = set().union(*(hit.passage.stem_set for hit in hits))
     denied = negated_stems(claim_text) & stated
-    if not denied or any(denied & after_negation_stems(passage.text) for passage in index.passages):
+    if not denied or any(_negates(passage, denied) for passage in index.passages):
         return None
     word = next(word for word, _, _ in tokens if stem(word) in denied)
     passage = next(hit.passage for hit in hits if denied & hit.passage.stem_set)
     return passage, word
+
+
+def _negates(passage: Passage, denied: frozenset[str]) -> bool:
+    """Whether the sentence has one of the `denied` words after a negating word.
+
+    Every sentence of the source is asked, so the cheap tests come first: the sentence must have the
+    word, as one of its content words (a word after a negation that is not one is a single letter,
+    which a claim's content word stems to only in a rare "x's"), and a negating word.
+    """
+    if not (denied & passage.stem_set or any(len(word) == 1 for word in denied)):
+        return False
+    return passage.negated and bool(denied & after_negation_stems(passage.text))
 
 
 _SWAP_OVERLAP = 0.6

@@ -9,6 +9,7 @@ credits. Every span returned is an exact slice of its source's text.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -38,6 +39,9 @@ claim between them are often told in a row ("the architect planned to construct 
 death of his daughter" / "the architect went crazy and decided to decorate the house")."""
 
 
+_NOTHING_NEGATED: frozenset[str] = frozenset()
+
+
 @dataclass
 class Passage:
     """One sentence of a source, with what matching needs precomputed."""
@@ -59,6 +63,7 @@ class Passage:
     _mentions: list[Mention] | None = None
     _values: list[Mention] | None = None
     _bigrams: frozenset[tuple[str, str]] | None = None
+    _negated: bool | None = None
 
     @property
     def bigrams(self) -> frozenset[tuple[str, str]]:
@@ -86,12 +91,14 @@ class Passage:
     @property
     def negated(self) -> bool:
         """Whether the sentence contains a negating word."""
-        return has_negation(self.text)
+        if self._negated is None:
+            self._negated = has_negation(self.text)
+        return self._negated
 
     @property
     def negated_stems(self) -> frozenset[str]:
-        """The words a negation in the sentence applies to."""
-        return negated_stems(self.text)
+        """The words a negation in the sentence applies to; most sentences have no negation to read."""
+        return negated_stems(self.text) if self.negated else _NOTHING_NEGATED
 
     def span(self, covers: Sequence[str] = ()) -> EvidenceSpan:
         """The passage as an evidence span, with what of the claim it grounds or contradicts."""
@@ -117,21 +124,24 @@ class SourceIndex:
         self.passages: list[Passage] = []
         for source in sources:
             for start, end in split_sentences(source.text):
-                stems = content_stems(source.text[start:end])
-                self.passages.append(Passage(source.id, len(self.passages), start, end,
-                                             source.text[start:end], stems, frozenset(stems)))
-        self.document_frequency: Counter[str] = Counter()
-        for passage in self.passages:
-            self.document_frequency.update(passage.stem_set)
+                text = source.text[start:end]
+                stems = content_stems(text)
+                self.passages.append(Passage(source.id, len(self.passages), start, end, text, stems, frozenset(stems)))
+        self.document_frequency: Counter[str] = Counter(word for passage in self.passages for word in passage.stem_set)
         self.vocabulary = frozenset(self.document_frequency)
-        self.prefixes = frozenset(word[:5] for word in self.vocabulary if len(word) >= 5)
-        """First five letters of every longer stem: "reduc" for a source that says "reduction"."""
         self._subjects: dict[str, frozenset[str]] = {}
         # Retrieval, value checks and grounding each rank the same claim: it is scored once per case.
         self._ranked: dict[tuple[str, int], tuple[Hit, ...]] = {}
         self._neighbours: dict[int, tuple[Passage, ...]] = {}
+        self._by_start: dict[tuple[str, int], Passage] | None = None
+        self._source_stems: dict[str, frozenset[str]] = {}
         self._idf: dict[str, float] = {}
         self._bm25 = _Bm25(self.passages, self.document_frequency)
+
+    @functools.cached_property
+    def prefixes(self) -> frozenset[str]:
+        """First five letters of every longer stem: "reduc" for a source that says "reduction"."""
+        return frozenset(word[:5] for word in self.vocabulary if len(word) >= 5)
 
     def idf(self, stem: str) -> float:
         """Inverse document frequency of a stem over the passages; high for stems no passage has."""
@@ -154,9 +164,10 @@ class SourceIndex:
         scores = self._bm25.scores(stems)
         count = min(k, len(scores))
         top = np.argpartition(-scores, count - 1)[:count]
+        values = scores.tolist()  # each float32 score as the Python float it equals, read without numpy
         # Ties are broken by position so the order never depends on numpy's partition internals.
-        ordered = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
-        return tuple(Hit(self.passages[i], float(scores[i])) for i in ordered if scores[i] > 0)
+        ordered = sorted(top.tolist(), key=lambda i: (-values[i], i))
+        return tuple(Hit(self.passages[i], values[i]) for i in ordered if values[i] > 0)
 
     def select(self, query: str, k: int = 3) -> list[Hit]:
         """Up to k passages that between them cover the most of the query, best first.
@@ -174,11 +185,12 @@ class SourceIndex:
             hit.passage.position: [(stem, weight) for stem, weight in needed.items() if stem in hit.passage.stem_set]
             for hit in hits
         }
+        # What each candidate would add, summed again (in the query's order) only when its list shrinks.
+        gains = {position: sum(weight for _, weight in shared) for position, shared in uncovered.items()}
 
         def merit(hit: Hit) -> tuple[float, int]:
-            gain = sum(weight for _, weight in uncovered[hit.passage.position])
             credit = _RANK_WEIGHT * hit.score / top_score + _NEARBY_BONUS * (hit.passage.position in nearby)
-            return gain + credit, -hit.passage.position
+            return gains[hit.passage.position] + credit, -hit.passage.position
 
         while hits and len(chosen) < k:
             top_score = hits[0].score or 1.0
@@ -188,9 +200,11 @@ class SourceIndex:
             hits = [hit for hit in hits if hit is not best]
             covered = best.passage.stem_set
             for hit in hits:
-                shared = uncovered[hit.passage.position]
+                position = hit.passage.position
+                shared = uncovered[position]
                 if any(stem in covered for stem, _ in shared):
-                    uncovered[hit.passage.position] = [(stem, weight) for stem, weight in shared if stem not in covered]
+                    shared = uncovered[position] = [(stem, weight) for stem, weight in shared if stem not in covered]
+                    gains[position] = sum(weight for _, weight in shared)
         return chosen
 
     def search(self, query: str, k: int = 3) -> list[EvidenceSpan]:
@@ -219,6 +233,22 @@ class SourceIndex:
                 found |= first.stem_set
             self._subjects[source_id] = frozenset(found)
         return self._subjects[source_id]
+
+    def source_stems(self, source_id: str) -> frozenset[str]:
+        """The content stems of every sentence of a source: whether a source says a word anywhere."""
+        # Asked for each candidate sentence of a claim: each source's words are gathered once per case.
+        if source_id not in self._source_stems:
+            self._source_stems[source_id] = frozenset().union(
+                *(passage.stem_set for passage in self.passages if passage.source_id == source_id)
+            )
+        return self._source_stems[source_id]
+
+    def passage_at(self, source_id: str, start: int) -> Passage | None:
+        """The sentence of source `source_id` that starts at offset `start`, if there is one."""
+        # Asked for each span of each verdict: the lookup table is made once per case.
+        if self._by_start is None:
+            self._by_start = {(passage.source_id, passage.start): passage for passage in self.passages}
+        return self._by_start.get((source_id, start))
 
     def neighbours(self, passage: Passage) -> list[Passage]:
         """The sentences just before and after `passage` in the same source."""
@@ -252,10 +282,11 @@ class _Bm25:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         if not document_frequency:
             return  # no sentence has a word (a source of only punctuation): nothing to score
-        idf = {
-            word: float(np.float32(math.log(1 + (count - df + 0.5) / (df + 0.5))))
-            for word, df in document_frequency.items()
-        }
+        # Rounded to float32 all at once: one array rather than a numpy scalar per word.
+        rounded = np.array(
+            [math.log(1 + (count - df + 0.5) / (df + 0.5)) for df in document_frequency.values()], dtype=np.float32
+        ).tolist()
+        idf = dict(zip(document_frequency, rounded, strict=True))
         average_length = sum(len(passage.stems) for passage in passages) / count
         for position, passage in enumerate(passages):
             length_norm = self.k1 * ((1 - self.b) + self.b * len(passage.stems) / average_length)

@@ -10,7 +10,8 @@ how rare it is, and whether its neighbours in the claim are found. The weights a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import operator
+from typing import NamedTuple
 
 from verification.evidence import Hit, SourceIndex
 from verification.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
@@ -50,9 +51,9 @@ _PREFIX = 5
 """Words sharing their first five letters count as a near match ("nominated" / "nomination")."""
 
 
-@dataclass(frozen=True)
-class ClaimWord:
-    """One content word of a claim, as the token model sees it."""
+class ClaimWord(NamedTuple):
+    """One content word of a claim, as the token model sees it (a named tuple: one is made for every word of
+    every claim checked, and a tuple is several times cheaper to make than a dataclass)."""
 
     stem: str
     """Its stem."""
@@ -97,7 +98,8 @@ def token_vectors(claim_words: list[ClaimWord], hits: list[Hit], index: SourceIn
 
 
 def _probability(vector: tuple[float, ...], weights: list[float]) -> float:
-    z = TOKEN_BIAS + sum(weight * value for weight, value in zip(weights, vector, strict=True))
+    # The same products summed in the same order as a generator would, without a frame per word.
+    z = TOKEN_BIAS + sum(map(operator.mul, weights, vector))
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 

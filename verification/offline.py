@@ -77,9 +77,9 @@ _UNGROUNDED_SCORE_CAP = 0.5 * THRESHOLD
 _VERDICT_MODULES = (
     "offline", "features", "value_checks", "disagreements", "grounded_support", "commitments",
     "commitments.compare", "commitments.mention", "commitments.names", "commitments.relations",
-    "commitments.values", "evidence", "citations", "tokens", "antonyms", "substitution", "novelty", "sentences",
-    "claims", "severity", "grounding", "grounding.clauses", "grounding.finding", "grounding.negation",
-    "grounding.qualifiers", "grounding.relations",
+    "commitments.values", "commitments.value_patterns", "evidence", "citations", "tokens", "antonyms",
+    "substitution", "novelty", "sentences", "claims", "severity", "grounding", "grounding.clauses",
+    "grounding.finding", "grounding.negation", "grounding.qualifiers", "grounding.relations",
 )
 """Every module whose word lists, patterns or gate constants shape an offline verdict (a package's
 modules each by name: "grounding" is only its `__init__`)."""

@@ -22,10 +22,9 @@ _Token = tuple[str, str, bool, int, int]
 
 def swapped_name(claim_text: str, passage_text: str) -> tuple[str, str] | None:
     """(claim's words, source's words) when the source has another name or number in the same place."""
-    claim = _tokens(claim_text)
-    passage = _tokens(passage_text)
-    passage_words = f" {' '.join(token[0] for token in passage)} "
-    for start, end in _name_runs(claim):
+    claim, claim_runs, _ = _read(claim_text)
+    passage, passage_runs, passage_words = _read(passage_text)
+    for start, end in claim_runs:
         if start == 0 or end >= len(claim):
             continue
         said = " ".join(token[0] for token in claim[start:end])
@@ -35,7 +34,7 @@ def swapped_name(claim_text: str, passage_text: str) -> tuple[str, str] | None:
         # Two function words around a name ("of the X in") align by chance; one side must say something.
         if left[0] in STOP_WORDS and right[0] in STOP_WORDS:
             continue
-        for found_start, found_end in _name_runs(passage):
+        for found_start, found_end in passage_runs:
             if found_start == 0 or found_end >= len(passage):
                 continue
             if passage[found_start - 1][1] != left[1] or passage[found_end][1] != right[1]:
@@ -70,9 +69,12 @@ def _name_runs(tokens: tuple[_Token, ...]) -> list[tuple[int, int]]:
     return runs
 
 
+# A sentence is compared with every claim it is evidence for: it is read once.
 @lru_cache(maxsize=8192)
-def _tokens(text: str) -> tuple[_Token, ...]:
-    return tuple(
+def _read(text: str) -> tuple[tuple[_Token, ...], tuple[tuple[int, int], ...], str]:
+    """The tokens of `text`, its runs of naming words, and its words joined by spaces (with one at each end)."""
+    tokens = tuple(
         (word, stem(word), text[start].isupper() or text[start].isdigit(), start, end)
         for word, start, end in words(text)
     )
+    return tokens, tuple(_name_runs(tokens)), f" {' '.join(token[0] for token in tokens)} "

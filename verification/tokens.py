@@ -8,6 +8,7 @@ purpose: it only has to map both sides to the same key, not produce real lemmas.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 # Initialisms ("U.K.", "e.g.") first, as one word; then words, numbers with their separators,
@@ -121,7 +122,23 @@ TEXT_CACHE_SIZE = 4096
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _words(text: str) -> tuple[tuple[str, int, int], ...]:
-    out: list[tuple[str, int, int]] = []
+    return tuple(_read_words(text))
+
+
+def first_word(text: str) -> str | None:
+    """The first of the words of `text` (`words(text)[0][0]`), or None; the rest of the text is not read.
+
+    For a glance at the word after a name: a slice read whole would only be thrown away, and kept in the
+    cache in place of a sentence that is read again.
+    """
+    return next((word for word, _, _ in _read_words(text)), None)
+
+
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+def _read_words(text: str) -> Iterator[tuple[str, int, int]]:
+    """The words of `text` in order, as `words` has them."""
     short_years = {
         match.start(2): str(years[1]) for match in YEAR_RANGE.finditer(text)
         if len(match[2]) == 2 and (years := year_range(match))
@@ -137,11 +154,10 @@ def _words(text: str) -> tuple[tuple[str, int, int], ...]:
         word = short_years.get(start, word)
         if word.endswith("n't") and len(word) > 3:
             base = word[:-3]
-            out.append(({"ca": "can", "wo": "will", "sha": "shall"}.get(base, base), start, end - 3))
-            out.append(("n't", end - 3, end))
+            yield _CONTRACTED.get(base, base), start, end - 3
+            yield "n't", end - 3, end
         else:
-            out.append((word, start, end))
-    return tuple(out)
+            yield word, start, end
 
 
 def content_stems(text: str) -> list[str]:

@@ -23,7 +23,7 @@ from verification.commitments import (
     grounds,
 )
 from verification.evidence import Passage, SourceIndex
-from verification.tokens import STOP_WORDS, TEXT_CACHE_SIZE, content_stems, stem, words
+from verification.tokens import STOP_WORDS, TEXT_CACHE_SIZE, content_stems, first_word, stem
 
 _CONTEXT_FOR_VALUES = 0.4
 """Share of a claim's words a sentence must have before its values are compared with the claim's."""
@@ -65,7 +65,7 @@ def _check_value(
     value: Mention,
     candidates: list[Passage],
     context_stems: tuple[set[str], set[str]],
-    subjects: frozenset[tuple[str, str]],
+    subjects: tuple[tuple[str, str], ...],
     index: SourceIndex,
 ) -> ValueCheck:
     agreeing, disagreeing, grounding = [], [], []
@@ -73,23 +73,27 @@ def _check_value(
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
         # on value alone, but only numbers with the same unit can disagree (`commitments.grounds`).
         stated = passage.values
+        if not stated and value.kind != "date":
+            continue  # nothing to compare with: only a date can be told without a value (`_dated_in_parts`)
         # Only the first mention of each sort is reported, so each search stops at it.
         matching = next((m for m in stated if grounds(value, m)), None)
         if matching is None and _dated_in_parts(value, passage, index):
             matching = value
         if matching is None and not stated:
             continue  # most sentences state no value: nothing to agree or disagree with
+        if matching is not None:
+            agreeing.append((passage, matching))
+            grounding.append((passage, matching))
+            continue
+        # Only a value of the same sort can be consistent with the claim's or contradict it.
+        same_sort = [m for m in stated if comparable(value, m)]
         # "2015" is consistent with "March 5, 2015", and "7 days" with "5 to 10 days": neither grounds
         # the claim's value, and neither lets another sentence's value contradict it.
-        consistent = matching or next(
-            (m for m in stated if comparable(value, m) and (agree(value, m) or _inside(value, m))), None
-        )
+        consistent = next((m for m in same_sort if agree(value, m) or _inside(value, m)), None)
         if consistent is not None:
             agreeing.append((passage, consistent))
-            if matching is not None:
-                grounding.append((passage, matching))
             continue
-        against = next((m for m in stated if contradicts(value, m)), None)
+        against = next((m for m in same_sort if contradicts(value, m)), None)
         if (
             against is not None
             and max(_context(passage, stems) for stems in context_stems) >= _CONTEXT_FOR_VALUES
@@ -119,9 +123,7 @@ def _dated_in_parts(value: Mention, passage: Passage, index: SourceIndex) -> boo
         )
     if not stated:
         return False
-    return year is None or any(
-        other.source_id == passage.source_id and str(year) in other.stem_set for other in index.passages
-    )
+    return year is None or str(year) in index.source_stems(passage.source_id)
 
 
 def _inside(value: Mention, found: Mention) -> bool:
@@ -129,25 +131,31 @@ def _inside(value: Mention, found: Mention) -> bool:
     return value.value is not None and found.bounds is not None and found.bounds[0] <= value.value <= found.bounds[1]
 
 
-# A sentence is asked about its subjects for every claim whose value it contradicts: read once per text.
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _subjects(text: str) -> frozenset[tuple[str, str]]:
+def _subjects(text: str) -> tuple[tuple[str, str], ...]:
     """(name, the word after it) for each name in `text`: ("basic", "plan") for "the Basic plan"."""
-    found = set()
-    for mention in find_names(text):
-        following = words(text[mention.end : mention.end + 40])
-        if following and following[0][0] not in STOP_WORDS:
-            found.add((str(mention.parts[0]), stem(following[0][0])))
-    return frozenset(found)
+    return _read_names(text)[0]
 
 
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _names(text: str) -> tuple[frozenset[str], ...]:
+def _names(text: str) -> tuple[tuple[str, ...], ...]:
     """The words of each name in `text`."""
-    return tuple(frozenset(str(m.parts[0]).split()) for m in find_names(text))
+    return _read_names(text)[1]
 
 
-def _another_subject(passage: Passage, subjects: frozenset[tuple[str, str]]) -> bool:
+# A sentence is asked about its subjects for every claim whose value it contradicts: its names are read
+# once per text, for both questions, and only what is asked of them is kept, as tuples of strings (which
+# the garbage collector, walking every text kept, soon stops tracking).
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _read_names(text: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, ...], ...]]:
+    names = find_names(text)
+    subjects: dict[tuple[str, str], None] = {}
+    for mention in names:
+        following = first_word(text[mention.end : mention.end + 40])
+        if following is not None and following not in STOP_WORDS:
+            subjects[str(mention.parts[0]), stem(following)] = None
+    return tuple(subjects), tuple(tuple(str(m.parts[0]).split()) for m in names)
+
+
+def _another_subject(passage: Passage, subjects: tuple[tuple[str, str], ...]) -> bool:
     """Whether the sentence is about something else of the same sort as the claim's subject.
 
     "Team plan: $25 per month" says nothing about the Basic plan's price: it names another plan
@@ -161,7 +169,9 @@ def _another_subject(passage: Passage, subjects: frozenset[tuple[str, str]]) -> 
     return any(
         head == other_head
         and not (set(name.split()) & set(other.split()))
-        and not any(set(name.split()) <= words_named or words_named <= set(name.split()) for words_named in named)
+        and not any(
+            set(name.split()).issubset(words) or set(name.split()).issuperset(words) for words in named
+        )
         for name, head in subjects
         for other, other_head in found
     )

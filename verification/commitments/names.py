@@ -26,13 +26,11 @@ _NOT_ENTITIES = frozenset(
 
 def find_names(text: str) -> list[Mention]:
     """The mentions of `text` that are names (kind "entity"), ordered by position: the same names
-    `find_mentions` has, without reading relations, which a sentence asked only whom it names never needs."""
-    return list(_find_names(text))
+    `find_mentions` has, without reading relations, which a sentence asked only whom it names never needs.
 
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _find_names(text: str) -> tuple[Mention, ...]:
-    return tuple(_entities(text, _find_values(text)[1]))
+    Not kept: its one reader (`value_checks`) keeps what it asks of them instead, and the mentions kept
+    for every sentence read would only give the garbage collector more to walk."""
+    return _entities(text, _find_values(text)[1])
 
 
 def entity_key(text: str) -> str:

@@ -10,119 +10,33 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 
 from verification.commitments.mention import Mention
+from verification.commitments.value_patterns import (
+    _COUNT,
+    _COUNT_AFTER,
+    _COUNTS,
+    _CURRENCY_SYMBOLS,
+    _CURRENCY_WORDS,
+    _DIGIT,
+    _DURATION_DAYS,
+    _FIRST_CHARACTERS,
+    _NEEDS_DIGIT,
+    _NEEDS_WORD,
+    _PATTERNS,
+    _SCALES,
+    _SIGN_BEFORE_NUMBER,
+    _STARTS_ANYWHERE,
+    _STARTS_AT_A_COUNT,
+    MONTHS,
+    WORD_NUMBERS,
+    _may_say,
+)
 from verification.tokens import NEGATION_WORDS, STOP_WORDS, TEXT_CACHE_SIZE, YEAR_RANGE, stem, year_range
 from verification.types import CommitmentKind
-
-WORD_NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100, "dozen": 12,
-}
-_SCALES = {
-    "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "mm": 1e6, "billion": 1e9,
-    "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12,
-}
-_CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
-_CURRENCY_WORDS = {
-    "usd": "USD", "dollar": "USD", "dollars": "USD", "us$": "USD", "eur": "EUR", "euro": "EUR",
-    "euros": "EUR", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "jpy": "JPY", "yen": "JPY",
-    "inr": "INR", "rupees": "INR", "cad": "CAD", "aud": "AUD", "chf": "CHF", "cents": "USD-cent",
-}
-_DURATION_DAYS = {
-    "minute": 1 / 1440, "hour": 1 / 24, "day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30,
-    "quarter": 91, "year": 365, "decade": 3650,
-}
-MONTHS = {
-    name: index + 1
-    for index, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-         ("october", "oct"), ("november", "nov"), ("december", "dec")]
-    )
-    for name in names
-}
-
-_NUM = r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-_WORD_NUM = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
-# Tried at every word boundary, the number words cost more than the rest of a pattern; a look at the
-# first letter (every number word starts with one of these) rules most words out at once.
-_WORD_NUM_FIRST = "".join(sorted({word[0] for word in WORD_NUMBERS}))
-_COUNT = rf"(?:{_NUM}|\b(?=[{_WORD_NUM_FIRST}])(?:{_WORD_NUM})\b)"
-_SCALE = r"(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|[kKmMbB])\b)"
-_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|" \
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
-# A four-digit number before one of these is a count, not a year ("1500 employees").
-_COUNT_NOUNS = r"(?:people|persons|employees|users|customers|units|copies|words|students|members|staff|" \
-    r"workers|jobs|times|mg|ml|km|miles|meters|feet|tons|items|votes|shares|seats|pages|cases|deaths)\b"
-_COUNT_AFTER = re.compile(rf"\s+{_COUNT_NOUNS}")
-_DURATION_UNIT = r"(?:minute|hour|day|night|week|fortnight|month|quarter|year|decade)s?"
-
-_PATTERNS: tuple[tuple[CommitmentKind, re.Pattern[str]], ...] = (
-    ("money", re.compile(
-        rf"(?:(?P<sym>[$€£¥₹]|US\$)\s?(?P<num>{_NUM})(?P<scale>{_SCALE})?"
-        rf"|(?P<num2>{_NUM})(?P<scale2>{_SCALE})?\s?(?P<cur>USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|dollars?|"
-        rf"euros?|pounds|yen|rupees|cents)\b)", re.IGNORECASE)),
-    ("duration", re.compile(
-        rf"(?P<num>{_COUNT})(?:[\s-]+(?:business|calendar|working|full))?[\s-]+(?P<unit>{_DURATION_UNIT})\b",
-        re.IGNORECASE)),
-    ("percentage", re.compile(rf"(?P<num>{_COUNT})\s?(?:%|percent\b|per cent\b|percentage points?\b)",
-                              re.IGNORECASE)),
-    ("date", re.compile(
-        rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH}),?\s+(?P<y1>\d{{4}})"
-        rf"|(?P<m3>{_MONTH})\s+(?:of\s+)?(?P<y3>\d{{4}})"
-        rf"|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?(?:,?\s+(?P<y2>\d{{4}}))?"
-        rf"|(?P<y4>\d{{4}})-(?P<m4>\d{{2}})-(?P<d4>\d{{2}})"
-        rf"|(?<![\w.,])(?P<y5>(?:1[0-9]|20)\d{{2}})s?(?![\d,.]\d|-\w|\s?%|\s+{_COUNT_NOUNS})"
-        r")")),
-    ("time", re.compile(r"\b(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s?(?P<ampm>[ap]\.?m\.?)(?!\w)"
-                        r"|\b(?P<h2>[01]?\d|2[0-3]):(?P<min2>[0-5]\d)\b", re.IGNORECASE)),
-    # Units are lower-case words: "5 seats", "500 mg"; "five Hollywood trades" has no unit.
-    ("number", re.compile(rf"(?P<num>{_COUNT})(?P<scale>{_SCALE})?(?:[\s-]+(?P<unit>[a-z]+)\b)?")),
-)
-# Most sentences state no value at all, and each pattern above is a full scan. What each needs is
-# cheap to look for first: these searches match wherever the pattern could (same flags, a part of
-# it), so skipping a pattern when its search fails never changes what is found.
-_DIGIT = re.compile(r"\d")
-_COUNT_WORD = re.compile(rf"\b(?=[{_WORD_NUM_FIRST}])(?:{_WORD_NUM})\b", re.IGNORECASE)
-_NEEDS_DIGIT = frozenset({"money", "date", "time"})
-"""Kinds whose every form has a digit; the others need a digit or a number word (`_COUNT`)."""
-_STARTS_ANYWHERE = frozenset({"date"})
-"""Kinds a match of which can start well before its first digit ("March 5"); every other pattern starts
-at a number, a number word, or a currency sign just before a number ("US$ 5")."""
-_SIGN_BEFORE_NUMBER = len("US$ ")
-"""Farthest a match can start before its number."""
-_MONEY_WORDS = ("$", "usd", "eur", "gbp", "jpy", "inr", "cad", "aud", "chf", "dollar", "euro", "pound", "yen",
-                "rupee", "cent")
-"""A part of every sign and currency word the money pattern knows ("US$" has the "$")."""
-
-
-def _may_state_money(text: str) -> bool:
-    # A plain substring test is far cheaper than a case-blind regex; it is exact only for ASCII text
-    # (case-blind matching folds a few other letters too), so any other text is left to the pattern.
-    if not text.isascii():
-        return True
-    lowered = text.lower()
-    return any(word in lowered for word in _MONEY_WORDS)
-
-
-_NEEDS_WORD: dict[CommitmentKind, Callable[[str], object]] = {
-    "money": _may_state_money,
-    "percentage": re.compile(r"%|per ?cent", re.IGNORECASE).search,
-    # A look at the first character, which every unit, month name and year starts with, lets these
-    # searches pass over most positions at once: without it they cost more than the scans they save.
-    "duration": re.compile(rf"(?=[mhdnwfqy]){_DURATION_UNIT}", re.IGNORECASE).search,
-    # Every date form has a month name or four digits; every time a colon or a digit before "am"/"pm".
-    "date": re.compile(rf"(?=[\dJFMASOND])(?:\d{{4}}|{_MONTH})").search,
-    "time": re.compile(r":|\d\s?[ap]\.?m", re.IGNORECASE).search,
-}
-"""A test for a word or sign the kind's pattern cannot match without: when it fails, the pattern would find nothing."""
-
 
 VALUE_KINDS = frozenset({"number", "money", "percentage", "date", "time", "duration"})
 
@@ -138,6 +52,10 @@ _UNBOUNDED = re.compile(
     rf"(?<=\bat\s)any\s?time\b|anytime\b|unlimited(?:\s+(?P<what>[a-z]+)\b)?)",
     re.IGNORECASE,
 )
+_UNBOUNDED_WORDS = ("life", "forever", "indefinitely", "any", "unlimited")
+"""A part of each phrase of _UNBOUNDED ("lifetime" and "for life" have "life", "anytime" has "any")."""
+_RANGE_DASHES = ("-", "–", "—")
+"""Every year range (`YEAR_RANGE`) has one of these between its years."""
 
 # The role of a value, from the words before or after it. Only an elapsed time and a limit differ in
 # kind; a limit and a plain value are the same quantity ("within 30 days" / "30 days to ask").
@@ -182,14 +100,15 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
     """The values of `text` by position, and the spans they take (no name is read inside a value)."""
     mentions: list[Mention] = []
     taken: list[tuple[int, int]] = []
-    digit = _DIGIT.search(text)
+    has_digit = _DIGIT.search(text) is not None
+    counts = [match.start() for match in _COUNTS.finditer(text)]
     # Where the first number or number word is: no match of a pattern that starts at one can start
     # earlier, so those scans begin there (a scan from a later position finds the same matches when
     # none starts before it; look-behinds and word boundaries still see the text before it).
-    count_word = _COUNT_WORD.search(text, 0, digit.start() if digit else len(text))
-    has_digit, has_count = digit is not None, digit is not None or count_word is not None
-    first_number = min(match.start() for match in (digit, count_word) if match) if has_count else len(text)
-    for match in YEAR_RANGE.finditer(text, first_number) if has_digit else ():
+    has_count = bool(counts)
+    first_number = counts[0] if has_count else len(text)
+    ranged = has_digit and any(dash in text for dash in _RANGE_DASHES)
+    for match in YEAR_RANGE.finditer(text, first_number) if ranged else ():
         years = year_range(match)
         if years is None or _COUNT_AFTER.match(text, match.end()):
             continue
@@ -199,7 +118,7 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
                                     "date", (year, None, None)))
         taken.append(match.span())
     values: list[Mention] = []
-    for match in _UNBOUNDED.finditer(text):
+    for match in _UNBOUNDED.finditer(text) if _may_say(text, _UNBOUNDED_WORDS) else ():
         values.append(_unbounded(match))
         taken.append(match.span())
     for kind, pattern in _PATTERNS:
@@ -208,7 +127,7 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
         if kind in _NEEDS_WORD and not _NEEDS_WORD[kind](text):
             continue
         scan_from = 0 if kind in _STARTS_ANYWHERE else max(0, first_number - _SIGN_BEFORE_NUMBER)
-        for match in pattern.finditer(text, scan_from):
+        for match in _scan(kind, pattern, text, scan_from, counts):
             span = match.span()
             if span[0] == span[1] or taken and any(span[0] < end and start < span[1] for start, end in taken):
                 continue
@@ -218,6 +137,32 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
                 taken.append(span)
     mentions.extend(_in_context(text, _ranges(text, sorted(values, key=lambda m: m.start))))
     return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end))), tuple(taken)
+
+
+def _scan(
+    kind: CommitmentKind, pattern: re.Pattern[str], text: str, start: int, counts: list[int]
+) -> Iterator[re.Match[str]]:
+    """The matches `pattern.finditer(text, start)` finds, found faster where the places a match can start are known.
+
+    A scan tries the pattern at every position; most positions are no place a match can start (a count
+    for the kinds that start with one, `_FIRST_CHARACTERS` for others), and those places are found in
+    one pass. Trying the pattern only there, in order and past the end of each match, finds what a full
+    scan finds: no match starts anywhere else, and none is empty.
+    """
+    if kind in _STARTS_AT_A_COUNT:
+        places: Iterator[int] = iter(counts)
+    elif kind in _FIRST_CHARACTERS:
+        places = (candidate.start() for candidate in _FIRST_CHARACTERS[kind].finditer(text, start))
+    else:
+        yield from pattern.finditer(text, start)
+        return
+    for place in places:
+        if place < start:
+            continue  # inside the last match, or before where the scan begins
+        match = pattern.match(text, place)
+        if match is not None:
+            yield match
+            start = match.end()
 
 
 def _number(raw: str) -> float | None:
@@ -362,6 +307,7 @@ def _ranges(text: str, values: list[Mention]) -> list[Mention]:
 def _in_context(text: str, values: list[Mention]) -> list[Mention]:
     """Each value with its role and, on a label–value line, its label."""
     out = []
+    labelled_lines = ":" in text  # every label ends in a colon
     for mention in values:
         before = text[max(0, mention.start - 30) : mention.start]
         role = ""
@@ -372,7 +318,7 @@ def _in_context(text: str, values: list[Mention]) -> list[Mention]:
         elif _LOWER_BEFORE.search(before):
             role = "lower"
         line_start = text.rfind("\n", 0, mention.start) + 1
-        labelled = _LABEL.match(text[line_start : mention.start])
+        labelled = _LABEL.match(text[line_start : mention.start]) if labelled_lines else None
         label = None
         if labelled and len(labelled["label"].split()) <= _LABEL_MAX_WORDS:
             label = labelled["label"].strip()

@@ -19,6 +19,7 @@ from verification.grounding.clauses import (
     NEGATORS,
     Token,
     clause_tokens,
+    content_keys,
     covered_keys,
     phrase_at,
     same_key,
@@ -267,6 +268,8 @@ def check_qualifier(use: Use, claim: tuple[Token, ...], passages: list[Passage],
             and j != use.index and t.word not in QUALIFIER_WORDS]
     restricting = None
     for passage in passages:
+        if scope_keys and not covered_keys(scope_keys, content_keys(passage.text)):
+            continue  # the sentence never names what the qualifier bears on: there is no spot in it
         tokens = clause_tokens(passage.text)
         spots = [j for j, t in enumerate(tokens) if t.content and any(same_key(t.key, key) for key in scope_keys)]
         if not scope_keys:
@@ -285,7 +288,7 @@ def check_qualifier(use: Use, claim: tuple[Token, ...], passages: list[Passage],
         return Finding(State.REFUTED, (restricting,), "qualifier-restricted",
                        f"The claim says \"{_phrase(use, claim)}\"; the source restricts it: "
                        f"\"{restricting.text.strip()}\"", word)
-    cited = [hit.passage for hit in hits if not scope_keys or covered_keys(scope_keys, _content_keys(hit.passage))]
+    cited = [hit.passage for hit in hits if not scope_keys or covered_keys(scope_keys, content_keys(hit.passage.text))]
     return Finding(State.INSUFFICIENT_EVIDENCE, tuple(cited[:2] or [hit.passage for hit in hits[:1]]),
                    "qualifier-unstated", f"Nothing the sources say states \"{word}\" "
                    f"(\"{_phrase(use, claim)}\"): the closest sentences leave it unsaid.", word)
@@ -364,10 +367,6 @@ def _each_conjunct(use: Use, claim: tuple[Token, ...], hits: list[Hit], index: S
     return None
 
 
-def _content_keys(passage: Passage) -> list[str]:
-    return [token.key for token in clause_tokens(passage.text) if token.content]
-
-
 def _states_of(predicate: list[str], passage: Passage, index: SourceIndex, names: list[str],
                others: list[list[str]]) -> bool:
     """Whether the sentence, or it and the next, says the predicate of the name (a miss in four allowed).
@@ -377,7 +376,7 @@ def _states_of(predicate: list[str], passage: Passage, index: SourceIndex, names
     """
     following = [p for p in index.neighbours(passage) if p.position > passage.position
                  and not any(all(name in p.stem_set for name in other) for other in others)]
-    keys = _segment(passage, names, others) + [key for p in following for key in _content_keys(p)]
+    keys = _segment(passage, names, others) + [key for p in following for key in content_keys(p.text)]
     return len(predicate) - len(covered_keys(predicate, keys)) <= len(predicate) // _MISSES_PER_WORD
 
 
