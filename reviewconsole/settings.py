@@ -11,11 +11,11 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from reviewconsole.databases import database_config
 from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
 from reviewconsole.queues import TaskQueue
 
@@ -129,25 +129,11 @@ TEMPLATES = [
 
 # --- Database -----------------------------------------------------------------------------------
 
-_database_url = env_url("DATABASE_URL", schemes=("postgres", "postgresql", "sqlite"))
-if _database_url:
-    DATABASES = {
-        "default": dj_database_url.parse(
-            _database_url,
-            conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
-            conn_health_checks=True,
-        )
-    }
-else:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": str(VAR_DIR / "reviewconsole.sqlite3"),
-            # Waits for a writer instead of failing at once: in-process tasks write while pages read.
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
-        }
-    }
+_database = database_config(VAR_DIR)
+DATABASES = _database.databases
+# Which role this process connects as, and the role the console runs as where two are configured.
+DATABASE_ROLE = _database.role
+DATABASE_RUNTIME_ROLE = _database.runtime_role
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Tasks (Celery) -----------------------------------------------------------------------------
@@ -262,6 +248,10 @@ AUDIT_EXPORT_DIR = Path(env_str("AUDIT_EXPORT_DIR", str(VAR_DIR / "exports")))
 # it in a deployment, so that rotating SECRET_KEY does not change the audit key.
 _audit_signing_key = env_str("AUDIT_SIGNING_KEY")
 AUDIT_SIGNING_KEY = _audit_signing_key or hmac.new(SECRET_KEY.encode(), b"audit tree heads", "sha256").hexdigest()
+# Every signed tree head is also appended here, one JSON line each, when set: a copy of the heads kept where
+# the database cannot rewrite them (`audit_verify` checks the log against it). Best on another disk or host.
+_audit_heads_file = env_str("AUDIT_HEADS_FILE")
+AUDIT_HEADS_FILE: Path | None = Path(_audit_heads_file) if _audit_heads_file else None
 # Base64 public keys of signing keys used before the current one: their heads still verify.
 AUDIT_TRUSTED_PUBLIC_KEYS = env_list("AUDIT_TRUSTED_PUBLIC_KEYS", [])
 # Without a broker nothing runs the periodic sealer: the local console seals once each transaction commits.

@@ -3,8 +3,9 @@
 A tree head says "the log's first `tree_size` events hash to `root_hash`", signed with Ed25519. The
 signing key comes from the environment (AUDIT_SIGNING_KEY), never from the database, so someone who can
 rewrite every row and recompute every hash still cannot sign the heads that would make the rewrite look
-whole. And heads copied out of the database (`manage.py audit_heads`) pin history even against someone
-who holds the key: a log that was rewritten no longer hashes to a head saved before.
+whole. And heads copied out of the database (`manage.py audit_heads`, or the sealer's AUDIT_HEADS_FILE:
+`heads_file.py`) pin history even against someone who holds the key: a log that was rewritten no longer
+hashes to a head saved before.
 
 Ed25519 rather than an HMAC: an auditor checks heads with the public key alone, which cannot sign.
 """

@@ -23,7 +23,8 @@ class AuditEvent(models.Model):
     A writer inserts the event with its content and `leaf_hash` and no position; the sealer
     (`sealer.log_seal`) later gives it `seq` and covers it with a signed tree head. On PostgreSQL a
     trigger (migrations 0002, 0004) refuses DELETE and every UPDATE except that one: `seq` set once, from
-    empty, with nothing else changed. The checks here only catch mistakes in Python early.
+    empty, with nothing else changed; another (0005) refuses TRUNCATE. The console's own database role
+    cannot disable them (`roles.py`). The checks here only catch mistakes in Python early.
     """
 
     seq = models.BigIntegerField(

@@ -11,17 +11,21 @@ reader could not tell from a deletion until the writer commits).
 
 Runs every AUDIT_SEAL_SECONDS as the `audit.seal` task, on demand as `manage.py audit_seal`, before each
 export, and, where no broker runs the periodic task, after each commit that appended (AUDIT_SEAL_ON_COMMIT).
+Each head is also appended to AUDIT_HEADS_FILE, where set, once its batch committed (`heads_file.py`).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 from reviewconsole.audit.heads import sign_head, signature_problem, trusted_keys
+from reviewconsole.audit.heads_file import heads_file_append
 from reviewconsole.audit.leaves import canonical_time
 from reviewconsole.audit.merkle import CompactRange
 from reviewconsole.audit.models import AuditEvent, AuditTreeHead
@@ -75,6 +79,9 @@ def log_seal(*, wait: bool = True, batch: int = SEAL_BATCH) -> Batch | None:
             tree_size=signed.tree_size, root_hash=signed.root_hash, sealed_at=now,
             frontier=[subtree.hex() for subtree in tree.hashes], key_id=signed.key_id, signature=signed.signature,
         )
+        if settings.AUDIT_HEADS_FILE is not None:
+            # Once committed: a head in the file for a batch that rolled back would be a false alarm for ever.
+            transaction.on_commit(partial(heads_file_append, path=settings.AUDIT_HEADS_FILE, head=signed), robust=True)
         return Batch(head=head, first_seq=first_seq)
 
 

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from reviewconsole.audit.heads import SignedTreeHead
+from reviewconsole.audit.heads_file import HeadsFileError, heads_file_read
 from reviewconsole.audit.integrity import log_check
 from reviewconsole.audit.proofs import ProofError, event_inclusion
 
@@ -24,7 +25,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--heads", type=Path, metavar="FILE",
-                            help="JSON lines of tree heads saved earlier with `audit_heads`")
+                            help="JSON lines of tree heads saved earlier (`audit_heads`, or the sealer's "
+                                 "AUDIT_HEADS_FILE, which is checked when this is not given)")
         parser.add_argument("--max-unsealed-age", type=int, metavar="SECONDS",
                             default=settings.AUDIT_MAX_UNSEALED_SECONDS,
                             help="fail when an event waited longer than this to be sealed "
@@ -40,7 +42,16 @@ class Command(BaseCommand):
                 raise CommandError(str(error)) from None
             self.stdout.write(json.dumps(proof.as_json(), indent=2))
             return
-        saved = _read_heads(heads) if heads else []
+        saved: list[SignedTreeHead] = []
+        note = ""
+        if heads is not None:
+            saved = _read_heads(heads)
+        elif settings.AUDIT_HEADS_FILE is not None:
+            if settings.AUDIT_HEADS_FILE.exists():
+                saved = _read_heads(settings.AUDIT_HEADS_FILE)
+            else:
+                # Nothing sealed since the file was configured; a file removed later is the operator's to notice.
+                note = f"; AUDIT_HEADS_FILE {settings.AUDIT_HEADS_FILE} does not exist yet"
         report = log_check(now=timezone.now(), max_unsealed_age=timedelta(seconds=max_unsealed_age), saved_heads=saved)
         if not report.intact:
             first, *others = report.problems
@@ -53,6 +64,7 @@ class Command(BaseCommand):
         )
         if saved:
             summary += f"; {report.saved_heads} saved heads match"
+        summary += note
         if report.sealed_meanwhile:
             summary += f"; {report.sealed_meanwhile} events sealed during the check are left for the next one"
         summary += f"; {report.unsealed} waiting to be sealed"
@@ -61,15 +73,6 @@ class Command(BaseCommand):
 
 def _read_heads(path: Path) -> list[SignedTreeHead]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise CommandError(f"--heads: cannot read {path}: {error.strerror}") from None
-    heads = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            heads.append(SignedTreeHead.from_json(line))
-        except ValueError as error:
-            raise CommandError(f"--heads: {path} line {number}: {error}") from None
-    return heads
+        return heads_file_read(path)
+    except HeadsFileError as error:
+        raise CommandError(f"--heads: {error}") from None
