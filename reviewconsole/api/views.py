@@ -19,6 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from reviewconsole import stamps
 from reviewconsole.api import selectors
 from reviewconsole.api.openapi import openapi_document
 from reviewconsole.api.schemas import Error, ErrorCode, FieldError
@@ -91,7 +92,10 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
                 response["Allow"] = allowed
                 return response
             try:
-                return view(request, *args, **kwargs)
+                # The token and the constitution are checked under one read of the stamp that guards
+                # their caches: one round trip to Redis a request.
+                with stamps.CONFIGURATION.one_read():
+                    return view(request, *args, **kwargs)
             except ApiError as error:
                 return error.response()
             except (OperationalError, InterfaceError):

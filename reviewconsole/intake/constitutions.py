@@ -3,15 +3,17 @@
 Versions live in the policy app as data; the engine's built-ins are there from the first migration
 on, so looking a name up only reads. A case pins the exact version at submission and is run (and
 re-run after a reviewer's edit) under that version, whatever is published later.
+
+Every submission asks for the version in force, so each web process keeps what it found under the
+configuration stamp (`reviewconsole.stamps`), which policy renews whenever a version is published or
+superseded: the submission after a publish, in any process, pins the new version.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 
-from django.db import DEFAULT_DB_ALIAS, connections
-
+from reviewconsole import stamps
 from reviewconsole.intake.models import Case
 from reviewconsole.policy.models import ConstitutionVersion, VersionStatus
 from verification import DEFAULT_CONSTITUTION as DEFAULT
@@ -21,34 +23,30 @@ from verification import Constitution
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 # What a pin needs of its version: the row to point at and the version string the case records.
 _PIN_FIELDS = ("id", "sha256")
+# A backstop only: a version put in force past policy's services (a shell, SQL) is pinned within this long.
+CACHE_SECONDS = 30.0
+# Far more than there are constitutions: only names found are kept, so unknown names never fill it.
+MAX_CACHED = 256
+_pins: stamps.StampCache[ConstitutionVersion] = stamps.StampCache(
+    stamps.CONFIGURATION, seconds=CACHE_SECONDS, max_entries=MAX_CACHED
+)
 
 
 def constitution_pin(name: str | None) -> ConstitutionVersion | None:
     """The version in force of the named constitution ("default" when unnamed), or None when unknown.
 
-    Every submission asks, so the lookup sends SQL the ORM compiled once per process (compiling a
-    query costs more CPU here than PostgreSQL spends answering it), and reads only what a pin needs:
-    the version's other fields load if asked for, as with `.only()`.
+    Only what a pin needs is read (the version's id and hash); its other fields load if asked for.
     """
     name = name or DEFAULT.name
     if not _NAME.fullmatch(name):
         return None
-    sql, compiled_params, name_at = _in_force_query(DEFAULT_DB_ALIAS)
-    params = list(compiled_params)  # a copy: threads of one process share the compiled query
-    params[name_at] = name
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return ConstitutionVersion.from_db(DEFAULT_DB_ALIAS, list(_PIN_FIELDS), row) if row else None
+    return _pins.get(name, lambda: _pin_read(name))
 
 
-@functools.cache
-def _in_force_query(alias: str) -> tuple[str, tuple, int]:
+def _pin_read(name: str) -> ConstitutionVersion | None:
     # The same rule as policy.selectors.constitution_in_force: the one published version of the name.
-    unnamed = "\x00"  # no constitution's name (see _NAME): marks where the name goes among the parameters
-    queryset = ConstitutionVersion.objects.filter(document__name=unnamed, status=VersionStatus.PUBLISHED)
-    sql, params = queryset.values_list(*_PIN_FIELDS).query.get_compiler(alias).as_sql()
-    return sql, tuple(params), next(index for index, param in enumerate(params) if param == unnamed)
+    in_force = ConstitutionVersion.objects.filter(document__name=name, status=VersionStatus.PUBLISHED)
+    return in_force.only(*_PIN_FIELDS).first()
 
 
 def constitution_version(name: str | None) -> str | None:

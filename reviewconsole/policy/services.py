@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
+from reviewconsole import stamps
 from reviewconsole.audit.actions import SYSTEM, AuditAction
 from reviewconsole.audit.services import audit_record
 from reviewconsole.policy.builtins import BUILTIN_NOTE, BuiltinDocument, builtin_documents
@@ -61,6 +62,8 @@ def _version_add(
     # The document row is locked so two admins saving at once get consecutive numbers, not a clash.
     type(document).objects.select_for_update().get(pk=document.pk)
     number = (model.objects.filter(document_id=document.pk).aggregate(top=Max("number"))["top"] or 0) + 1
+    if status == VersionStatus.PUBLISHED:
+        stamps.CONFIGURATION.renew_on_commit()  # a version in force from the start (see version_publish)
     return model.objects.create(
         document_id=document.pk, number=number, content=content, sha256=content_sha256(content), status=status,
         author=author, note=note[:200], published_at=now if status == VersionStatus.PUBLISHED else None,
@@ -112,6 +115,8 @@ def version_publish(*, version: AnyVersion, actor: User | str, now: datetime) ->
         if previous is not None:
             model.objects.filter(pk=previous.pk).update(status=VersionStatus.SUPERSEDED)
         model.objects.filter(pk=version.pk).update(status=VersionStatus.PUBLISHED, published_at=now)
+        # Web processes keep the version in force of each name: the next submission must pin this one.
+        stamps.CONFIGURATION.renew_on_commit()
         version.refresh_from_db()
         _audit(actor=actor, version=version, change="published", before=previous.sha256 if previous else None,
                superseded=previous.number if previous else None)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.test import Client as HttpClient
 
+from reviewconsole import stamps
 from reviewconsole.intake.models import Client
 from reviewconsole.intake.services import client_create
 from tests.reviewconsole.api.api_contract import ApiResponses
@@ -71,6 +73,17 @@ def api_responses(monkeypatch) -> ApiResponses:
 
     monkeypatch.setattr(HttpClient, "request", checked)
     return responses
+
+
+@pytest.fixture
+def fresh_stamps(monkeypatch) -> Iterator[None]:
+    """This process starts with nothing cached under a stamp, no Redis connection and no memory of a
+    Redis failure, and leaves nothing cached behind."""
+    monkeypatch.setattr(stamps, "_redis", {})
+    monkeypatch.setattr(stamps, "_quiet_until", 0.0)
+    stamps.CONFIGURATION.forget()
+    yield
+    stamps.CONFIGURATION.forget()
 
 
 @pytest.fixture

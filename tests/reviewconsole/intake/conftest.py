@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tests.reviewconsole.api.conftest import api_client, api_responses, other_api_client
+from tests.reviewconsole.api.conftest import api_client, api_responses, fresh_stamps, other_api_client
 
-__all__ = ["api_client", "api_responses", "other_api_client"]
+__all__ = ["api_client", "api_responses", "fresh_stamps", "other_api_client"]

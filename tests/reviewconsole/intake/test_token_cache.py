@@ -30,13 +30,10 @@ CLIENTS_TABLE = Client._meta.db_table
 
 
 @pytest.fixture
-def shared_cache(settings, live_broker, monkeypatch) -> str:
+def shared_cache(settings, live_broker, fresh_stamps) -> str:
     """Web processes share a Redis, as in a deployment (tasks go to it, not run here); this process
     starts with an empty cache."""
     settings.REDIS_URL = live_broker
-    monkeypatch.setattr(credentials, "_cached", {})
-    monkeypatch.setattr(credentials, "_redis", {})
-    monkeypatch.setattr(credentials, "_redis_quiet_until", 0.0)
     return live_broker
 
 
@@ -116,10 +113,7 @@ def test_a_token_rotated_by_another_process_is_refused_here_at_once(shared_cache
     assert _submit(_token_in(rotated.stdout), "after-new") == 202
 
 
-def test_while_redis_does_not_answer_every_token_is_checked_in_the_database(settings, bot, monkeypatch):
-    monkeypatch.setattr(credentials, "_cached", {})
-    monkeypatch.setattr(credentials, "_redis", {})
-    monkeypatch.setattr(credentials, "_redis_quiet_until", 0.0)
+def test_while_redis_does_not_answer_every_token_is_checked_in_the_database(settings, bot, fresh_stamps):
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     client, token = bot
     assert _submit(token, "before") == 202
@@ -131,7 +125,7 @@ def test_while_redis_does_not_answer_every_token_is_checked_in_the_database(sett
 
 
 def test_a_change_made_past_the_services_is_seen_once_the_cached_entry_expires(shared_cache, bot, monkeypatch):
-    monkeypatch.setattr(credentials, "CACHE_SECONDS", 0.5)
+    monkeypatch.setattr(credentials._clients, "seconds", 0.5)
     client, token = bot
     assert _submit(token, "before") == 202
     Client.objects.filter(pk=client.pk).update(is_active=False)  # a shell or SQL: no stamp is replaced

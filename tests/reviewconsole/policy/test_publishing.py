@@ -4,7 +4,9 @@ POST puts the draft in force."""
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
+from reviewconsole import stamps
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.policy import services
 from reviewconsole.policy.models import RubricVersion, VersionStatus
@@ -80,3 +82,36 @@ def test_a_rubric_draft_is_confirmed_too(admin_client, policy_admin):
 
     admin_client.post(url, {"confirm": "yes"})
     assert RubricVersion.objects.get(pk=draft.pk).status == VersionStatus.PUBLISHED
+
+
+@pytest.fixture
+def shared_stamp(settings, live_broker, monkeypatch) -> stamps.Stamp:
+    """Web processes share a Redis, as in a deployment: the configuration stamp lives there."""
+    settings.REDIS_URL = live_broker
+    monkeypatch.setattr(stamps, "_quiet_until", 0.0)
+    return stamps.CONFIGURATION
+
+
+def test_publishing_renews_the_configuration_stamp_once_it_commits(
+    shared_stamp, draft, policy_admin, django_capture_on_commit_callbacks
+):
+    before = shared_stamp.current()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.version_publish(version=draft, actor=policy_admin, now=timezone.now())
+        # Not before the commit: a process reading the version in force now must still find the old one.
+        assert shared_stamp.current() == before
+
+    # Every web process's next submission reads the version in force again, and finds this one.
+    assert shared_stamp.current() not in {None, before}
+    assert constitution_in_force("customer-support").pk == draft.pk
+
+
+def test_a_refused_publish_leaves_the_stamp_as_it_was(shared_stamp, policy_admin, django_capture_on_commit_callbacks):
+    before = shared_stamp.current()
+    in_force = constitution_in_force("customer-support")
+
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(services.PolicyRefused):
+        services.version_publish(version=in_force, actor=policy_admin, now=timezone.now())
+
+    assert shared_stamp.current() == before
