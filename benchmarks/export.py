@@ -9,59 +9,26 @@ memory ceiling, whatever the size of its range.
 
     .venv/bin/python benchmarks/export.py [--events 1000000]
 
-Needs PostgreSQL on 127.0.0.1 (as `make test` does); drops and recreates its own database.
+Needs PostgreSQL on 127.0.0.1 (as `make test` does); drops and recreates its own database (BENCH_DATABASE
+chooses another).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
-from benchstack import REPO, configure_django, reset_database
+from benchstack import REPO, SEED_START, configure_django, reset_database, seed_sealed_events, seeded_until
 
-DATABASE = "reviewconsole_export_bench"
+DATABASE = os.environ.get("BENCH_DATABASE", "reviewconsole_export_bench")
 MIN_ROWS_PER_SECOND = 50_000
 MAX_PEAK_RSS_MB = 200
-START = datetime(2026, 1, 1, tzinfo=UTC)
-ACTIONS = ["case.received", "candidate.created", "claims.verified", "repair.attempted", "case.terminal",
-           "escalation.opened", "lease.claimed", "decision.approved", "note.added"]
-
-
-def _seed_events(count: int) -> None:
-    """`count` events with payloads shaped like the console's, loaded with COPY, then sealed by the console's
-    own sealer into signed tree heads (leaf hashes computed in Python, the same code the console uses)."""
-    from django.db import connection
-
-    from reviewconsole.audit.leaves import canonical_json, leaf_hash
-    from reviewconsole.audit.sealer import log_seal_pending
-
-    with connection.cursor() as cursor:
-        copy_sql = (
-            "COPY audit_auditevent (created_at, actor, action, object_type, object_id, case_id, payload, leaf_hash) "
-            "FROM STDIN"
-        )
-        with cursor.cursor.copy(copy_sql) as copy:
-            for n in range(1, count + 1):
-                fields = {
-                    "created_at": START + timedelta(milliseconds=50 * n),
-                    "actor": "engine" if n % 3 else f"user:reviewer{n % 7}",
-                    "action": ACTIONS[n % len(ACTIONS)],
-                    "object_type": "candidate",
-                    "object_id": f"c{n % 4}",
-                    "case_id": 1 + n // 12,
-                    "payload": {"claims": {f"k{k}": "SUPPORTED" if k % 3 else "REFUTED" for k in range(4)},
-                                "sha256": f"{n:064x}", "reason": "UNSUPPORTED_CLAIM"},
-                }
-                copy.write_row((*(v for k, v in fields.items() if k != "payload"), canonical_json(fields["payload"]),
-                                leaf_hash(**fields)))
-    log_seal_pending(budget_seconds=float("inf"))
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE audit_auditevent")
 
 
 def _export_in_this_process(export_format: str, since: str, until: str) -> dict[str, float]:
@@ -119,15 +86,15 @@ def main() -> int:
 
     django.setup()
     started = time.perf_counter()
-    _seed_events(args.events)
+    seed_sealed_events(args.events)
     print(f"seeded and sealed {args.events:,} events in {time.perf_counter() - started:.1f} s")
 
-    end = START + timedelta(milliseconds=50 * (args.events + 1))
-    ranges = [(args.events // 10, START + (end - START) * 0.45), (args.events, START)]
+    end = seeded_until(args.events)
+    ranges = [(args.events // 10, SEED_START + (end - SEED_START) * 0.45), (args.events, SEED_START)]
     failed = False
     print(f"{'format':<6} {'rows':>10} {'seconds':>8} {'rows/s':>10} {'peak RSS':>10} {'size':>10}")
     for rows, since in ranges:
-        until = since + (end - START) * rows / args.events if rows < args.events else end
+        until = since + (end - SEED_START) * rows / args.events if rows < args.events else end
         for export_format in ("csv", "jsonl"):
             figures = _export_in_child(export_format, since, until)
             ok = figures["rows_per_second"] >= MIN_ROWS_PER_SECOND and figures["peak_rss_mb"] < MAX_PEAK_RSS_MB

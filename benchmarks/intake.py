@@ -31,13 +31,8 @@ Needs PostgreSQL and Redis on 127.0.0.1 (as `make test` does); uses its own data
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
-import os
 import resource
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -45,79 +40,28 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from benchstack import (
-    QUERIES_HEADER,
-    REPO,
+    Answer,
     CpuMeter,
-    bench_environment,
+    Stack,
+    celery_worker,
     child_pids,
     database_backends,
-    reset_database,
+    percentile,
+    request,
+    submission_body,
+    submit_headers,
+    web_server,
 )
 
-DATABASE = os.environ.get("BENCH_DATABASE", "reviewconsole_bench")
-REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
-PORT = int(os.environ.get("BENCH_PORT", "8765"))
+STACK = Stack.from_environment(database="reviewconsole_bench", redis_url="redis://127.0.0.1:6379/13", port=8765)
 WEB_WORKERS = 3
-WORKER_LOG = f"/tmp/reviewconsole-{DATABASE}/celery-worker.log"
+WORKER_LOG = STACK.var_dir / "celery-worker.log"
 # Floors for this 2-core machine (issue 16); the figures are reported in the issue's closing note.
 MIN_SUBMISSIONS_PER_SECOND = 50.0
 MIN_SHARE_OF_HEALTHZ = 0.60
 MAX_QUERIES_PER_SUBMISSION = 4.0
 MAX_WEB_CPU_MS_PER_SUBMISSION = 5.0
 MIN_CASES_PER_MINUTE = 300.0
-
-
-def _env() -> dict[str, str]:
-    # Connections kept for the whole run, so the database processes measured live as long as the phase.
-    return bench_environment(DATABASE, REDIS_URL=REDIS_URL, SPOT_CHECK_RATE="0", DB_CONN_MAX_AGE="3600")
-
-
-def _manage(*args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO, env=_env(), check=True, capture_output=True, text=True
-    )
-    return result.stdout
-
-
-def _reset_database() -> None:
-    reset_database(DATABASE)
-    subprocess.run(["redis-cli", "-u", REDIS_URL, "flushdb"], check=True, capture_output=True)
-
-
-def _cases(count: int, prefix: str) -> list[bytes]:
-    demo = json.loads((REPO / "verification" / "demo_cases.json").read_text())
-    demo += json.loads((REPO / "reviewconsole" / "intake" / "fixtures" / "demo_cases.json").read_text())
-    bodies = []
-    for index in range(count):
-        case = dict(demo[index % len(demo)])
-        case["external_id"] = f"{prefix}-{index}"
-        bodies.append(json.dumps(case).encode())
-    return bodies
-
-
-@dataclass(frozen=True)
-class Answer:
-    status: int
-    """HTTP status; 0 when the request failed before an answer (refused, reset, timed out)."""
-    seconds: float
-    queries: int | None
-    """The SQL statements the server ran for it (the benchmark server's header)."""
-
-
-def _request(method: str, path: str, body: bytes | None = None, token: str = "") -> Answer:
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"} if body is not None else {}
-    started = time.perf_counter()
-    connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
-    try:
-        connection.request(method, path, body=body, headers=headers)
-        response = connection.getresponse()
-        response.read()
-        queries = response.getheader(QUERIES_HEADER)
-        return Answer(response.status, time.perf_counter() - started, int(queries) if queries else None)
-    except OSError:
-        return Answer(0, time.perf_counter() - started, None)
-    finally:
-        connection.close()
 
 
 @dataclass
@@ -150,9 +94,8 @@ class Phase:
         return seconds * 1000 / len(self.answers)
 
     def latency(self) -> str:
-        latencies = sorted(answer.seconds * 1000 for answer in self.answers)
-        p95 = latencies[max(0, int(len(latencies) * 0.95) - 1)]
-        return f"median {statistics.median(latencies):.1f}  p95 {p95:.1f}"
+        latencies = [answer.seconds * 1000 for answer in self.answers]
+        return f"median {statistics.median(latencies):.1f}  p95 {percentile(latencies, 0.95):.1f}"
 
 
 def _client_cpu() -> float:
@@ -163,7 +106,7 @@ def _client_cpu() -> float:
 def _run_phase(name: str, send: Callable[[bytes | None], Answer], items: Iterable[bytes | None], *,
                clients: int, web_master: int) -> Phase:
     web = CpuMeter(lambda: child_pids(web_master))
-    database = CpuMeter(lambda: database_backends(DATABASE))
+    database = CpuMeter(lambda: database_backends(STACK.database))
     web.start()
     database.start()
     client_started = _client_cpu()
@@ -178,21 +121,12 @@ def _run_phase(name: str, send: Callable[[bytes | None], Answer], items: Iterabl
     return phase
 
 
-def _wait_until_up(process: subprocess.Popen) -> None:
-    for _ in range(150):
-        if process.poll() is not None:
-            raise SystemExit("gunicorn exited at start-up")
-        if _request("GET", "/healthz").status == 200:
-            return
-        time.sleep(0.2)
-    raise SystemExit("gunicorn did not come up")
+def _bodies(count: int, prefix: str) -> list[bytes]:
+    return [submission_body(index, prefix) for index in range(count)]
 
 
 def _count_finished() -> int:
-    query = "SELECT count(*) FROM intake_case WHERE status NOT IN ('QUEUED', 'RUNNING')"
-    url = bench_environment(DATABASE)["DATABASE_URL"]
-    result = subprocess.run(["psql", url, "-At", "-c", query], check=True, capture_output=True, text=True)
-    return int(result.stdout.strip())
+    return int(STACK.psql("SELECT count(*) FROM intake_case WHERE status NOT IN ('QUEUED', 'RUNNING')"))
 
 
 def _submit_and_probe(args: argparse.Namespace, token: str) -> tuple[Phase, Phase, int, list[float]]:
@@ -204,28 +138,24 @@ def _submit_and_probe(args: argparse.Namespace, token: str) -> tuple[Phase, Phas
     conditions, so their ratio says something about the code rather than about the neighbours.
     """
 
+    headers = submit_headers(token)
+
     def submit(body: bytes | None) -> Answer:
-        return _request("POST", "/api/v1/cases", body, token)
+        return request(STACK.port, "POST", "/api/v1/cases", body, headers)
 
     def healthz(_: bytes | None) -> Answer:
-        return _request("GET", "/healthz")
+        return request(STACK.port, "GET", "/healthz")
 
-    web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "benchstack:counting_application()", "--pythonpath", "benchmarks",
-         "--bind", f"127.0.0.1:{PORT}", "--workers", str(WEB_WORKERS), "--log-level", "warning"],
-        cwd=REPO, env=_env(),
-    )
-    try:
-        _wait_until_up(web)
+    with web_server(STACK, workers=WEB_WORKERS) as web:
         run = {"clients": args.clients, "web_master": web.pid}
-        warm_submissions = _run_phase("warm-up", submit, _cases(args.warmup, "warm"), **run)
+        warm_submissions = _run_phase("warm-up", submit, _bodies(args.warmup, "warm"), **run)
         warm_healthz = _run_phase("warm-up", healthz, [None] * args.warmup, **run)
         if warm_submissions.count(202) != args.warmup or warm_healthz.count(200) != args.warmup:
             raise SystemExit("warm-up requests failed: is the stack up?")
-        workers, backends = child_pids(web.pid), database_backends(DATABASE)
+        workers, backends = child_pids(web.pid), database_backends(STACK.database)
         if len(workers) != WEB_WORKERS or len(backends) < WEB_WORKERS:
             raise SystemExit(f"after the warm-up {len(workers)} web workers hold {len(backends)} connections")
-        bodies = _cases(args.cases, "bench")
+        bodies = _bodies(args.cases, "bench")
         healthz_phase, submissions, ratios = Phase("healthz"), Phase("submissions"), []
         for index in range(args.rounds):
             chunk = bodies[index * len(bodies) // args.rounds:(index + 1) * len(bodies) // args.rounds]
@@ -236,32 +166,19 @@ def _submit_and_probe(args: argparse.Namespace, token: str) -> tuple[Phase, Phas
             healthz_phase.add(done["healthz"])
             submissions.add(done["submissions"])
             ratios.append(done["submissions"].per_second(202) / done["healthz"].per_second(200))
-    finally:
-        web.send_signal(signal.SIGTERM)
-        web.wait(timeout=30)
     print(f"web workers:               {len(workers)} (pids {workers}); database connections: {len(backends)}")
     return submissions, healthz_phase, warm_submissions.count(202), ratios
 
 
 def _work(expected: int, limit_seconds: float) -> tuple[int, float]:
     """Cases finished by one Celery worker (offline engine) until `expected` are, and the time taken."""
-    log = open(WORKER_LOG, "w")  # noqa: SIM115 (closed below, after the worker)
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "reviewconsole", "worker", "--queues", "verify,default",
-         "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"],
-        cwd=REPO, env=_env(), stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
+    with celery_worker(STACK, queues="verify,default", concurrency=1, log=WORKER_LOG):
         started = time.perf_counter()
         finished = 0
         while finished < expected and time.perf_counter() - started < limit_seconds:
             time.sleep(1)
             finished = _count_finished()
         return finished, time.perf_counter() - started
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=60)
-        log.close()
 
 
 def main() -> int:
@@ -279,10 +196,8 @@ def main() -> int:
     if args.worker_cases < 1:
         parser.error("--worker-cases must be at least 1")
 
-    _reset_database()
-    token = next(
-        line.split(": ", 1)[1] for line in _manage("create_client", "bench").splitlines() if "API token" in line
-    )
+    STACK.reset()
+    token = STACK.client_token("bench")
     submissions, healthz, warm_accepted, ratios = _submit_and_probe(args, token)
     accepted = submissions.count(202)
     errors = len(submissions.answers) - accepted + len(healthz.answers) - healthz.count(200)
