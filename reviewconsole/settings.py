@@ -184,6 +184,9 @@ CELERY_TASK_ROUTES = {
 # The audit sealer runs this often (seconds): every event is sealed into a signed tree head within about
 # this long of its commit, and an export covers everything committed before it was asked.
 AUDIT_SEAL_SECONDS = env_float("AUDIT_SEAL_SECONDS", 2.0, minimum=0.2, maximum=60.0)
+# Celery beat runs the outbox relay this often (seconds): a message the broker did not take at the commit
+# is handed over within about this long of the broker's return even where no `outbox_relay` process runs.
+OUTBOX_RELAY_SECONDS = env_float("OUTBOX_RELAY_SECONDS", 5.0, minimum=0.5, maximum=60.0)
 CELERY_BEAT_SCHEDULE = {
     "policy-nightly-canary": {
         "task": "policy.canary",
@@ -204,6 +207,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": AUDIT_SEAL_SECONDS,
         # A run that waited longer than its period is superseded by the next one, which seals the same events.
         "options": {"queue": TaskQueue.DEFAULT.value, "expires": AUDIT_SEAL_SECONDS},
+    },
+    "outbox-relay": {
+        # Hands the broker what it did not take, where no `manage.py outbox_relay` process runs (and beside one).
+        "task": "outbox.relay",
+        "schedule": OUTBOX_RELAY_SECONDS,
+        # A round that waited longer than its period is superseded by the next one, which sends the same.
+        "options": {"queue": TaskQueue.DEFAULT.value, "expires": OUTBOX_RELAY_SECONDS},
     },
     "webhooks-dispatch-due": {
         "task": "webhooks.dispatch_due_webhooks",

@@ -10,9 +10,10 @@ credits. Every span returned is an exact slice of its source's text.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -121,14 +122,12 @@ class SourceIndex:
 
     def __init__(self, sources: Sequence[Source]) -> None:
         self.sources = {source.id: source for source in sources}
-        self.passages: list[Passage] = []
-        for source in sources:
-            for start, end in split_sentences(source.text):
-                text = source.text[start:end]
-                stems = content_stems(text)
-                self.passages.append(Passage(source.id, len(self.passages), start, end, text, stems, frozenset(stems)))
-        self.document_frequency: Counter[str] = Counter(word for passage in self.passages for word in passage.stem_set)
-        self.vocabulary = frozenset(self.document_frequency)
+        sentences = _sentences_of(tuple((source.id, source.text) for source in sources))
+        self.passages = sentences.passages
+        self.document_frequency = sentences.document_frequency
+        self.vocabulary = sentences.vocabulary
+        self._bm25 = sentences.bm25
+        self._by_source = sentences.by_source
         self._subjects: dict[str, frozenset[str]] = {}
         # Retrieval, value checks and grounding each rank the same claim: it is scored once per case.
         self._ranked: dict[tuple[str, int], tuple[Hit, ...]] = {}
@@ -136,7 +135,6 @@ class SourceIndex:
         self._by_start: dict[tuple[str, int], Passage] | None = None
         self._source_stems: dict[str, frozenset[str]] = {}
         self._idf: dict[str, float] = {}
-        self._bm25 = _Bm25(self.passages, self.document_frequency)
 
     @functools.cached_property
     def prefixes(self) -> frozenset[str]:
@@ -228,7 +226,7 @@ class SourceIndex:
         if source_id not in self._subjects:
             source = self.sources.get(source_id)
             found = set(content_stems(source.title or "")) if source is not None else set()
-            first = next((p for p in self.passages if p.source_id == source_id), None)
+            first = next(iter(self._of_source(source_id)), None)
             if first is not None and is_heading(first.text):
                 found |= first.stem_set
             self._subjects[source_id] = frozenset(found)
@@ -239,9 +237,14 @@ class SourceIndex:
         # Asked for each candidate sentence of a claim: each source's words are gathered once per case.
         if source_id not in self._source_stems:
             self._source_stems[source_id] = frozenset().union(
-                *(passage.stem_set for passage in self.passages if passage.source_id == source_id)
+                *(passage.stem_set for passage in self._of_source(source_id))
             )
         return self._source_stems[source_id]
+
+    def _of_source(self, source_id: str) -> Iterator[Passage]:
+        """The sentences of the source(s) with this id, in order."""
+        for first, end in self._by_source.get(source_id, ()):
+            yield from itertools.islice(self.passages, first, end)
 
     def passage_at(self, source_id: str, start: int) -> Passage | None:
         """The sentence of source `source_id` that starts at offset `start`, if there is one."""
@@ -259,6 +262,38 @@ class SourceIndex:
                 if 0 <= position < len(self.passages) and self.passages[position].source_id == passage.source_id
             )
         return list(self._neighbours[passage.position])
+
+
+@dataclass(frozen=True)
+class _Sentences:
+    """What indexing a case's sources makes, before any claim is asked: shared by every index of them."""
+
+    passages: list[Passage]
+    document_frequency: Counter[str]
+    vocabulary: frozenset[str]
+    bm25: _Bm25
+    by_source: dict[str, list[tuple[int, int]]]
+    """Where each source's sentences are: positions from, to (exclusive); a list, as ids may repeat outside a Case."""
+
+
+# Each candidate of a case is checked against the same sources with an index of its own: the sentences are
+# split, stemmed and weighed once, which for a case of a megabyte of sources is most of its cost. Nothing
+# an index learns about a claim is kept here, only what follows from the sources, and no caller changes
+# it. One entry, the case being checked: a worker keeps no more than one case's sentences after it.
+@functools.lru_cache(maxsize=1)
+def _sentences_of(sources: tuple[tuple[str, str], ...]) -> _Sentences:
+    passages: list[Passage] = []
+    by_source: dict[str, list[tuple[int, int]]] = {}
+    for source_id, source_text in sources:
+        first = len(passages)
+        for start, end in split_sentences(source_text, bounded=True):
+            text = source_text[start:end]
+            stems = content_stems(text)
+            passages.append(Passage(source_id, len(passages), start, end, text, stems, frozenset(stems)))
+        by_source.setdefault(source_id, []).append((first, len(passages)))
+    document_frequency: Counter[str] = Counter(word for passage in passages for word in passage.stem_set)
+    return _Sentences(passages, document_frequency, frozenset(document_frequency),
+                      _Bm25(passages, document_frequency), by_source)
 
 
 class _Bm25:

@@ -25,15 +25,47 @@ _HARD_BREAK = re.compile(r"\n")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every sentence in `text`, in order; text[start:end] is stripped of whitespace."""
+MAX_SENTENCE_CHARS = 2000
+"""Longest sentence `split_sentences(..., bounded=True)` returns; a longer run is cut into pieces.
+
+Much of what is read in a sentence is compared with the rest of it (names against names, values against
+values), so a source of one unpunctuated 200,000-character run would cost the square of its length.
+Written sentences stay far below this: the longest in the tune and demo data is 1,694 characters.
+"""
+
+
+def split_sentences(text: str, *, bounded: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of every sentence in `text`, in order; text[start:end] is stripped of whitespace.
+
+    With `bounded`, a sentence longer than MAX_SENTENCE_CHARS is returned as consecutive pieces of at most
+    that length, cut at whitespace where there is some.
+    """
     spans: list[tuple[int, int]] = []
     block_start = 0
     for brk in _HARD_BREAK.finditer(text):
         spans.extend(_split_block(text, block_start, brk.start()))
         block_start = brk.end()
     spans.extend(_split_block(text, block_start, len(text)))
+    if bounded and any(end - start > MAX_SENTENCE_CHARS for start, end in spans):
+        return [piece for span in spans for piece in _pieces(text, *span)]
     return spans
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A sentence as pieces of at most MAX_SENTENCE_CHARS, each cut after the last space that fits."""
+    pieces: list[tuple[int, int]] = []
+    while end - start > MAX_SENTENCE_CHARS:
+        limit = start + MAX_SENTENCE_CHARS
+        # Cut at a space in the second half of the window, so that every piece is a long one; a run without
+        # one there (a URL, base64, a language written without spaces) is cut at the limit.
+        cut = text.rfind(" ", start + MAX_SENTENCE_CHARS // 2, limit)
+        cut = cut if cut > start else limit
+        if (piece := _strip(text, start, cut)) is not None:
+            pieces.append(piece)
+        start = cut
+    if (piece := _strip(text, start, end)) is not None:
+        pieces.append(piece)
+    return pieces
 
 
 def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:

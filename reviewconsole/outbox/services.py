@@ -25,13 +25,21 @@ RELAY_BATCH = 500
 
 def message_enqueue(task: Task, args: Sequence[Any]) -> None:
     """Commit a message for `task` with the caller's transaction; hand it to the broker after the commit."""
-    message = Message.objects.create(task=task.name, args=list(args), broker=broker.broker_instance(task.app))
+    instance = broker.broker_instance(task.app)
+    message = Message.objects.create(
+        task=task.name, args=list(args), broker=instance,
+        last_error="" if instance else "the broker did not answer when the message was stored: left to the relay",
+    )
     # robust: a broker that does not answer must not turn a committed change into an error for the caller.
     transaction.on_commit(lambda: message_send(message, task), robust=True)
 
 
 def message_send(message: Message, task: Task) -> bool:
     """Hand `message` to the broker; when it does not answer, leave the message to the relay."""
+    if not message.broker:
+        # The broker did not answer its probe a moment ago: a send would keep the caller waiting seconds for
+        # the connection to fail. The relay (its process, or beat's `outbox.relay`) sends it once it answers.
+        return False
     try:
         # No retries here: the caller is waiting, and the relay sends again within a second or two.
         task.apply_async(args=message.args, retry=False)
@@ -40,9 +48,6 @@ def message_send(message: Message, task: Task) -> bool:
         logger.warning("outbox: the broker did not take %s (the relay will): %s", message, error)
         Message.objects.filter(pk=message.pk).update(broker="", last_error=str(error)[:1000])
         return False
-    if not message.broker:
-        # Tagged while the broker was down, taken now: say so, or the relay would send it again.
-        Message.objects.filter(pk=message.pk).update(broker=broker.broker_instance(task.app, fresh=True))
     return True
 
 

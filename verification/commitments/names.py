@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from verification.commitments.mention import Mention
-from verification.commitments.values import MONTHS, _find_values
+from verification.commitments.values import MONTHS, TakenSpans, _find_values
 from verification.tokens import TEXT_CACHE_SIZE, stem, words
 
 _ENTITY = re.compile(
@@ -46,6 +46,7 @@ def _entity_key(text: str) -> str:
 
 def _entities(text: str, taken: Sequence[tuple[int, int]]) -> list[Mention]:
     found = []
+    overlaps = TakenSpans(taken)
     for match in _ENTITY.finditer(text):
         start, end = match.span()
         name = match.group().rstrip(".'’-")
@@ -57,7 +58,7 @@ def _entities(text: str, taken: Sequence[tuple[int, int]]) -> list[Mention]:
                 continue
             name = rest.lstrip()
             start = end - len(name)
-        if name.lower() in _NOT_ENTITIES or any(start < e and s < end for s, e in taken):
+        if name.lower() in _NOT_ENTITIES or overlaps((start, end)):
             continue
         found.append(Mention("entity", name, start, end, None, None, (_entity_key(name),)))
     return found

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -77,6 +78,7 @@ _RANGE_GAP = re.compile(r"\s*(?:to|-|–|—|or|and)\s*", re.IGNORECASE)
 _RANGE_SPREAD = 100
 """Widest range read as one, high end over low: "1 or 2 tablets", "5 to 10 days", "200 to 400 mg"."""
 _RANGE_OPENER = re.compile(r"\b(?:between|from)\s+$", re.IGNORECASE)
+_NEWLINE = re.compile("\n")
 # "$20 per user per month": the period a price is charged for, in periods per year.
 _PERIODS_PER_YEAR = {
     "day": 365.0, "daily": 365.0, "week": 52.0, "weekly": 52.0, "month": 12.0, "mo": 12.0,
@@ -91,6 +93,8 @@ _RATE = re.compile(
 )
 # "Weight: 1.2 kg", "Team plan: $20 per user per month": a line that starts with a short label.
 _LABEL = re.compile(r"^[ \t]*(?P<label>[A-Za-z][\w&/()' -]{0,40}?)[ \t]*:[ \t]")
+# _LABEL at a given position of a longer text: `match(text, pos, endpos)` is anchored at `pos` already.
+_LABEL_AT = re.compile(_LABEL.pattern.removeprefix("^"), _LABEL.flags)
 _LABEL_MAX_WORDS = 4
 """Longest label, in words: "Team plan:" is a label, "Sales agent said the price was:" is speech."""
 
@@ -117,10 +121,12 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
             mentions.append(Mention("date", match[group], match.start(group), match.end(group), float(year),
                                     "date", (year, None, None)))
         taken.append(match.span())
+    overlaps = TakenSpans(taken)
     values: list[Mention] = []
     for match in _UNBOUNDED.finditer(text) if _may_say(text, _UNBOUNDED_WORDS) else ():
         values.append(_unbounded(match))
         taken.append(match.span())
+        overlaps.add(match.span())
     for kind, pattern in _PATTERNS:
         if not (has_digit if kind in _NEEDS_DIGIT else has_count):
             continue
@@ -129,12 +135,13 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
         scan_from = 0 if kind in _STARTS_ANYWHERE else max(0, first_number - _SIGN_BEFORE_NUMBER)
         for match in _scan(kind, pattern, text, scan_from, counts):
             span = match.span()
-            if span[0] == span[1] or taken and any(span[0] < end and start < span[1] for start, end in taken):
+            if span[0] == span[1] or taken and overlaps(span):
                 continue
             mention = _build(kind, match)
             if mention is not None:
                 values.append(mention)
                 taken.append(span)
+                overlaps.add(span)
     mentions.extend(_in_context(text, _ranges(text, sorted(values, key=lambda m: m.start))))
     return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end))), tuple(taken)
 
@@ -275,7 +282,7 @@ def _ranges(text: str, values: list[Mention]) -> list[Mention]:
         if not _RANGE_GAP.fullmatch(gap):
             continue
         joiner = gap.strip().lower()
-        if joiner == "and" and not _RANGE_OPENER.search(text, 0, low.start):
+        if joiner == "and" and not _opens_range(text, low.start):
             continue  # "5 apples and 10 pears" is two counts
         if joiner == "or" and (low.unit or low.kind != "number"):
             continue  # "$3.1 billion or $6.78 per share" restates; "1 or 2 tablets" is a range
@@ -308,6 +315,9 @@ def _in_context(text: str, values: list[Mention]) -> list[Mention]:
     """Each value with its role and, on a label–value line, its label."""
     out = []
     labelled_lines = ":" in text  # every label ends in a colon
+    # Where each line starts, found once: a source of one 200,000-character line would otherwise be
+    # searched back to its start for every value in it.
+    newlines = [match.start() for match in _NEWLINE.finditer(text)] if labelled_lines else []
     for mention in values:
         before = text[max(0, mention.start - 30) : mention.start]
         role = ""
@@ -317,10 +327,69 @@ def _in_context(text: str, values: list[Mention]) -> list[Mention]:
             role = "upper"
         elif _LOWER_BEFORE.search(before):
             role = "lower"
-        line_start = text.rfind("\n", 0, mention.start) + 1
-        labelled = _LABEL.match(text[line_start : mention.start]) if labelled_lines else None
+        labelled = None
+        if labelled_lines:
+            before_line = bisect_left(newlines, mention.start)
+            line_start = newlines[before_line - 1] + 1 if before_line else 0
+            # As `_LABEL.match(text[line_start : mention.start])`, without copying the line.
+            labelled = _LABEL_AT.match(text, line_start, mention.start)
         label = None
         if labelled and len(labelled["label"].split()) <= _LABEL_MAX_WORDS:
             label = labelled["label"].strip()
         out.append(replace(mention, role=role, label=label) if role or label else mention)
     return out
+
+
+def _opens_range(text: str, end: int) -> bool:
+    """`_RANGE_OPENER.search(text, 0, end)`, read only just before `end`.
+
+    A match ends at `end` (the pattern ends in whitespace and `$`), so it starts at "between" or "from"
+    right before the whitespace that ends there; a search from the start of a long text would try every
+    position before it, for every "5 and 10" of the text.
+    """
+    word_end = end
+    while word_end > 0 and text[word_end - 1].isspace():
+        word_end -= 1
+    # The word and the character before it, which `\b` reads (a search from `pos` sees the text before it).
+    return _RANGE_OPENER.search(text, max(0, word_end - len("between") - 1), end) is not None
+
+
+class TakenSpans:
+    """Spans of a text already read as a value, asked whether a new span overlaps one.
+
+    The same answer as `any(start < end_ and start_ < end for start_, end_ in taken)`, in logarithmic
+    time: a long source has thousands of values, and each match of each pattern is checked against them.
+    Kept as the union of the spans, sorted and disjoint (a non-empty span overlaps one of the spans
+    exactly when it overlaps their union).
+    """
+
+    def __init__(self, spans: Sequence[tuple[int, int]] = ()) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        for span in spans:
+            self.add(span)
+
+    def add(self, span: tuple[int, int]) -> None:
+        """Count `span` as taken."""
+        start, end = span
+        if start >= end:
+            return  # an empty span overlaps nothing (and no pattern takes one)
+        if not self._ends or start >= self._ends[-1]:
+            # After every span so far, as a pattern's matches come: no search, nothing to merge.
+            self._starts.append(start)
+            self._ends.append(end)
+            return
+        first = bisect_right(self._ends, start)  # the first part of the union that ends after `start`
+        last = first
+        while last < len(self._starts) and self._starts[last] < end:
+            last += 1
+        if first < last:
+            start, end = min(start, self._starts[first]), max(end, self._ends[last - 1])
+        self._starts[first:last] = [start]
+        self._ends[first:last] = [end]
+
+    def __call__(self, span: tuple[int, int]) -> bool:
+        """Whether `span` overlaps a span taken."""
+        start, end = span
+        first = bisect_right(self._ends, start)  # the first part of the union that ends after `start`
+        return first < len(self._starts) and self._starts[first] < end
