@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: demo test lint benchmarks services
+.PHONY: demo test lint benchmarks services drills
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,7 @@ test: $(VENV)/.installed-dev services
 	$(BIN)/lint-imports
 	$(BIN)/mypy verification reviewconsole
 	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
+	$(MAKE) drills
 
 services:
 	bin/ensure-services
@@ -44,6 +45,10 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/mypy verification reviewconsole
 
 ## benchmarks: each prints its figures and exits non-zero when it misses its issue's target
-BENCHMARKS := engine release_gate intake console export
+BENCHMARKS := engine release_gate intake console export large_case
 benchmarks: $(VENV)/.installed-dev services
 	@set -e; for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(BIN)/python benchmarks/$$name.py; done
+
+## drills: fault drills against a deployment of their own (PostgreSQL, Redis, gunicorn, Celery on free ports)
+drills: $(VENV)/.installed
+	$(BIN)/python -m drills

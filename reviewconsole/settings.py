@@ -184,6 +184,8 @@ CELERY_TASK_ROUTES = {
 # The audit sealer runs this often (seconds): every event is sealed into a signed tree head within about
 # this long of its commit, and an export covers everything committed before it was asked.
 AUDIT_SEAL_SECONDS = env_float("AUDIT_SEAL_SECONDS", 2.0, minimum=0.2, maximum=60.0)
+# The sweeper runs this often (seconds): stranded work is back in its queue within STUCK_CASE_SECONDS plus this.
+SWEEP_SECONDS = env_float("SWEEP_SECONDS", 60.0, minimum=5.0, maximum=3600.0)
 # Celery beat runs the outbox relay this often (seconds): a message the broker did not take at the commit
 # is handed over within about this long of the broker's return even where no `outbox_relay` process runs.
 OUTBOX_RELAY_SECONDS = env_float("OUTBOX_RELAY_SECONDS", 5.0, minimum=0.5, maximum=60.0)
@@ -197,9 +199,9 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-claims": {
         # Work of every kind whose worker died or whose message was lost goes back to its queue.
         "task": "maintenance.sweep_claims",
-        "schedule": 60.0,
+        "schedule": SWEEP_SECONDS,
         # A sweep that waited longer than its period is superseded by the next one.
-        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 55},
+        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": SWEEP_SECONDS * 0.9},
     },
     "audit-seal": {
         # Appends take no lock; the sealer links what was committed since its last run into the Merkle tree.
