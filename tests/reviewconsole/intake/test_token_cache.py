@@ -9,6 +9,7 @@ import re
 import time
 
 import pytest
+import redis
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client as Browser
@@ -132,4 +133,15 @@ def test_a_change_made_past_the_services_is_seen_once_the_cached_entry_expires(s
 
     time.sleep(0.6)
 
+    assert _submit(token, "after") == 401
+
+
+def test_a_redis_that_restarted_empty_voids_every_cached_token(shared_cache, bot):
+    client, token = bot
+    assert _submit(token, "before") == 202
+    Client.objects.filter(pk=client.pk).update(is_active=False)  # past the services: no stamp is renewed
+
+    redis.Redis.from_url(shared_cache).flushdb()  # as a restart without persistence leaves it
+
+    # The stamp starts anew with a fresh random value, never the one the cached entry was read under.
     assert _submit(token, "after") == 401
