@@ -18,8 +18,10 @@ _ABBREVIATIONS = frozenset(
     """.split()
 )
 
-# A candidate end: terminal punctuation, optional closing quotes or brackets, then whitespace.
-_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
+# A candidate end: terminal punctuation, optional closing quotes or brackets, then whitespace; or a
+# period run straight into the next sentence's capital ("... west of Boston.Stanford University is"),
+# as text pasted from paragraphs often is.
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|(?<=[a-z]{2})[.!?]+(?=[A-Z][a-z])")
 # A line break always ends a sentence: lists, headings and dialogue turns rarely end in a period.
 _HARD_BREAK = re.compile(r"\n")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")

@@ -51,6 +51,14 @@ def test_dates_keep_year_month_and_day():
     assert _only("Founded in 1987 in Ohio.", "date").parts == (1987, None, None)
 
 
+@pytest.mark.parametrize("text", ["The conference starts on 20 July.", "The conference starts on July 20."])
+def test_a_day_and_month_without_a_year_is_a_date_not_a_number(text):
+    date = _only(text, "date")
+    assert date.parts == (None, 7, 20)
+    assert date.text in ("20 July", "July 20")  # the sentence's period is not part of it
+    assert not [m for m in find_mentions(text) if m.kind == "number"]
+
+
 def test_percentages_and_units():
     assert _only("Annual billing saves 15%.", "percentage").value == 15
     dose = _only("Take 400 mg twice a day.", "number")

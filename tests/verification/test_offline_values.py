@@ -219,6 +219,35 @@ def test_dates(claim, state):
     assert _verdict(claim, CHANGELOG).state is state
 
 
+CONFERENCE = Source(
+    id="programme",
+    title="Programme",
+    text="The 20th International AIDS Conference takes place in Melbourne.\nThe conference opens on 14 July.",
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "state"),
+    [
+        # "20 July" is a date, not the number 20 that "the 20th conference" states.
+        ("The conference opens on 20 July.", State.REFUTED),
+        ("The conference opens on 14 July.", State.SUPPORTED),
+        ("The conference opens on July 14.", State.SUPPORTED),
+    ],
+)
+def test_a_day_and_month_is_compared_as_a_date(claim, state):
+    assert _verdict(claim, CONFERENCE).state is state
+
+
+def test_a_day_the_sources_do_not_state_is_not_grounded_by_its_month_or_by_another_20():
+    # "the 20th conference" states a 20 and "opens in July" the month: neither states "20 July".
+    source = Source(id="p", text="The 20th International AIDS Conference takes place in Melbourne.\n"
+                                 "The conference opens in July.")
+    verdict = _verdict("The 20th International AIDS Conference opens on 20 July.", source)
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+    assert "20 July" in verdict.rationale
+
+
 def test_a_date_more_precise_than_the_source_is_not_grounded():
     # The source gives the year only; "March 5" is nowhere stated.
     verdict = _verdict("Northwind was founded on March 5, 1987 by Maria Alvarez.", HISTORY)

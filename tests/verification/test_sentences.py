@@ -21,6 +21,12 @@ def _sentences(text: str) -> list[str]:
         ('They recorded it for the "Kerrang!" release "Remastered". Sales were modest.',
          ['They recorded it for the "Kerrang!" release "Remastered".', "Sales were modest."]),
         ('He shouted "Stop!" Then he left.', ['He shouted "Stop!"', "Then he left."]),
+        # Paragraphs pasted together lose the space after a period; the next sentence still starts there.
+        ("It is 6 mi west of downtown Boston.Stanford University is in California.",
+         ["It is 6 mi west of downtown Boston.", "Stanford University is in California."]),
+        # A period inside a name, an abbreviation or a number is not such a join.
+        ("Install Node.js first. The U.S.Army base and e.g.Paris stay whole. It costs 3.50 a day.",
+         ["Install Node.js first.", "The U.S.Army base and e.g.Paris stay whole.", "It costs 3.50 a day."]),
     ],
 )
 def test_sentence_ends(text, expected):

@@ -52,7 +52,7 @@ _COUNT = rf"(?:{_NUM}|\b(?=[{_WORD_NUM_FIRST}])(?:{_WORD_NUM})\b)"
 _COUNT_START = rf"(?=[\d{_WORD_NUM_FIRST}])"
 _SCALE = r"(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|[kKmMbB])\b)"
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|" \
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+    r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?)"
 # A four-digit number before one of these is a count, not a year ("1500 employees").
 _COUNT_NOUNS = r"(?:people|persons|employees|users|customers|units|copies|words|students|members|staff|" \
     r"workers|jobs|times|mg|ml|km|miles|meters|feet|tons|items|votes|shares|seats|pages|cases|deaths)\b"
@@ -70,7 +70,7 @@ _PATTERNS: tuple[tuple[CommitmentKind, re.Pattern[str]], ...] = (
     ("percentage", re.compile(rf"{_COUNT_START}(?P<num>{_COUNT})\s?(?:%|percent\b|per cent\b|percentage points?\b)",
                               re.IGNORECASE)),
     ("date", re.compile(
-        rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH}),?\s+(?P<y1>\d{{4}})"
+        rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH})(?:,?\s+(?P<y1>\d{{4}}))?"
         rf"|(?P<m3>{_MONTH})\s+(?:of\s+)?(?P<y3>\d{{4}})"
         rf"|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?(?:,?\s+(?P<y2>\d{{4}}))?"
         rf"|(?P<y4>\d{{4}})-(?P<m4>\d{{2}})-(?P<d4>\d{{2}})"
