@@ -15,6 +15,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from reviewconsole.redis_clients import shared_client
+
 logger = logging.getLogger(__name__)
 
 
@@ -32,14 +34,12 @@ def _database_status() -> dict[str, object]:
 def _broker_status() -> dict[str, object]:
     if settings.REDIS_URL is None:
         return {"ok": True, "kind": "in-process"}
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
+    # A pooled connection: a load balancer probing every second should not cost a handshake each time.
     try:
-        client.ping()
+        shared_client(settings.REDIS_URL, timeout=2).ping()
     except redis.RedisError as error:
         logger.warning("healthz: the broker does not answer: %s", _first_line(error))
         return {"ok": False, "kind": "redis"}
-    finally:
-        client.close()
     return {"ok": True, "kind": "redis"}
 
 

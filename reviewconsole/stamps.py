@@ -29,12 +29,13 @@ import redis
 from django.conf import settings
 from django.db import transaction
 
+from reviewconsole.redis_clients import shared_client
+
 logger = logging.getLogger(__name__)
 
 # After Redis failed to answer, ask it again only after this long; meanwhile every read goes to the database.
 RETRY_REDIS_SECONDS = 5.0
 
-_redis: dict[str, redis.Redis] = {}
 _quiet_until = 0.0
 
 Value = TypeVar("Value")
@@ -180,8 +181,4 @@ def _new_value() -> str:
 
 def _connection() -> redis.Redis | None:
     url = settings.REDIS_URL
-    if url is None:
-        return None
-    if url not in _redis:
-        _redis[url] = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
-    return _redis[url]
+    return None if url is None else shared_client(url, timeout=0.5)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import redis
 from django.db import OperationalError, connection
 
 
@@ -20,6 +21,22 @@ def test_healthy_with_the_real_redis_broker(client, db, settings, redis_url):
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json()["broker"] == {"ok": True, "kind": "redis"}
+
+
+def test_probes_reuse_one_redis_connection_and_survive_its_loss(client, db, settings, redis_url):
+    # A load balancer probes every few seconds: each probe must not cost Redis a new connection.
+    settings.REDIS_URL = redis_url
+    watcher = redis.Redis.from_url(redis_url)
+    before = watcher.info("stats")["total_connections_received"]
+    assert all(client.get("/healthz").status_code == 200 for _ in range(20))
+    # Other tests' processes may connect meanwhile; 20 probes opening their own would add 20.
+    assert watcher.info("stats")["total_connections_received"] - before <= 3
+    # Redis dropping the connection (a restart, an idle timeout) is not an outage.
+    probe_connections = [c for c in watcher.client_list() if c["cmd"] == "ping"]
+    for probe in probe_connections:
+        watcher.client_kill_filter(_id=probe["id"])
+    assert client.get("/healthz").status_code == 200
+    watcher.close()
 
 
 def test_503_naming_the_broker_when_redis_does_not_answer(client, db, settings, caplog):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.test import Client as HttpClient
 
-from reviewconsole import stamps
+from reviewconsole import redis_clients, stamps
 from reviewconsole.intake.models import Client
 from reviewconsole.intake.services import client_create
 from tests.reviewconsole.api.api_contract import ApiResponses
@@ -79,7 +79,7 @@ def api_responses(monkeypatch) -> ApiResponses:
 def fresh_stamps(monkeypatch) -> Iterator[None]:
     """This process starts with nothing cached under a stamp, no Redis connection and no memory of a
     Redis failure, and leaves nothing cached behind."""
-    monkeypatch.setattr(stamps, "_redis", {})
+    monkeypatch.setattr(redis_clients, "_clients", {})
     monkeypatch.setattr(stamps, "_quiet_until", 0.0)
     stamps.CONFIGURATION.forget()
     yield
