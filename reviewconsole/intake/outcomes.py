@@ -23,10 +23,11 @@ def case_reject(*, case: Case) -> None:
     case.save(update_fields=["status", "updated_at"])
 
 
-def candidate_reviewer_add(*, parent: Candidate, text: str) -> Candidate:
-    """A reviewer's rewrite of `parent`, as the newest version of the case's chain."""
-    position = parent.position + 1
+def candidate_reviewer_add(*, case_id: int, parent: Candidate | None, text: str) -> Candidate:
+    """A reviewer's rewrite of `parent`, as the newest version of the case's chain; without a parent, the
+    answer a reviewer wrote for a case that had none (the model could not draft one)."""
+    position = parent.position + 1 if parent is not None else 0
     return Candidate.objects.create(
-        case_id=parent.case_id, position=position, candidate_id=f"c{position}", parent=parent,
+        case_id=case_id, position=position, candidate_id=f"c{position}", parent=parent,
         origin=Origin.REVIEWER.value, operation="reviewer_edit", text=text, sha256=sha256_text(text),
     )

@@ -177,8 +177,13 @@ def _label_cells(review: CaseReview, case_labels: list, viewer: User | None) -> 
     ]
 
 
-def candidate_diff(review: CaseReview, older_id: str, newer_id: str) -> tuple[Candidate, Candidate, list[ClaimChange]]:
-    """The claim diff between two versions of this case (defaults: the first and the current)."""
+def candidate_diff(
+    review: CaseReview, older_id: str, newer_id: str
+) -> tuple[Candidate | None, Candidate | None, list[ClaimChange]]:
+    """The claim diff between two versions of this case (defaults: the first and the current); nothing
+    for a case with no version at all (the model could not draft its answer)."""
+    if not review.candidates:
+        return None, None, []
     by_id = {candidate.candidate_id: candidate for candidate in review.candidates}
     older = by_id.get(older_id) or review.candidates[0]
     newer = by_id.get(newer_id) or review.candidates[-1]

@@ -113,6 +113,18 @@ class _OnCandidate(_CaseForm):
     sha256 = forms.CharField(widget=forms.HiddenInput, min_length=64, max_length=64)
 
 
+class EditForm(_CaseForm):
+    """A reviewer's text for the current version, or the first version of a case that has none."""
+
+    id_prefix = "edit"
+
+    # Empty only for a case with no version yet; the service checks either against the case under its lock.
+    candidate_id = forms.CharField(widget=forms.HiddenInput, max_length=20, required=False)
+    sha256 = forms.CharField(widget=forms.HiddenInput, max_length=64, required=False)
+    text = forms.CharField(label="Edited answer", widget=forms.Textarea(attrs={"rows": 10}), max_length=20_000)
+    note = forms.CharField(required=False, label="Note on the edit (optional)", max_length=2000)
+
+
 class ApproveForm(_OnCandidate):
     id_prefix = "approve"
 
@@ -126,13 +138,6 @@ class ApproveForm(_OnCandidate):
     def ask_for_override_reason(self) -> None:
         """Have the browser refuse to send the form (Ctrl+Enter included) until a reason is written."""
         self.fields["override_reason"].widget.attrs["required"] = True
-
-
-class EditForm(_OnCandidate):
-    id_prefix = "edit"
-
-    text = forms.CharField(label="Edited answer", widget=forms.Textarea(attrs={"rows": 10}), max_length=20_000)
-    note = forms.CharField(required=False, label="Note on the edit (optional)", max_length=2000)
 
 
 class RejectForm(_OnCandidate):

@@ -38,6 +38,10 @@ from reviewconsole.review.models import (
 )
 from verification import RunRecord
 
+NO_ANSWER_YET = (
+    "The model could not draft an answer for this case: write one first (it is verified before it can be approved)."
+)
+
 
 class DecisionRefused(Exception):
     """A decision that cannot be taken as asked; `field` names the form field at fault, if any."""
@@ -69,7 +73,7 @@ class LeadRequired(DecisionRefused):
 
 def _lock_for_decision(
     *, escalation_id: int, reviewer: User, candidate_id: str, sha256: str, now: datetime
-) -> tuple[Escalation, Candidate]:
+) -> tuple[Escalation, Candidate | None]:
     """Lock the escalation and check the reviewer may decide on exactly the candidate they saw.
 
     Runs inside the caller's transaction; the row lock serializes decisions on one case. An open case
@@ -90,9 +94,21 @@ def _lock_for_decision(
         if double_review.is_independent(escalation) and double_review.review_by(escalation, reviewer):
             raise DecisionRefused("You reviewed this case already: the second review must be another reviewer's.")
     current = Candidate.objects.filter(case_id=escalation.case_id).order_by("-position").first()
-    if current is None or current.candidate_id != candidate_id or current.sha256 != sha256:
+    if current is None:
+        # The model could not draft an answer: a reviewer writes one (an edit) before anything is decided.
+        if candidate_id or sha256:
+            raise CaseChanged("The case changed since you opened it: a newer version is on screen now.")
+        return escalation, None
+    if current.candidate_id != candidate_id or current.sha256 != sha256:
         raise CaseChanged("The case changed since you opened it: a newer version is on screen now.")
     return escalation, current
+
+
+def _decided_on(candidate: Candidate | None) -> Candidate:
+    """The candidate a decision closes the case on; there must be one."""
+    if candidate is None:
+        raise DecisionRefused(NO_ANSWER_YET)
+    return candidate
 
 
 def _pending_verification(candidate: Candidate) -> EditVerification | None:
@@ -131,9 +147,10 @@ def decision_approve(
     Claims that still fail need a written override reason, except those the reviewer labelled supported.
     """
     with transaction.atomic():
-        escalation, candidate = _lock_for_decision(
+        escalation, seen = _lock_for_decision(
             escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
         )
+        candidate = _decided_on(seen)
         verification = _pending_verification(candidate)
         if verification is not None and not verification.is_finished:
             raise DecisionRefused("Your edit is still being verified; approve it once the result is in.")
@@ -161,11 +178,11 @@ def decision_reject(
 ) -> Decision | Review:
     """Refuse the case: nothing is released to the client (or record the review, in double review)."""
     with transaction.atomic():
-        escalation, candidate = _lock_for_decision(
+        escalation, seen = _lock_for_decision(
             escalation_id=escalation_id, reviewer=reviewer, candidate_id=candidate_id, sha256=sha256, now=now
         )
         return _decide(
-            escalation=escalation, reviewer=reviewer, kind=DecisionKind.REJECT, candidate=candidate, now=now,
+            escalation=escalation, reviewer=reviewer, kind=DecisionKind.REJECT, candidate=_decided_on(seen), now=now,
             reason_code=reason_code, note=note,
         )
 
@@ -195,9 +212,9 @@ def candidate_edit(
             raise DecisionRefused(double_review.NO_EDIT_WHILE_INDEPENDENT)
         if not text:
             raise InvalidEdit("The edited answer is empty.", field="text")
-        if text == parent.text:
+        if parent is not None and text == parent.text:
             raise InvalidEdit("The edited answer is the same as the current one.", field="text")
-        candidate = outcomes.candidate_reviewer_add(parent=parent, text=text)
+        candidate = outcomes.candidate_reviewer_add(case_id=escalation.case_id, parent=parent, text=text)
         EditVerification.objects.create(candidate=candidate, requested_by=reviewer)
         decision = Decision.objects.create(
             case_id=escalation.case_id, reviewer=reviewer, kind=DecisionKind.EDIT, candidate=candidate, note=note
