@@ -188,7 +188,7 @@ def _decide(request: HtmxHttpRequest, case_id: int, form_class, form_name: str, 
     escalation = escalation_for_reviewer(case_id)
     form = form_class(request.POST)
     if not form.is_valid():
-        return _render_case(request, escalation, forms={form_name: form}, error="Check the form below.", status=400)
+        return _render_case(request, escalation, forms={form_name: form}, error=_form_error(form), status=400)
     try:
         outcome = decide(escalation, form.cleaned_data)
     except services.DecisionRefused as refused:
@@ -197,6 +197,18 @@ def _decide(request: HtmxHttpRequest, case_id: int, form_class, form_name: str, 
         return _render_case(request, escalation, forms={form_name: form}, error=str(refused),
                             status=refused.status_code)
     return outcome
+
+
+def _form_error(form: Form) -> str:
+    """What is wrong, said where the reviewer looks: a hidden field (the version the page was showing)
+    has no place of its own on the page, so its error is named in the message."""
+    hidden = [
+        f"{name}: {' '.join(str(error) for error in form.errors[name])}" for name in form.errors
+        if name in form.fields and form.fields[name].widget.is_hidden
+    ]
+    if hidden:
+        return f"The form did not say which version it decides on ({'; '.join(hidden)}). Reload the case and try again."
+    return "Check the form below."
 
 
 def _close_case(request: HtmxHttpRequest, case_id: int, form_class, form_name: str, service, done: str):

@@ -67,6 +67,17 @@ def test_approve_is_refused_when_the_case_changed_since_the_page_loaded(client, 
     assert Escalation.objects.get(case=claimed).status == EscalationStatus.OPEN
 
 
+def test_a_form_without_its_version_says_so_by_field_name(client, claimed):
+    # A page saved before a deploy, a browser extension or a hand-made request can drop the hidden fields.
+    current = latest(claimed)
+    response = client.post(f"/review/cases/{claimed.pk}/approve", {"candidate_id": current.candidate_id, "sha256": ""})
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "sha256: This field is required." in html and "Reload the case" in html
+    assert not Decision.objects.exists()
+
+
 def test_approving_failing_claims_needs_a_written_override(client, claimed):
     # The client's own answer, with its refuted claim, as the newest version.
     refuted = Candidate.objects.get(case=claimed, candidate_id="c0")
