@@ -20,7 +20,7 @@ from verification.errors import PermanentError
 from verification.generator import draft_answer
 from verification.model import ChatModel
 from verification.offline import OfflineVerifier
-from verification.release import describe
+from verification.release import calibrated_for, describe
 from verification.repair import RepairPlan, repair_plan
 from verification.stop_policy import Outcome
 from verification.types import (
@@ -134,10 +134,15 @@ def check_case(
 
 
 def _gate_notes(controller: Controller, verifier: Verifier) -> list[str]:
-    if controller.calibration is not None:
-        return []
-    return [f"no release calibration for verifier {verifier.name}: release rests on claim states alone; "
-            "calibrate it on labelled cases (python -m verification calibrate)"]
+    notes = []
+    own = controller.policy.release_calibration
+    if own is not None and not calibrated_for(own, verifier.name):
+        notes.append(f"the constitution's release calibration was made for verifier {own.verifier}, not "
+                     f"{verifier.name}: set aside, its threshold does not apply to these scores")
+    if controller.calibration is None:
+        notes.append(f"no release calibration for verifier {verifier.name}: release rests on claim states alone; "
+                     "calibrate it on labelled cases (python -m verification calibrate)")
+    return notes
 
 
 def _named_constitution(case: Case) -> Constitution:

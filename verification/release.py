@@ -312,10 +312,17 @@ def builtin_calibration(verifier_name: str, max_unsafe_release_rate: float) -> R
 def release_threshold(
     verifier_name: str, *, max_unsafe_release_rate: float, calibration: ReleaseCalibration | None = None
 ) -> ReleaseCalibration | None:
-    """The calibration in force: the constitution's own when it has one, else the built-in one."""
-    if calibration is not None:
+    """The calibration in force: the constitution's own when it was made for this verifier, else the
+    built-in one. A threshold is a point on one verifier's scale of scores: another verifier's scores
+    (a model's confidence against the offline verifier's probability) mean something else there."""
+    if calibration is not None and calibrated_for(calibration, verifier_name):
         return calibration
     return builtin_calibration(verifier_name, max_unsafe_release_rate)
+
+
+def calibrated_for(calibration: ReleaseCalibration, verifier_name: str) -> bool:
+    """Whether `calibration` was computed from the scores of the verifier named `verifier_name`."""
+    return calibration.verifier.split()[0] == verifier_name if calibration.verifier.split() else False
 
 
 def describe(calibration: ReleaseCalibration) -> str:

@@ -213,3 +213,23 @@ def test_a_verifier_without_a_calibration_is_gated_by_states_and_the_record_says
     assert record.terminal is Terminal.PERMIT
     assert record.release_threshold is None and record.release_calibration is None
     assert any("no release calibration for verifier keyword/1" in note for note in record.notes)
+
+
+def test_a_constitution_calibrated_for_another_verifier_is_not_applied_to_these_scores() -> None:
+    # Calibrated on a model verifier's confidences, which are not on the offline verifier's scale: its
+    # threshold of 0 would release anything SUPPORTED. The built-in calibration applies instead.
+    calibration = release.ReleaseCalibration(
+        threshold=0.0, max_unsafe_release_rate=0.05, confidence=0.95, verifier="cove/gpt-x 0123abcd",
+        groups=[], computed="2026-11-30T00:00:00+00:00",
+    )
+    constitution = DEFAULT.model_copy(
+        update={"policy": DEFAULT.policy.model_copy(update={"release_calibration": calibration})}
+    )
+    case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
+                sources=[LAPTOP])
+
+    record = check_case(case, constitution=constitution)
+
+    builtin = release.builtin_calibration(OfflineVerifier.name, 0.05)
+    assert builtin is not None and record.release_threshold == builtin.threshold
+    assert any("made for verifier cove/gpt-x" in note and "set aside" in note for note in record.notes)
