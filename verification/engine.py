@@ -7,6 +7,7 @@ a person must look, the review package.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ from verification.types import (
     RunRecord,
     State,
     Terminal,
+    sha256_text,
 )
 from verification.verifier import Verifier
 
@@ -125,12 +127,20 @@ def check_case(
         review_package=_review_package(controller, outcome) if needs_person else None,
         notes=[*draft.notes, *controller.notes, *_gate_notes(controller, verifier)],
         verifier=verifier.name,
+        verifier_fingerprint=fingerprint(verifier),
         constitution=constitution.pinned,
         non_converging_rules=controller.non_converging_rules,
         release_threshold=controller.calibration.threshold if controller.calibration else None,
         release_calibration=describe(controller.calibration) if controller.calibration else None,
         metadata=case.metadata,
     )
+
+
+def fingerprint(verifier: Verifier) -> str:
+    """The verifier's configuration as 16 hex digits (the offline verifier's own form, as calibrations
+    name it: "offline/6 10b68657cdbbcbc5")."""
+    settings = verifier.config_fingerprint()
+    return settings[:16] if re.fullmatch(r"[0-9a-f]{16,64}", settings) else sha256_text(settings)[:16]
 
 
 def _gate_notes(controller: Controller, verifier: Verifier) -> list[str]:
@@ -222,6 +232,7 @@ def _undrafted(
         ),
         notes=list(draft.notes),
         verifier=verifier.name,
+        verifier_fingerprint=fingerprint(verifier),
         constitution=constitution.pinned,
         metadata=case.metadata,
     )

@@ -364,6 +364,9 @@ class RunRecord(_Frozen):
     """Plain remarks, such as "the answer has no checkable claim"."""
     verifier: str
     """Name and version of the verifier, such as "offline/1"."""
+    verifier_fingerprint: str | None = None
+    """sha256 (16 hex digits) of the verifier's configuration: weights, word lists, gate constants, model
+    and prompts. Runs with the same fingerprint were judged by the same rules."""
     constitution: str | None = None
     """The constitution (name@version) the run was judged against."""
     non_converging_rules: list[str] = Field(default_factory=list)

@@ -233,3 +233,5 @@ def test_a_constitution_calibrated_for_another_verifier_is_not_applied_to_these_
     builtin = release.builtin_calibration(OfflineVerifier.name, 0.05)
     assert builtin is not None and record.release_threshold == builtin.threshold
     assert any("made for verifier cove/gpt-x" in note and "set aside" in note for note in record.notes)
+    # The record names the exact configuration that judged it, in the form calibrations name it.
+    assert builtin.verifier == f"{record.verifier} {record.verifier_fingerprint}"
