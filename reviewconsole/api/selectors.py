@@ -127,7 +127,8 @@ def _stored_candidate(row: Candidate) -> contract.Candidate:
         ],
         rule_verdicts=[
             contract.RuleVerdict(
-                rule=verdict.rule, passed=verdict.passed, critique=verdict.critique, checked_by=verdict.checked_by
+                rule=verdict.rule, passed=verdict.passed, critique=verdict.critique, checked_by=verdict.checked_by,
+                blocking=verdict.blocking,
             )
             for verdict in row.rule_verdicts.all()
         ],

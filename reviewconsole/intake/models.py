@@ -174,6 +174,7 @@ class RuleVerdict(ImmutableModel):
     passed = models.BooleanField(null=True)
     critique = models.TextField(blank=True)
     checked_by = models.CharField(max_length=100)
+    blocking = models.BooleanField(default=False, help_text="The constitution rejects the answer when this rule fails")
 
     class Meta:
         ordering = ["candidate", "position"]

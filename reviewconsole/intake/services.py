@@ -331,6 +331,7 @@ def candidate_checks_store(
             passed=verdict.passed,
             critique=verdict.critique,
             checked_by=verdict.checked_by,
+            blocking=verdict.blocking,
         )
         for index, verdict in enumerate(rule_verdicts)
     )

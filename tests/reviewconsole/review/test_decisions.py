@@ -155,6 +155,23 @@ def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
     assert claimed.final_answer == FIXED_ANSWER and claimed.status == CaseStatus.RELEASED
 
 
+def test_an_edit_that_breaks_a_blocking_rule_is_stored_and_shown_as_blocking(client, reviewer, escalate):
+    case = escalate(constitution="customer-support")
+    client.force_login(reviewer)
+    client.get(f"/review/cases/{case.pk}/")
+    parent = latest(case)
+    promise = "Refunds are guaranteed within 30 days of purchase."
+    assert client.post(f"/review/cases/{case.pk}/edit", on_version(parent, text=promise)).status_code == 302
+    edit = latest(case)
+
+    verify_edit.apply(args=(edit.pk,))
+
+    assert edit.rule_verdicts.get(rule="no-guarantees").blocking is True
+    assert edit.rule_verdicts.get(rule="word-limit").blocking is False
+    page = client.get(f"/review/cases/{case.pk}/").content.decode()
+    assert re.search(r"<strong>no-guarantees</strong>.*?<span class=\"tag fail\">blocking</span>", page)
+
+
 def test_edit_refuses_an_unchanged_or_empty_answer(client, claimed):
     current = latest(claimed)
     for text in (current.text, "   "):
