@@ -91,6 +91,8 @@ class Decision(_Shape):
     """Why it was rejected, as a code."""
     note: str | None
     """The reviewer's note."""
+    override: bool
+    """Whether the reviewer approved over claims that still failed, giving a written reason."""
     decided_at: Timestamp
     """When."""
 

@@ -7,17 +7,13 @@ from django.urls import reverse
 
 from reviewconsole.api import schemas
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
-from reviewconsole.review.models import Decision, DecisionKind
-from reviewconsole.review.selectors import case_released_answer
+from reviewconsole.review.models import Decision
+from reviewconsole.review.selectors import case_released_answer, decision_summary
 from verification import Origin, Reason, Terminal
 from verification import types as contract
 
+
 # How the API spells each of the review app's decision kinds (the same words).
-_DECISION_KINDS: dict[str, schemas.DecisionKindName] = {
-    DecisionKind.APPROVE: "APPROVE", DecisionKind.EDIT: "EDIT", DecisionKind.REJECT: "REJECT",
-}
-
-
 def client_case(*, client: Client, case_id: int) -> Case | None:
     """The case, if `client` submitted it: a client sees its own cases only."""
     return Case.objects.filter(pk=case_id, client=client).first()
@@ -68,13 +64,7 @@ def case_latest_decision(case: Case) -> schemas.Decision | None:
     decision = Decision.objects.filter(case=case).select_related("candidate").order_by("-created_at").first()
     if decision is None:
         return None
-    return schemas.Decision(
-        kind=_DECISION_KINDS[decision.kind],
-        candidate=decision.candidate.candidate_id,
-        reason_code=decision.reason_code or None,
-        note=decision.note or None,
-        decided_at=decision.created_at,
-    )
+    return schemas.Decision.model_validate(decision_summary(decision))
 
 
 def case_run_record(case: Case) -> contract.RunRecord | None:

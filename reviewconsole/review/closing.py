@@ -17,6 +17,7 @@ from reviewconsole.intake.models import Candidate
 from reviewconsole.review import audit_events
 from reviewconsole.review.models import Decision, DecisionKind, Escalation, EscalationStatus, Review
 from reviewconsole.review.queue_counts import queue_count_move
+from reviewconsole.review.selectors import decision_summary
 from reviewconsole.webhooks import services as webhooks
 from reviewconsole.webhooks.payloads import case_outcome_payload
 
@@ -58,12 +59,7 @@ def decision_close(
     audit_events.decision(decision=decision, reviews=reviews, adjudicated=adjudicated)
     payload = {
         **case_outcome_payload(escalation.case),
-        "decision": {
-            "kind": decision.kind,
-            "candidate": candidate.candidate_id,
-            "reason_code": decision.reason_code or None,
-            "override": bool(decision.override_reason),
-        },
+        "decision": decision_summary(decision),
     }
     if decision.kind == DecisionKind.APPROVE:
         payload["answer"] = candidate.text

@@ -19,6 +19,18 @@ def decisions_of(reviewer: User) -> QuerySet[Decision]:
     )
 
 
+def decision_summary(decision: Decision) -> dict[str, object]:
+    """A decision as a client reads it, in the API's `decision` and in the case.decided webhook alike."""
+    return {
+        "kind": decision.kind,
+        "candidate": decision.candidate.candidate_id,
+        "reason_code": decision.reason_code or None,
+        "note": decision.note or None,
+        "override": bool(decision.override_reason),
+        "decided_at": decision.created_at.isoformat(),
+    }
+
+
 def case_released_answer(case: Case) -> str | None:
     """The text a client may show its user: released by the engine, or approved by a person."""
     if case.status == CaseStatus.RELEASED:

@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group, User
 
 from reviewconsole.accounts.roles import Role
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
+from reviewconsole.intake.services import client_token_rotate
 from reviewconsole.review.models import (
     CaseNote,
     Decision,
@@ -54,6 +55,20 @@ def test_approve_authorizes_the_candidate_shown_and_moves_on(client, reviewer, c
     assert webhook.payload["decision"]["kind"] == "APPROVE" and webhook.payload["answer"] == candidate.text
     # The next case is now the reviewer's.
     assert next_case.holder == reviewer
+
+
+def test_the_webhook_and_the_api_tell_a_decision_in_one_shape(client, claimed):
+    candidate = latest(claimed)
+    client.post(f"/review/cases/{claimed.pk}/approve",
+                on_version(candidate, note="fine as repaired", override_reason="checked the invoice by hand"))
+    token = client_token_rotate(client=claimed.client)
+
+    from_api = client.get(f"/api/v1/cases/{claimed.pk}", headers={"Authorization": f"Bearer {token}"}).json()
+    webhook = WebhookDelivery.objects.get(case=claimed, event_type=EventType.CASE_DECIDED)
+
+    assert webhook.payload["decision"] == from_api["decision"]
+    assert from_api["decision"]["kind"] == "APPROVE" and from_api["decision"]["note"] == "fine as repaired"
+    assert from_api["decision"]["override"] is True and from_api["decision"]["candidate"] == candidate.candidate_id
 
 
 def test_approve_is_refused_when_the_case_changed_since_the_page_loaded(client, claimed):
