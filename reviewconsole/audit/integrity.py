@@ -173,9 +173,16 @@ class _Walk:
                         f"covers them, the log ends at seq {size}", None, size + 1)
         elif self.next_saved is not None:
             saved = self.next_saved
+            first_seq, first_id = self.saved_start
+            if first_seq <= size:
+                # Events since the last matching head remain, so the log was renumbered: which of them went is
+                # not known, only the range they were in.
+                gone = (f"{saved.tree_size - size} of the events seq {first_seq}..{saved.tree_size} (ids from "
+                        f"{first_id}) are gone, the rest renumbered")
+            else:
+                gone = f"{_events(size + 1, saved.tree_size)} gone"
             self._break("saved head", f"saved tree head {saved.tree_size} (sealed {saved.sealed_at}) covers "
-                        f"{saved.tree_size} events, the log holds {size}: {_events(size + 1, saved.tree_size)} gone",
-                        None, size + 1)
+                        f"{saved.tree_size} events, the log holds {size}: {gone}", first_id, first_seq)
 
     def _break(self, kind: str, message: str, event_id: int | None, seq: int | None) -> None:
         self.broken = Problem(kind, message, event_id, seq)

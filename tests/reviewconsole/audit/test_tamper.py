@@ -140,6 +140,19 @@ def test_the_newest_events_deleted_with_their_head_are_caught_by_saved_heads(tmp
     assert not AuditEvent.objects.filter(pk__in=[event.pk for event in events[6:]]).exists()
 
 
+def test_an_event_deleted_inside_the_newest_saved_batch_is_placed_in_its_range_not_at_the_end(tmp_path):
+    events = _log([3, 3, 3])
+    saved = _saved_heads(tmp_path)
+    # Event seq 8 goes, seq 9 becomes 8, and the newest stored head with it: the database holds together.
+    _as_owner((f"DELETE FROM {EVENTS} WHERE id = %s", [events[7].pk]),
+              (f"UPDATE {EVENTS} SET seq = 8 WHERE id = %s", [events[8].pk]),
+              (f"DELETE FROM {HEADS} WHERE tree_size = 9", []))
+
+    message = _broken("--heads", str(saved))
+    assert f"1 of the events seq 7..9 (ids from {events[6].pk}) are gone, the rest renumbered" in message
+    assert "event seq 9 is gone" not in message  # seq 9 was not the one deleted
+
+
 def test_an_event_inserted_at_the_head_after_sealing_is_named():
     _log([3, 3])
     now = timezone.now()
