@@ -28,3 +28,5 @@ urlpatterns = [
     path("team/", include("reviewconsole.team.urls")),
     path("", include("reviewconsole.accounts.urls")),
 ]
+
+handler500 = "reviewconsole.server_errors.server_error"

@@ -30,13 +30,14 @@ from reviewconsole.intake.models import Client
 from reviewconsole.intake.models import Source as StoredSource
 from reviewconsole.policy.engine import configured_model
 from reviewconsole.policy.models import ConstitutionVersion
+from reviewconsole.server_errors import DATABASE_RETRY_SECONDS
 from verification import types as contract
 
 logger = logging.getLogger(__name__)
 
 # Deeper than any case needs (metadata included), and far from Python's recursion limit.
 MAX_JSON_DEPTH = 32
-UNAVAILABLE_RETRY_SECONDS = 5
+UNAVAILABLE_RETRY_SECONDS = DATABASE_RETRY_SECONDS
 
 
 def _stored_chars(field: str) -> int:
