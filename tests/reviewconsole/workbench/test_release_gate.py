@@ -20,7 +20,8 @@ from reviewconsole.workbench.labelled_answers import reviewer_labels
 from reviewconsole.workbench.release_gate import curve, inconsistent_needed, verifier_in_use
 from tests.reviewconsole.api.conftest import REFUND_CASE
 from verification import Case as Submission
-from verification.release import upper_bound
+from verification.offline import OfflineVerifier
+from verification.release import builtin_calibration, upper_bound
 
 pytestmark = pytest.mark.django_db
 
@@ -28,8 +29,12 @@ PAGE = "/policy/constitutions/customer-support/release-gate/"
 DRAFT = "/policy/constitutions/customer-support/release-gate/draft"
 S, R, N = "SUPPORTED", "REFUTED", "NOT_IN_SOURCES"
 
+# The built-in threshold for a 5% budget, as the tune splits set it for the verifier as it is now.
+BUILTIN = builtin_calibration(OfflineVerifier.name, 0.05)
+assert BUILTIN is not None
+IN_FORCE = f"{BUILTIN.threshold:.4f}"
 # The refund answer rewritten to what the policy says: the offline verifier supports both claims, the weaker
-# with a release score of 0.7658, above the built-in threshold for a 5% budget (0.7440).
+# with a release score of 0.7658, above the built-in threshold for a 5% budget (about 0.75).
 FIXED_REFUND = {
     **REFUND_CASE,
     "answer": "Annual plans can be refunded in full within 30 days of purchase. "
@@ -137,7 +142,7 @@ def test_the_page_shows_the_counts_the_curve_and_why_no_threshold_qualifies(admi
     assert "1 labelled answer left out: scored by another verifier than offline/" in html and "offline/5: 1" in html
     # The threshold in force is the verifier's built-in one for the 5% budget of v1.
     assert "a risk budget of 5.0% unsafe releases" in html
-    assert "release threshold 0.7440 for at most 5% unsafe releases" in html
+    assert f"release threshold {IN_FORCE} for at most 5% unsafe releases" in html
     assert "On these labels it releases 2 of 4 consistent answers (50.0% automation) and 1 of 3" in html
     row = html.split('<tr data-threshold="0.7500">')[1].split("</tr>")[0]
     assert "<td>50.0%</td>" in row and "<td>2 of 4</td>" in row and "<td>33.3%</td>" in row
@@ -145,8 +150,8 @@ def test_the_page_shows_the_counts_the_curve_and_why_no_threshold_qualifies(admi
     assert ("No threshold qualifies: too few labels for the bound: with 3 inconsistent answers, even releasing "
             "none of them the 95% upper bound on the unsafe release rate is 63.2%, above the budget of 50.0%; "
             "it takes at least 5 labelled inconsistent answers") in html
-    # 0.7440 is no labelled answer's score, but the threshold in force has its row.
-    in_force = html.split('<tr data-threshold="0.7440">')[1].split("</tr>")[0]
+    # The threshold in force is no labelled answer's score, but it has its row.
+    in_force = html.split(f'<tr data-threshold="{IN_FORCE}">')[1].split("</tr>")[0]
     assert "<td>2 of 4</td>" in in_force and "<td>1 of 3</td>" in in_force and "in force</span>" in in_force
     # ln 0.05 / ln 0.99 = 298.07: a 1% budget takes 299 inconsistent answers.
     one_percent = html.split('<tr data-budget="0.01">')[1].split("</tr>")[0]
@@ -243,7 +248,7 @@ def _submit(client: Client, external_id: str) -> Case:
 def test_a_threshold_recalibrated_from_labels_is_published_and_judges_the_next_case(admin_client, seed):
     before = _submit(seed.client, "before")
     assert (before.terminal, before.reason, before.run_record["release_threshold"]) == ("PERMIT", "ALL_SUPPORTED",
-                                                                                         0.744)
+                                                                                         BUILTIN.threshold)
     # Reviewers found 14 answers the engine scored 0.85 wrong, and 6 scored 0.9 or more right.
     seed.answers(14, 0.85, R)
     seed.answers(3, 0.9, S)
@@ -304,7 +309,7 @@ def test_the_index_and_the_constitution_page_lead_to_the_gate(admin_client, labe
 
     row = index.split('<tr data-constitution="customer-support">')[1].split("</tr>")[0]
     assert f'<a href="{PAGE}">customer-support</a>' in row
-    assert "<td>5.0%</td>" in row and "0.7440 <span class=\"muted\">(built-in)</span>" in row
+    assert "<td>5.0%</td>" in row and f"{IN_FORCE} <span class=\"muted\">(built-in)</span>" in row
     assert "<td>7 (4 / 3)</td>" in row
     assert 'href="/policy/release-gate/" aria-current="page">Release gate</a>' in index
     constitution = admin_client.get("/policy/constitutions/customer-support/").content.decode()
