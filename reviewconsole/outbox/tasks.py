@@ -21,9 +21,10 @@ logger = logging.getLogger(__name__)
 _PASSING: tuple[type[Exception], ...] = (DatabaseError, *BROKER_ERRORS)
 
 
-# No retries: the next beat tick is the retry, and a relay that waited would only run beside it. A round is
-# one batch of RELAY_BATCH sends: seconds at most, so a short limit frees a worker stuck on a dead broker.
-@app.task(name="outbox.relay", autoretry_for=(), soft_time_limit=30, time_limit=60)
+# The failures a retry would wait out are caught below instead: the next beat tick is the retry, and a relay
+# that waited would only run beside it. A round is one batch of RELAY_BATCH sends: seconds at most, so a short
+# limit frees a worker stuck on a dead broker.
+@app.task(name="outbox.relay", soft_time_limit=30, time_limit=60)
 def relay() -> int:
     """Hand the broker every committed message it has not got; the number handed over."""
     try:
