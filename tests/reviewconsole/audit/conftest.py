@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from reviewconsole.audit.sealer import log_seal_pending
@@ -23,6 +25,20 @@ def export_dir(settings, tmp_path):
     settings.AUDIT_EXPORT_DIR = tmp_path / "exports"
     settings.SPOT_CHECK_RATE = 0.0
     return settings.AUDIT_EXPORT_DIR
+
+
+def audit_verify_output(*args: str) -> str:
+    """What `manage.py audit_verify` prints when it finds the log intact."""
+    out = StringIO()
+    call_command("audit_verify", *args, stdout=out)
+    return out.getvalue()
+
+
+def audit_verify_broken(*args: str) -> str:
+    """Why `manage.py audit_verify` finds the log broken (it must)."""
+    with pytest.raises(CommandError) as error:
+        audit_verify_output(*args)
+    return str(error.value)
 
 
 def run_case(client: Client, body: dict) -> Case:

@@ -8,7 +8,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 from django.db import connection, transaction
 
 from reviewconsole.audit.actions import ENGINE
@@ -16,6 +16,8 @@ from reviewconsole.audit.leaves import leaf_hash
 from reviewconsole.audit.models import AuditEvent, AuditTreeHead
 from reviewconsole.audit.sealer import log_seal_pending
 from reviewconsole.audit.services import audit_record
+from tests.reviewconsole.audit.conftest import audit_verify_broken as _broken
+from tests.reviewconsole.audit.conftest import audit_verify_output as _verify
 
 pytestmark = pytest.mark.django_db
 EVENTS, HEADS = AuditEvent._meta.db_table, AuditTreeHead._meta.db_table
@@ -43,18 +45,6 @@ def sealed_log(heads_file, django_capture_on_commit_callbacks):
         return list(AuditEvent.objects.order_by("seq"))
 
     return seal
-
-
-def _verify(*args: str) -> str:
-    out = StringIO()
-    call_command("audit_verify", *args, stdout=out)
-    return out.getvalue()
-
-
-def _broken(*args: str) -> str:
-    with pytest.raises(CommandError) as error:
-        _verify(*args)
-    return str(error.value)
 
 
 def _rewrite_and_reseal(target: AuditEvent, sealed_log) -> None:

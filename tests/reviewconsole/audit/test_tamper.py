@@ -10,7 +10,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -20,6 +20,8 @@ from reviewconsole.audit.merkle import verify_inclusion
 from reviewconsole.audit.models import AuditEvent, AuditTreeHead
 from reviewconsole.audit.sealer import log_seal_pending
 from reviewconsole.audit.services import audit_record
+from tests.reviewconsole.audit.conftest import audit_verify_broken as _broken
+from tests.reviewconsole.audit.conftest import audit_verify_output as _verify
 
 pytestmark = pytest.mark.django_db
 EVENTS, HEADS = AuditEvent._meta.db_table, AuditTreeHead._meta.db_table
@@ -48,18 +50,6 @@ def _as_owner(*statements: tuple[str, list]) -> None:
         if connection.vendor == "postgresql":
             cursor.execute(f"ALTER TABLE {EVENTS} ENABLE TRIGGER USER")
             cursor.execute(f"ALTER TABLE {HEADS} ENABLE TRIGGER USER")
-
-
-def _verify(*args: str) -> str:
-    out = StringIO()
-    call_command("audit_verify", *args, stdout=out)
-    return out.getvalue()
-
-
-def _broken(*args: str) -> str:
-    with pytest.raises(CommandError) as error:
-        _verify(*args)
-    return str(error.value)
 
 
 def _content(event: AuditEvent, **changes) -> dict:
