@@ -7,7 +7,7 @@ states the claim's own words as closely: then the two are different statements t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from verification.antonyms import flipped_word
 from verification.commitments import Mention, contradicts
@@ -18,14 +18,20 @@ from verification.value_checks import ValueCheck
 
 _NEGATION_MIN_STEMS = 3
 """A claim needs this many content words before its polarity is compared: a bare name has none."""
+_NEGATION_MIN_OVERLAP = 0.55
+"""Share of the claim's words a sentence must have before its polarity is compared with the claim's."""
 
 
-def negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) -> Passage | None:
+def negation_mismatch(
+    claim_text: str, hits: list[Hit], claim_stems: set[str], values: Sequence[ValueCheck] = ()
+) -> Passage | None:
     """A closely matching sentence that negates a word the claim asserts, or the other way round.
 
     A sentence that matches the claim at least as closely with the claim's own polarity says it is a
     different statement that happens to share words ("take 1 or 2 tablets" beside "do not take more
-    than 6 tablets"): then nothing is contradicted.
+    than 6 tablets"): then nothing is contradicted, unless the opposed sentence is the only one that
+    states a value of the claim. "Refunded after 30 days" shares more words with "refunded within 30
+    days" than with "after 30 days, plans are not refundable", but only the last speaks of "after 30 days".
     """
     if len(claim_stems) < _NEGATION_MIN_STEMS:
         return None
@@ -34,20 +40,32 @@ def negation_mismatch(claim_text: str, hits: list[Hit], claim_stems: set[str]) -
     agreeing = 0.0
     for hit in hits[:3]:
         passage = hit.passage
-        overlap = len(passage.stem_set & claim_stems) / len(claim_stems)
-        if overlap < 0.55:
+        overlap = _overlap(passage, claim_stems)
+        if overlap < _NEGATION_MIN_OVERLAP:
             continue
-        # The negation must land on a word both sides share, with opposite polarity.
-        if (claim_negated - passage.negated_stems) & passage.stem_set or (
-            passage.negated_stems - claim_negated
-        ) & claim_stems:
+        if _opposed(passage, claim_negated, claim_stems):
             if mismatch is None and hit in hits[:2]:
                 mismatch = passage, overlap
         else:
             agreeing = max(agreeing, overlap)
-    if mismatch is None or agreeing >= mismatch[1]:
-        return None
-    return mismatch[0]
+    if mismatch is not None and agreeing < mismatch[1]:
+        return mismatch[0]
+    for check in values:
+        stating = [passage for passage, _ in check.grounding]
+        if stating and all(
+            _overlap(passage, claim_stems) >= _NEGATION_MIN_OVERLAP and _opposed(passage, claim_negated, claim_stems)
+            for passage in stating
+        ):
+            return stating[0]
+    return None
+
+
+def _opposed(passage: Passage, claim_negated: frozenset[str] | set[str], claim_stems: set[str]) -> bool:
+    """Whether the negation lands on a word both sides share, with opposite polarity."""
+    return bool(
+        (claim_negated - passage.negated_stems) & passage.stem_set
+        or (passage.negated_stems - claim_negated) & claim_stems
+    )
 
 
 def denied(
@@ -79,7 +97,7 @@ def swapped(
     )
 
 
-def _overlap(passage: Passage, claim_stems: list[str]) -> float:
+def _overlap(passage: Passage, claim_stems: Collection[str]) -> float:
     return len(passage.stem_set.intersection(claim_stems)) / len(claim_stems) if claim_stems else 0.0
 
 

@@ -102,7 +102,7 @@ def assess(claim_text: str, index: SourceIndex) -> Assessment:
     assessment.candidates = candidates
     assessment.values = check_values(claim_text, mentions, unique, candidates, index)
     confirmed = sum(1 for check in assessment.values if check.agreeing)
-    assessment.negation_mismatch = negation_mismatch(claim_text, hits, set(unique))
+    assessment.negation_mismatch = negation_mismatch(claim_text, hits, set(unique), assessment.values)
     assessment.relation_conflict = relation_conflict(mentions, candidates)
     assessment.denied = denied(claim_text, hits, unique, index)
     assessment.flipped = flipped(claim_text, hits, unique, index)

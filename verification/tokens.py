@@ -81,6 +81,7 @@ def stem(word: str) -> str:
 
 _SUFFIXES: tuple[tuple[str, str, int], ...] = (
     ("ational", "ate", 3), ("ization", "ize", 3), ("fulness", "ful", 3), ("iveness", "ive", 3),
+    ("ability", "", 4), ("ibility", "", 4), ("able", "", 4), ("ible", "", 4), ("ably", "", 4),
     ("ements", "", 3), ("ement", "", 3), ("ments", "", 3), ("ment", "", 4), ("ities", "", 3),
     ("ity", "", 3), ("ness", "", 3), ("ings", "", 3), ("ing", "", 3), ("ies", "y", 2),
     ("ied", "y", 2), ("ion", "", 4), ("ions", "", 4), ("ers", "", 3), ("er", "", 4), ("edly", "", 3),

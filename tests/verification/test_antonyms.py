@@ -23,3 +23,10 @@ def test_an_opposite_about_something_else_does_not_count():
 def test_no_flip_when_the_source_says_both_or_the_same():
     assert flipped_word("Sales rose in May.", "Sales rose in May.") is None
     assert flipped_word("Sales rose in May.", "Sales rose in May after they fell in April.") is None
+
+
+def test_required_and_optional_and_opposite_superlatives_are_flips():
+    assert flipped_word("Two-factor login is required for Starter accounts.",
+                        "Two-factor login is optional for Starter accounts.") is not None
+    assert flipped_word("The X200 is the heaviest laptop in our range.",
+                        "The X200 is the lightest laptop in our range.") is not None

@@ -275,3 +275,40 @@ def test_a_covered_claim_with_a_value_no_source_states_is_held_back_and_names_th
     assert verdict.method == "offline:ungrounded-value"
     assert 'nothing the sources say states "10 seats"' in verdict.rationale.lower()
     assert verdict.release_score is not None and verdict.release_score <= 0.5 * THRESHOLD
+
+
+
+BATTERY = Source(id="battery", text="The Arden 14 battery lasts up to 10 hours on a single charge.")
+RETURNS = Source(id="returns", text="Unopened items can be returned within 14 days of delivery.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "state"),
+    [
+        # The source gives a most ("up to 10 hours"): the same number as a least is not what it says.
+        ("The Arden 14 battery lasts at least 10 hours on a single charge.", BATTERY, State.INSUFFICIENT_EVIDENCE),
+        ("The Arden 14 battery lasts more than 10 hours on a single charge.", BATTERY, State.INSUFFICIENT_EVIDENCE),
+        ("The Arden 14 battery lasts up to 10 hours on a single charge.", BATTERY, State.SUPPORTED),
+        ("Unopened items can be returned after 14 days of delivery.", RETURNS, State.INSUFFICIENT_EVIDENCE),
+        # A plain value and a limit ground each other: "14 days to return" is "within 14 days".
+        ("Unopened items can be returned for 14 days after delivery.", RETURNS, State.SUPPORTED),
+    ],
+)
+def test_a_limit_never_grounds_the_opposite_limit(claim, source, state):
+    verdict = _verdict(claim, source)
+    assert verdict.state is state
+    if state is State.INSUFFICIENT_EVIDENCE:
+        assert verdict.method == "offline:ungrounded-value"
+        assert "nothing the sources say states" in verdict.rationale.lower()
+
+
+def test_a_value_stated_only_by_a_sentence_that_negates_the_claim_refutes_it():
+    # "within 30 days" shares more words with the claim, but only "After 30 days ... not refundable"
+    # speaks of refunds after 30 days, and it says they are not given.
+    verdict = _verdict("Annual plans can be refunded in full after 30 days of purchase.", REFUNDS)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:negation-mismatch"
+    assert [span.quote for span in verdict.evidence] == [
+        "After 30 days, annual plans are not refundable, but you can turn off renewal at any time."
+    ]

@@ -53,8 +53,11 @@ def grounds(claimed: Mention, found: Mention) -> bool:
     and "230 metres" grounds "230 meters" (only numbers with one unit can disagree); a date grounds a claim's date
     only when it is at least as precise ("2015" does not ground "March 5, 2015"); an elapsed time is
     grounded by a limit that applies to it: "bought 40 days ago" by "after 30 days", "bought 10 days
-    ago" by "within 30 days".
+    ago" by "within 30 days". A bound never grounds the opposite bound: "up to 10 hours" does not
+    state "at least 10 hours", nor "before 2019" "after 2019" (`_same_direction`).
     """
+    if not _same_direction(claimed, found):
+        return False
     if claimed.kind == found.kind == "number" and claimed.value is not None and found.value is not None:
         return agree(claimed, found)
     if claimed.kind == "number" and claimed.unit is None and found.kind in ("duration", "money", "percentage"):
@@ -76,6 +79,17 @@ def grounds(claimed: Mention, found: Mention) -> bool:
     if claimed.kind == "date":
         return all(said is None or said == stated for said, stated in zip(claimed.parts, found.parts, strict=False))
     return True
+
+
+def _same_direction(claimed: Mention, found: Mention) -> bool:
+    """Whether a limit the claim states points the way the source's does, where both state one.
+
+    A plain value and a limit ground each other ("30 days to ask" / "within 30 days"): only two limits
+    that point opposite ways, an upper ("up to", "within", "before") against a lower ("at least",
+    "more than", "after"), say different things about the same number.
+    """
+    limits = ("upper", "lower")
+    return not (claimed.role in limits and found.role in limits and claimed.role != found.role)
 
 
 def value_words(text: str, mention: Mention) -> str:

@@ -1,5 +1,6 @@
-"""Grounding what a claim commits to beyond its values: the relation and the order of its arguments,
-negation and its scope, quantifiers and absolute qualifiers.
+"""Grounding what a claim commits to beyond its values: the relation or comparison, the order of its
+arguments and whom it is said of, negation and its scope, quantifiers and absolute qualifiers, and the
+conditions and hedges a source states them under.
 
 Coverage asks whether the evidence has a claim's words. A claim can have them all and still say what
 the evidence does not: "Tessaly acquired Corvane" where Corvane acquired Tessaly, "covers accidental
@@ -8,9 +9,10 @@ check here aligns one commitment of the claim with the evidence sentences that b
 one of three ways: stated (nothing to report), contradicted (REFUTED, whatever coverage says) or left
 unsaid (INSUFFICIENT_EVIDENCE, which only matters when coverage would call the claim SUPPORTED).
 
-One module per commitment: `relations`, `negation`, `qualifiers`; `clauses` reads the texts for all
-three. The word lists are module constants on purpose: they change verdicts, so every module of this
-package is part of the verifier's fingerprint (`offline._VERDICT_MODULES`) through its source.
+One module per commitment: `relations`, `comparisons`, `subjects`, `negation`, `qualifiers`,
+`conditions`, `hedges`; `clauses` reads the texts for all of them. The word lists are module constants
+on purpose: they change verdicts, so every module of this package is part of the verifier's fingerprint
+(`offline._VERDICT_MODULES`) through its source.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from itertools import chain
 
 from verification.commitments import find_relations
 from verification.evidence import Hit, SourceIndex
-from verification.grounding.clauses import clause_tokens, near_passages, wide_passages
+from verification.grounding.clauses import clause_tokens, near_passages, restated, wide_passages
+from verification.grounding.comparisons import check_comparison
+from verification.grounding.conditions import check_conditions
 from verification.grounding.finding import Finding
+from verification.grounding.hedges import check_hedges
 from verification.grounding.negation import check_polarity
 from verification.grounding.qualifiers import (
     IDIOMS,
@@ -32,6 +37,7 @@ from verification.grounding.qualifiers import (
     find_qualifiers,
 )
 from verification.grounding.relations import PRONOUNS, SYMMETRIC_ACTS, check_relation
+from verification.grounding.subjects import check_subject
 from verification.types import State
 from verification.verifier import Verdict
 
@@ -70,11 +76,17 @@ def check(claim_text: str, hits: list[Hit], index: SourceIndex, *, unsaid: bool 
         if not {relation.parts[0], relation.parts[1]} & PRONOUNS
     ]
     uses = find_qualifiers(claim_text) if QUALIFIER_HINT.search(claim_text) else []
-    wide = wide_passages(claim_text, near, index) if relations or uses else near
+    compares = " than " in claim_text.lower()
+    wide = wide_passages(claim_text, near, index) if relations or uses or compares else near
+    restating = restated(claim_text, near)
     findings = chain(
         (check_relation(relation, wide) for relation in relations),
+        (check_comparison(claim_text, wide) if compares else None,),
         (check_polarity(claim_text, near, index),),
         (check_qualifier(use, clause_tokens(claim_text), wide, hits, index) for use in uses),
+        (check_conditions(claim_text, restating),),
+        (check_hedges(claim_text, restating),),
+        (check_subject(claim_text, restating),),
     )
     unstated: Finding | None = None
     for finding in findings:

@@ -85,13 +85,63 @@ def same_key(a: str, b: str) -> bool:
     if a == b:
         return True
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 5 and long_.startswith(short)
+    return len(short) >= _SHORTEST_PREFIX and long_.startswith(short)
 
 
 def covered_keys(keys: Iterable[str], pool: Iterable[str]) -> list[str]:
     """The keys among `keys` that some key of `pool` matches."""
     pool = list(pool)
     return [key for key in keys if any(same_key(key, other) for other in pool)]
+
+
+RESTATES = 0.8
+"""Share of a claim's content words a sentence must say to be one the claim restates."""
+MIN_RESTATED_WORDS = 2
+"""A claim needs this many content words to restate a sentence: a bare name ("Panzer") restates none."""
+
+
+def restated(claim_text: str, passages: Iterable[Passage]) -> list[Passage]:
+    """The sentences the claim restates: those saying at least RESTATES of its content words (as
+    `covered_keys` matches them). The checks of what else such a sentence says (a condition, a hedge,
+    another doer) ask only about these."""
+    claim_keys = [token.key for token in clause_tokens(claim_text) if token.content]
+    if len(claim_keys) < MIN_RESTATED_WORDS:
+        return []
+    needed = RESTATES * len(claim_keys)
+    return [passage for passage in passages if _keys_said(claim_keys, passage.text) >= needed]
+
+
+def _keys_said(keys: Sequence[str], text: str) -> int:
+    """How many of `keys` a key of `text` matches (`same_key`), looked up rather than compared pairwise."""
+    pool, prefixes = _key_index(text)
+    said = 0
+    for key in keys:
+        if key in pool or (len(key) >= _SHORTEST_PREFIX and key in prefixes) or any(
+            key[:end] in pool for end in range(_SHORTEST_PREFIX, len(key))
+        ):
+            said += 1
+    return said
+
+
+_SHORTEST_PREFIX = 5
+"""`same_key`: a key this long or longer also matches the longer forms it starts ("accident", "accidental")."""
+
+
+@lru_cache(maxsize=16384)
+def _key_index(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The content keys of `text`, and every prefix of them at least _SHORTEST_PREFIX long."""
+    pool = content_keys(text)
+    prefixes = frozenset(key[:end] for key in pool for end in range(_SHORTEST_PREFIX, len(key)))
+    return pool, prefixes
+
+
+@lru_cache(maxsize=64)
+def by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """`phrases` grouped by their first word, so a scan asks each word only about phrases it can start."""
+    grouped: dict[str, list[str]] = {}
+    for phrase in phrases:
+        grouped.setdefault(phrase.split()[0], []).append(phrase)
+    return {word: tuple(group) for word, group in grouped.items()}
 
 
 def phrase_at(tokens: Sequence[Token], i: int, phrase: str) -> bool:

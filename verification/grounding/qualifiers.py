@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from verification.commitments import WORD_NUMBERS
 from verification.evidence import Hit, Passage, SourceIndex
@@ -18,12 +17,14 @@ from verification.grounding.clauses import (
     CONDITIONS,
     NEGATORS,
     Token,
+    by_first_word,
     clause_tokens,
     content_keys,
     covered_keys,
     phrase_at,
     same_key,
 )
+from verification.grounding.conjuncts import MISSES_PER_WORD, each_conjunct
 from verification.grounding.finding import Finding
 from verification.tokens import NEGATION_WORDS, stem
 from verification.types import State
@@ -39,6 +40,8 @@ class Qualifier:
     """Words or phrases that, said of the same thing, contradict it ("only the Enterprise plan")."""
     bounded_by_values: frozenset[str] = frozenset()
     """Kinds of value that, said of the same thing, bound it ("a 2-year warranty" is not lifetime)."""
+    imperative: bool = False
+    """Whether a source's instruction states it: "Keep your receipt" says you must keep it."""
 
 
 _UNIVERSAL = ("all", "every", "each", "entire", "whole", "any", "everyone", "everything", "everybody")
@@ -47,6 +50,11 @@ _WHOLE = ("full", "fully", "in full", "complete", "completely", "entire", "entir
           "total", "totally")
 _PART = ("partial", "partially", "partly", "pro rata", "pro rated", "prorated", "half", "portion")
 _LIMITS = ("limit", "limited", "up to", "maximum", "max", "cap", "capped")
+_OBLIGED = ("must", "required", "require", "requires", "requirement", "mandatory", "obligatory", "compulsory",
+            "obliged", "shall", "have to", "has to", "had to", "need to", "needs to", "needed to", "only")
+_PERMITTED = ("may", "can", "could", "might", "optional", "optionally", "voluntary", "voluntarily", "choose",
+              "chooses", "allowed", "permitted", "free to", "not required", "not need", "do not need",
+              "does not need", "not have to")
 
 QUALIFIERS: dict[str, Qualifier] = {
     "all": Qualifier(_UNIVERSAL, _SOME_ONLY),
@@ -68,15 +76,19 @@ QUALIFIERS: dict[str, Qualifier] = {
     "entire": Qualifier(_WHOLE + ("all",), _PART + ("mostly", "largely")),
     "guaranteed": Qualifier(("guarantee", "guaranteed", "guarantees", "assured", "promise", "promised",
                              "warranted")),
+    # An obligation: "you must cancel online" is not what "you may cancel online" says.
+    "must": Qualifier(_OBLIGED, _PERMITTED, imperative=True),
 }
 """The claim's qualifier (by name) and what grounds or restricts it."""
 
 QUALIFIER_WORDS: dict[str, str] = {
-    "all": "all", "every": "all", "each": "all", "any": "all", "both": "both", "only": "only",
+    "all": "all", "every": "all", "each": "all", "any": "all", "everyone": "all", "everybody": "all",
+    "whole": "entire", "both": "both", "only": "only",
     "solely": "only", "exclusively": "only", "never": "never", "always": "always", "none": "none",
     "nobody": "none", "lifetime": "lifetime", "unlimited": "unlimited", "anytime": "any time",
     "full": "full", "fully": "full", "entire": "entire", "entirely": "entire", "completely": "entire",
-    "wholly": "entire", "guaranteed": "guaranteed",
+    "wholly": "entire", "guaranteed": "guaranteed", "must": "must", "mandatory": "must",
+    "compulsory": "must", "obligatory": "must",
 }
 """A claim's word and the qualifier it is ("each" and "every" commit to what "all" does)."""
 QUALIFIER_HINT = re.compile(
@@ -102,10 +114,14 @@ _AUXILIARIES = frozenset({"have", "has", "had", "do", "does", "did", "can", "cou
                           "might", "must", "should"})
 _PLURALS = frozenset({"people", "children", "men", "women", "sexes", "feet", "teeth", "mice", "data"})
 
+_SAID_AFTER = frozenset({"mandatory", "compulsory", "obligatory"})
+"""Qualifiers said after what they bear on ("a receipt is mandatory")."""
+_INSTRUCTION_OPENERS = frozenset({"please", "always", "never", "do", "don't", "not", "first", "then", "simply",
+                                  "just", "also", "and"})
+"""Words an instruction may open with before its verb: "Please keep", "Do not share", "Always check"."""
+
 _SCOPE_REACH = 4
 """How many words from its qualifier the word it qualifies may be, in the claim and in a source."""
-_MISSES_PER_WORD = 4
-"""A sentence restricting a qualifier must state the rest of its clause: one miss per this many words."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +162,9 @@ def find_qualifiers(text: str) -> list[Use]:
             continue  # "both novice and advanced users": coverage asks for each of the common nouns
         if name == "both" and _coordination_left(tokens, i):
             continue
-        scope = _scope(tokens, i, width, backwards_first=name in {"any time", "guaranteed"})
+        # "cancel at any time", "a receipt is mandatory": what these bear on comes before them.
+        backwards = name in {"any time", "guaranteed"} or token.word in _SAID_AFTER
+        scope = _scope(tokens, i, width, backwards_first=backwards)
         uses.append(Use(name, i, text[token.start : tokens[i + width - 1].end], scope))
     return uses
 
@@ -261,7 +279,11 @@ def _coordination_left(tokens: tuple[Token, ...], i: int) -> bool:
 def check_qualifier(use: Use, claim: tuple[Token, ...], passages: list[Passage], hits: list[Hit],
                index: SourceIndex) -> Finding | None:
     if use.conjuncts:
-        return _each_conjunct(use, claim, hits, index)
+        clause = claim[use.index].clause
+        members = {j for conjunct in use.conjuncts for j in conjunct}
+        predicate = [t.key for j, t in enumerate(claim) if t.clause == clause and t.content and j not in members
+                     and t.word not in QUALIFIER_WORDS]
+        return each_conjunct(use.text, use.conjuncts, predicate, claim, hits, index)
     qualifier = QUALIFIERS[use.name]
     scope_keys = [claim[j].key for j in use.scope]
     rest = [t.key for j, t in enumerate(claim) if t.content and t.clause == claim[use.index].clause
@@ -278,6 +300,8 @@ def check_qualifier(use: Use, claim: tuple[Token, ...], passages: list[Passage],
         for spot in spots:
             if _said_near(tokens, spot, qualifier.grounds, use.name == "never"):
                 return None
+            if qualifier.imperative and scope_keys and _instruction(tokens, spot, scope_keys[0]):
+                return None
             if restricting is None and (
                 _said_near(tokens, spot, qualifier.restricts, False, after=1)
                 or _bounded(passage, tokens, spot, qualifier.bounded_by_values)
@@ -292,6 +316,16 @@ def check_qualifier(use: Use, claim: tuple[Token, ...], passages: list[Passage],
     return Finding(State.INSUFFICIENT_EVIDENCE, tuple(cited[:2] or [hit.passage for hit in hits[:1]]),
                    "qualifier-unstated", f"Nothing the sources say states \"{word}\" "
                    f"(\"{_phrase(use, claim)}\"): the closest sentences leave it unsaid.", word)
+
+
+def _instruction(tokens: tuple[Token, ...], spot: int, verb: str) -> bool:
+    """Whether the word at `spot` is the claim's `verb` opening an instruction: "Keep your receipt",
+    "Do not share your password". A source's instruction is an obligation."""
+    return (
+        same_key(tokens[spot].key, verb)
+        and tokens[spot].clause == tokens[0].clause
+        and all(token.word in _INSTRUCTION_OPENERS for token in tokens[:spot])
+    )
 
 
 def _phrase(use: Use, claim: tuple[Token, ...]) -> str:
@@ -311,17 +345,9 @@ def _said_near(tokens: tuple[Token, ...], spot: int, phrases: tuple[str, ...], n
             continue
         if negation and tokens[j].word in NEGATORS | NEGATION_WORDS and j < spot:
             return True
-        if any(phrase_at(tokens, j, phrase) for phrase in _by_first_word(phrases).get(tokens[j].word, ())):
+        if any(phrase_at(tokens, j, phrase) for phrase in by_first_word(phrases).get(tokens[j].word, ())):
             return True
     return False
-
-
-@lru_cache(maxsize=64)
-def _by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    grouped: dict[str, list[str]] = {}
-    for phrase in phrases:
-        grouped.setdefault(phrase.split()[0], []).append(phrase)
-    return {word: tuple(group) for word, group in grouped.items()}
 
 
 def _bounded(passage: Passage, tokens: tuple[Token, ...], spot: int, kinds: frozenset[str]) -> bool:
@@ -342,56 +368,4 @@ def _states_rest(rest: list[str], tokens: tuple[Token, ...], index: SourceIndex)
     """
     keys = [t.key for t in tokens if t.content]
     misses = [key for key in rest if not covered_keys([key], keys) and stem(key) in index.vocabulary]
-    return len(misses) <= len(rest) // _MISSES_PER_WORD
-
-
-def _each_conjunct(use: Use, claim: tuple[Token, ...], hits: list[Hit], index: SourceIndex) -> Finding | None:
-    """"Both A and B are P" commits to each: some sentence about A says P, and some sentence about B.
-
-    Each name is looked up across the sources with the sentence after it (the predicate is often
-    there, "he was inducted"), unless that sentence is about the other name. Words of P no source
-    uses are left to coverage.
-    """
-    clause = claim[use.index].clause
-    members = {j for conjunct in use.conjuncts for j in conjunct}
-    predicate = [t.key for j, t in enumerate(claim) if t.clause == clause and t.content and j not in members
-                 and t.word not in QUALIFIER_WORDS]
-    predicate = [key for key in predicate if stem(key) in index.vocabulary]
-    named = [[stem(claim[j].word) for j in conjunct] for conjunct in use.conjuncts]
-    for conjunct, names in zip(use.conjuncts, named, strict=True):
-        others = [other for other in named if other is not names]
-        about = [p for p in index.passages if all(name in p.stem_set for name in names)]
-        if not any(_states_of(predicate, passage, index, names, others) for passage in about):
-            cited = about[:1] or [hit.passage for hit in hits[:1]]
-            return _unstated_conjunct(use, claim, conjunct, tuple(cited))
-    return None
-
-
-def _states_of(predicate: list[str], passage: Passage, index: SourceIndex, names: list[str],
-               others: list[list[str]]) -> bool:
-    """Whether the sentence, or it and the next, says the predicate of the name (a miss in four allowed).
-
-    Where the sentence also names the other side ("A is Canadian. B is American." run together), only
-    the words between the other's mentions around this name count.
-    """
-    following = [p for p in index.neighbours(passage) if p.position > passage.position
-                 and not any(all(name in p.stem_set for name in other) for other in others)]
-    keys = _segment(passage, names, others) + [key for p in following for key in content_keys(p.text)]
-    return len(predicate) - len(covered_keys(predicate, keys)) <= len(predicate) // _MISSES_PER_WORD
-
-
-def _segment(passage: Passage, names: list[str], others: list[list[str]]) -> list[str]:
-    tokens = clause_tokens(passage.text)
-    stems = [stem(token.word) for token in tokens]
-    here = next((k for k, word in enumerate(stems) if word == names[0]), 0)
-    other_mentions = [k for other in others for k, word in enumerate(stems) if word == other[0]]
-    low = max((k + 1 for k in other_mentions if k < here), default=0)
-    high = min((k for k in other_mentions if k > here), default=len(tokens))
-    return [token.key for token in tokens[low:high] if token.content]
-
-
-def _unstated_conjunct(use: Use, claim: tuple[Token, ...], conjunct: tuple[int, ...],
-                       passages: tuple[Passage, ...]) -> Finding:
-    name = " ".join(claim[j].word for j in conjunct)
-    return Finding(State.INSUFFICIENT_EVIDENCE, passages, "qualifier-unstated",
-                   f"Nothing the sources say states \"{use.text}\": no sentence says it of \"{name}\".", use.text)
+    return len(misses) <= len(rest) // MISSES_PER_WORD

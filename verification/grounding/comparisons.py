@@ -1,0 +1,117 @@
+"""Comparisons and the order of what they compare: "the Basic plan is faster than the Pro plan" where the
+source says "the Pro plan is faster than the Basic plan".
+
+Both sentences have the same words; only the order says which is faster. A comparison is read as its
+word ("faster", "more expensive") and its two sides: what comes before it in its clause, and what
+comes after "than". A source sentence with the same comparison grounds the claim when its sides are
+the claim's in the same order, and contradicts it when they are swapped; so does one with the opposite
+comparison ("slower") and the sides in the same order. A comparison no sentence makes in words is left
+to coverage: it may follow from the values the sources give.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from verification.antonyms import OPPOSITES
+from verification.evidence import Passage
+from verification.grounding.clauses import Token, clause_tokens, covered_keys
+from verification.grounding.finding import Finding
+from verification.tokens import stem
+from verification.types import State
+
+_COMPARATIVE = re.compile(r"\b(?:(?P<degree>more|less|fewer)\s+(?P<word>[a-z]+)|(?P<er>[a-z]{3,}er))\s+than\b",
+                          re.IGNORECASE)
+_NOT_COMPARATIVES = frozenset({"other", "rather", "order", "either", "whether", "never", "ever", "number",
+                               "member", "under", "after", "later", "sooner", "longer"})
+"""Words ending in "er" before "than" that compare nothing ("other than", "no later than"), or whose
+"than" is about time, which the value checks read."""
+_SIDE_WORDS = 4
+"""How many content words of each side are read: enough for "the Basic plan", not the whole sentence."""
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    key: str
+    """The comparative's degree and stem ("more fast" for "faster", "less expens")."""
+    left: tuple[str, ...]
+    """Keys of what is compared (the side before)."""
+    right: tuple[str, ...]
+    """Keys of what it is compared with (after "than")."""
+    text: str
+
+
+def check_comparison(claim_text: str, passages: list[Passage]) -> Finding | None:
+    """REFUTED when a source compares the claim's two sides the other way round."""
+    claimed = _comparisons(claim_text)
+    if not claimed:
+        return None
+    comparison = claimed[0]
+    left = [key for key in comparison.left if key not in comparison.right]
+    right = [key for key in comparison.right if key not in comparison.left]
+    if not left or not right:
+        return None  # "older than its sister": the sides cannot be told apart by their words
+    for passage in passages:
+        for found in _comparisons(passage.text):
+            if found.key == comparison.key:
+                same, swapped = (found.left, found.right), (found.right, found.left)
+            elif _opposite(found.key, comparison.key):
+                same, swapped = (found.right, found.left), (found.left, found.right)
+            else:
+                continue
+            if _sides(left, right, *same):
+                return None
+            if _sides(left, right, *swapped):
+                return Finding(State.REFUTED, (passage,), "comparison-reversed",
+                               f"The claim says \"{comparison.text}\"; the source compares them the other way: "
+                               f"\"{passage.text.strip()}\"", comparison.text)
+    # No sentence makes the comparison in words: it may follow from values the sources give ("13.8 percent,
+    # up from 13.1"), which coverage and the value checks weigh.
+    return None
+
+
+def _sides(left: list[str], right: list[str], found_left: tuple[str, ...], found_right: tuple[str, ...]) -> bool:
+    return covered_keys(left, found_left) == left and covered_keys(right, found_right) == right
+
+
+def _opposite(a: str, b: str) -> bool:
+    """"more expens" and "less expens", or "more fast" ("faster") and "more slow" ("slower")."""
+    degree_a, _, word_a = a.partition(" ")
+    degree_b, _, word_b = b.partition(" ")
+    if word_a == word_b:
+        return {degree_a, degree_b} in ({"more", "less"}, {"more", "fewer"})
+    return degree_a == degree_b and word_b in OPPOSITES.get(word_a, ())
+
+
+def _comparisons(text: str) -> list[_Comparison]:
+    if " than " not in text.lower():
+        return []
+    tokens = clause_tokens(text)
+    out = []
+    for match in _COMPARATIVE.finditer(text):
+        word = (match["word"] or match["er"]).lower()
+        if match["er"] and word in _NOT_COMPARATIVES:
+            continue
+        # "faster" is "more fast": either form compares with "less fast" and with "slower".
+        key = f"{(match['degree'] or 'more').lower()} {stem(word)}"
+        at = next((i for i, t in enumerate(tokens) if t.start >= match.start()), None)
+        than = next((i for i, t in enumerate(tokens) if t.start >= match.end() - 4 and t.word == "than"), None)
+        if at is None or than is None:
+            continue
+        left = _content(tokens, range(at - 1, -1, -1), tokens[at].clause)
+        right = _content(tokens, range(than + 1, len(tokens)), tokens[than].clause)
+        if left and right:
+            out.append(_Comparison(key, tuple(left), tuple(right), match.group(0)))
+    return out
+
+
+def _content(tokens: tuple[Token, ...], positions: range, clause: int) -> list[str]:
+    """The keys of up to _SIDE_WORDS content words at `positions`, staying in the comparison's clause."""
+    keys: list[str] = []
+    for i in positions:
+        if tokens[i].clause != clause or len(keys) >= _SIDE_WORDS:
+            break
+        if tokens[i].content:
+            keys.append(tokens[i].key)
+    return keys

@@ -1,0 +1,88 @@
+"""Who the claim says it of: "Maria Lopez became CEO in 2021" where the source says "Maria Lopez was
+appointed CFO in 2020; John Park became CEO in 2021".
+
+A sentence can have every word of a claim and still say its predicate of someone else: the claim's
+name is there, but in another clause, and the clause that says the predicate names another doer. Such
+a sentence does not state the claim. Another name there does not contradict it either (both may be
+true), so the claim is left to a person.
+"""
+
+from __future__ import annotations
+
+from verification.evidence import Passage
+from verification.grounding.clauses import Token, clause_tokens, covered_keys
+from verification.grounding.finding import Finding
+from verification.types import State
+
+_PREDICATE_SAID = 0.5
+"""Share of the predicate's words a clause must say to be the clause that says it."""
+_MIN_PREDICATE_WORDS = 2
+"""A predicate needs this many content words before the clause saying it can be told."""
+
+
+def check_subject(claim_text: str, restating: list[Passage]) -> Finding | None:
+    """INSUFFICIENT_EVIDENCE when every sentence the claim restates (`clauses.restated`) says its predicate
+    of another name."""
+    claim = clause_tokens(claim_text)
+    subject = _leading_name(claim) if restating else []
+    if not subject:
+        return None
+    subject_keys = [claim[i].key for i in subject]
+    predicate = [t.key for i, t in enumerate(claim) if t.content and i not in subject]
+    if len(predicate) < _MIN_PREDICATE_WORDS:
+        return None
+    other: tuple[Passage, str] | None = None
+    for passage in restating:
+        doer = _other_doer(passage.text, clause_tokens(passage.text), subject_keys, predicate)
+        if doer is None:
+            return None  # a sentence says it of the claim's subject, or of no one else
+        other = other or (passage, doer)
+    if other is None:
+        return None
+    passage, doer = other
+    name = claim_text[claim[subject[0]].start : claim[subject[-1]].end]
+    said = claim_text[claim[subject[-1]].end :].strip(" ,;:.")
+    return Finding(State.INSUFFICIENT_EVIDENCE, (passage,), "subject-unstated",
+                   f"The clause of the source that says \"{said}\" names {doer}, not {name}.", name)
+
+
+def _leading_name(tokens: tuple[Token, ...]) -> list[int]:
+    """Positions of the name a claim opens with ("Maria Lopez became ..."); empty when it opens otherwise."""
+    positions = []
+    for i, token in enumerate(tokens):
+        if not (token.content and _named(token)):
+            break
+        positions.append(i)
+    return positions if len(positions) >= 1 and (len(positions) > 1 or len(tokens) > 1) else []
+
+
+def _named(token: Token) -> bool:
+    return token.capitalised and token.word[:1].isalpha()
+
+
+def _other_doer(text: str, tokens: tuple[Token, ...], subject: list[str], predicate: list[str]) -> str | None:
+    """The other name said to do the predicate, when no clause says it of the subject; else None.
+
+    The clause that says the predicate is the one with most of its words; its doer is a name before
+    them in that clause that is neither the subject nor a word of the claim.
+    """
+    clauses: dict[int, list[Token]] = {}
+    for token in tokens:
+        clauses.setdefault(token.clause, []).append(token)
+    best: list[Token] = []
+    best_said = 0
+    for clause in clauses.values():
+        keys = [t.key for t in clause if t.content]
+        said = len(covered_keys(predicate, keys))
+        if covered_keys(subject, keys) == subject and said >= _PREDICATE_SAID * len(predicate):
+            return None  # this clause says it of the subject
+        if said > best_said:
+            best, best_said = clause, said
+    if best_said < _PREDICATE_SAID * len(predicate):
+        return None
+    claim_words = set(subject) | set(predicate)
+    first_said = next(i for i, t in enumerate(best) if t.content and covered_keys([t.key], predicate))
+    doer = [t for t in best[:first_said] if t.content and _named(t) and not covered_keys([t.key], list(claim_words))]
+    if not doer:
+        return None
+    return text[doer[0].start : doer[-1].end]
