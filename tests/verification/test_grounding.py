@@ -427,6 +427,11 @@ def test_a_predicate_said_of_the_claims_own_name_grounds_it(statement):
     assert _finding("Maria Lopez became CEO in 2021.", statement) is None
 
 
+def test_a_capital_that_only_opens_the_sentence_is_no_name():
+    # "Children" and "Kids" are capitalised because they open their sentences, not because they name anyone.
+    assert _finding("Children under 5 ride free on city buses.", "Kids under 5 ride free on all city buses.") is None
+
+
 @pytest.mark.parametrize(
     "statement",
     [

@@ -50,14 +50,21 @@ def _leading_name(tokens: tuple[Token, ...]) -> list[int]:
     """Positions of the name a claim opens with ("Maria Lopez became ..."); empty when it opens otherwise."""
     positions = []
     for i, token in enumerate(tokens):
-        if not (token.content and _named(token)):
+        if not (token.content and _named(tokens, i)):
             break
         positions.append(i)
-    return positions if len(positions) >= 1 and (len(positions) > 1 or len(tokens) > 1) else []
+    return positions if len(tokens) > len(positions) else []
 
 
-def _named(token: Token) -> bool:
-    return token.capitalised and token.word[:1].isalpha()
+def _named(tokens: tuple[Token, ...], i: int) -> bool:
+    """Whether the word at `i` is part of a name: capitalised, and not only because it opens the sentence
+    ("Children under 5 ride free"); an opening word is a name when the next is one too ("Maria Lopez")."""
+    if not (tokens[i].capitalised and tokens[i].word[:1].isalpha()):
+        return False
+    if i > 0:
+        return True
+    following = tokens[1] if len(tokens) > 1 else None
+    return following is not None and following.capitalised and following.word[:1].isalpha()
 
 
 def _other_doer(text: str, tokens: tuple[Token, ...], subject: list[str], predicate: list[str]) -> str | None:
@@ -66,13 +73,13 @@ def _other_doer(text: str, tokens: tuple[Token, ...], subject: list[str], predic
     The clause that says the predicate is the one with most of its words; its doer is a name before
     them in that clause that is neither the subject nor a word of the claim.
     """
-    clauses: dict[int, list[Token]] = {}
-    for token in tokens:
-        clauses.setdefault(token.clause, []).append(token)
-    best: list[Token] = []
+    clauses: dict[int, list[int]] = {}
+    for i, token in enumerate(tokens):
+        clauses.setdefault(token.clause, []).append(i)
+    best: list[int] = []
     best_said = 0
     for clause in clauses.values():
-        keys = [t.key for t in clause if t.content]
+        keys = [tokens[i].key for i in clause if tokens[i].content]
         said = len(covered_keys(predicate, keys))
         if covered_keys(subject, keys) == subject and said >= _PREDICATE_SAID * len(predicate):
             return None  # this clause says it of the subject
@@ -80,9 +87,10 @@ def _other_doer(text: str, tokens: tuple[Token, ...], subject: list[str], predic
             best, best_said = clause, said
     if best_said < _PREDICATE_SAID * len(predicate):
         return None
-    claim_words = set(subject) | set(predicate)
-    first_said = next(i for i, t in enumerate(best) if t.content and covered_keys([t.key], predicate))
-    doer = [t for t in best[:first_said] if t.content and _named(t) and not covered_keys([t.key], list(claim_words))]
+    claim_words = subject + predicate
+    first_said = next(k for k, i in enumerate(best) if tokens[i].content and covered_keys([tokens[i].key], predicate))
+    doer = [i for i in best[:first_said]
+            if tokens[i].content and _named(tokens, i) and not covered_keys([tokens[i].key], claim_words)]
     if not doer:
         return None
-    return text[doer[0].start : doer[-1].end]
+    return text[tokens[doer[0]].start : tokens[doer[-1]].end]
