@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Sequence
 from verification.antonyms import flipped_word
 from verification.commitments import Mention, contradicts
 from verification.evidence import Hit, Passage, SourceIndex
+from verification.grounding.comparisons import states_comparison
 from verification.substitution import swapped_name
 from verification.tokens import after_negation_stems, content_stems, negated_stems, stem, words
 from verification.value_checks import ValueCheck
@@ -80,12 +81,19 @@ def denied(
 def flipped(
     claim_text: str, hits: list[Hit], claim_stems: list[str], index: SourceIndex
 ) -> tuple[Passage, str, str] | None:
-    """A closely matching sentence with the opposite of one of the claim's words (rise / fall)."""
+    """A closely matching sentence with the opposite of one of the claim's words (rise / fall).
+
+    The opposite word with the two sides of a comparison swapped says the same thing: "the Enterprise
+    plan is more expensive than the Pro plan" is "the Pro plan is cheaper than the Enterprise plan".
+    """
     if len(claim_stems) < _NEGATION_MIN_STEMS:
         return None
-    return _stated_elsewhere(
+    found = _stated_elsewhere(
         _one_word_swapped(claim_text, hits, set(claim_stems), flipped_word, allowance=1), hits, claim_stems
     ) or _unsaid_opposite(claim_text, hits, index)
+    if found is not None and states_comparison(claim_text, found[0].text):
+        return None
+    return found
 
 
 def swapped(

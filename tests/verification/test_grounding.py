@@ -464,3 +464,11 @@ def test_a_comparison_the_source_makes_the_other_way_round_is_refuted(statement)
 def test_a_comparison_in_the_claims_order_or_not_made_in_words_is_not_refuted(statement):
     finding = _finding("The Basic plan is faster than the Pro plan.", statement)
     assert finding is None or finding.state is not State.REFUTED
+
+
+def test_the_opposite_comparison_with_the_sides_swapped_says_the_same():
+    source = Source(id="plans", text="The Enterprise plan is more expensive than the Pro plan.")
+
+    verdict = _verdict("The Pro plan is cheaper than the Enterprise plan.", source)
+
+    assert verdict.state is not State.REFUTED

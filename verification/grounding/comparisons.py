@@ -44,6 +44,29 @@ class _Comparison:
 
 def check_comparison(claim_text: str, passages: list[Passage]) -> Finding | None:
     """REFUTED when a source compares the claim's two sides the other way round."""
+    for passage in passages:
+        said = _compared(claim_text, passage.text)
+        if said is True:
+            return None
+        if said is False:
+            comparison = _comparisons(claim_text)[0]
+            return Finding(State.REFUTED, (passage,), "comparison-reversed",
+                           f"The claim says \"{comparison.text}\"; the source compares them the other way: "
+                           f"\"{passage.text.strip()}\"", comparison.text)
+    # No sentence makes the comparison in words: it may follow from values the sources give ("13.8 percent,
+    # up from 13.1"), which coverage and the value checks weigh.
+    return None
+
+
+def states_comparison(claim_text: str, passage_text: str) -> bool:
+    """Whether the sentence makes the claim's comparison, in its words or the opposite ones with the sides
+    swapped ("the Enterprise plan is more expensive than the Pro plan" for "the Pro plan is cheaper")."""
+    return " than " in claim_text.lower() and _compared(claim_text, passage_text) is True
+
+
+def _compared(claim_text: str, passage_text: str) -> bool | None:
+    """True when the sentence makes the claim's comparison, False when it makes it the other way round,
+    None when it makes neither (or the claim compares nothing whose sides can be told apart)."""
     claimed = _comparisons(claim_text)
     if not claimed:
         return None
@@ -52,22 +75,17 @@ def check_comparison(claim_text: str, passages: list[Passage]) -> Finding | None
     right = [key for key in comparison.right if key not in comparison.left]
     if not left or not right:
         return None  # "older than its sister": the sides cannot be told apart by their words
-    for passage in passages:
-        for found in _comparisons(passage.text):
-            if found.key == comparison.key:
-                same, swapped = (found.left, found.right), (found.right, found.left)
-            elif _opposite(found.key, comparison.key):
-                same, swapped = (found.right, found.left), (found.left, found.right)
-            else:
-                continue
-            if _sides(left, right, *same):
-                return None
-            if _sides(left, right, *swapped):
-                return Finding(State.REFUTED, (passage,), "comparison-reversed",
-                               f"The claim says \"{comparison.text}\"; the source compares them the other way: "
-                               f"\"{passage.text.strip()}\"", comparison.text)
-    # No sentence makes the comparison in words: it may follow from values the sources give ("13.8 percent,
-    # up from 13.1"), which coverage and the value checks weigh.
+    for found in _comparisons(passage_text):
+        if found.key == comparison.key:
+            same, swapped = (found.left, found.right), (found.right, found.left)
+        elif _opposite(found.key, comparison.key):
+            same, swapped = (found.right, found.left), (found.left, found.right)
+        else:
+            continue
+        if _sides(left, right, *same):
+            return True
+        if _sides(left, right, *swapped):
+            return False
     return None
 
 
