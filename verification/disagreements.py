@@ -14,7 +14,7 @@ from verification.commitments import Mention, contradicts
 from verification.evidence import Hit, Passage, SourceIndex
 from verification.grounding.comparisons import states_comparison
 from verification.substitution import swapped_name
-from verification.tokens import after_negation_stems, content_stems, negated_stems, stem, words
+from verification.tokens import after_negation_stems, content_stems, free_of_stems, negated_stems, stem, words
 from verification.value_checks import ValueCheck
 
 _NEGATION_MIN_STEMS = 3
@@ -191,6 +191,8 @@ def _negates(passage: Passage, denied: frozenset[str]) -> bool:
     """
     if not (denied & passage.stem_set or any(len(word) == 1 for word in denied)):
         return False
+    if denied & free_of_stems(passage.text):
+        return True  # "a 30-day risk-free trial" says there is no risk
     return passage.negated and bool(denied & after_negation_stems(passage.text))
 
 

@@ -197,7 +197,7 @@ def negated_stems(text: str) -> frozenset[str]:
     the polarity of what the claim says.
     """
     tokens = _words(text)
-    negated = set()
+    negated = set(free_of_stems(text))
     for i, (word, _, _) in enumerate(tokens):
         if word not in NEGATION_WORDS or tokens[i + 1 : i + 2] and tokens[i + 1][0] in _NOT_A_NEGATION:
             continue
@@ -208,6 +208,17 @@ def negated_stems(text: str) -> frozenset[str]:
                 negated.add(stem(following))
                 break
     return frozenset(negated)
+
+
+_FREE_OF = re.compile(r"\b([A-Za-z]+)-free\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8192)
+def free_of_stems(text: str) -> frozenset[str]:
+    """Stems of the words a "-free" compound denies: "a risk-free trial" says there is no risk."""
+    if "-free" not in text.lower():
+        return frozenset()
+    return frozenset(stem(found[1].lower()) for found in _FREE_OF.finditer(text))
 
 
 @lru_cache(maxsize=8192)

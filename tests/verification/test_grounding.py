@@ -472,3 +472,12 @@ def test_the_opposite_comparison_with_the_sides_swapped_says_the_same():
     verdict = _verdict("The Pro plan is cheaper than the Enterprise plan.", source)
 
     assert verdict.state is not State.REFUTED
+
+
+def test_a_free_compound_denies_its_first_word():
+    # "Risk-Free" says there is no risk: "with no risk" restates it, neither denial nor mismatch.
+    source = Source(id="offer", text="Try our 30-Day Risk-Free Trial of the Premium Plan at no cost.")
+
+    verdict = _verdict("They offer a 30-day trial of the Premium Plan with no risk.", source)
+
+    assert verdict.state is State.SUPPORTED
