@@ -14,7 +14,9 @@ the CPU milliseconds each submission cost in the web workers (their /proc user +
 phase) and in PostgreSQL (the server processes of the benchmark's database connections: parsing,
 planning, executing, WAL insertion, commit; not the shared background writers), and the SQL statements
 each ran (every statement Django sent, counted in the benchmark's own server; BEGIN, COMMIT and
-Django's connection health check not included). Then cases a minute through one Celery worker running
+Django's connection health check not included). As both kinds of request share the same cores, it also
+prints the ratio their CPU in all allows, and the ratio a submission would reach if it cost the web
+workers no more than /healthz does: the most a leaner submission path could give. Then cases a minute through one Celery worker running
 the offline engine, over the first --worker-cases cases queued.
 
 Exits non-zero on any failed request, or when a figure misses its floor: submissions a second at least
@@ -228,6 +230,14 @@ def main() -> int:
         print(f"CPU ms {name + ':':14}     web workers {phase.cpu_ms(phase.web_cpu):.2f}   "
               f"PostgreSQL {phase.cpu_ms(phase.database_cpu):.2f}   "
               f"benchmark client {phase.cpu_ms(phase.client_cpu):.2f}")
+    # Both kinds of request share the same two cores, so their rates go as the CPU each costs in all; the
+    # second figure is the ratio a submission would reach if it cost the web workers no more than /healthz.
+    submission_cpu, healthz_cpu = (
+        phase.cpu_ms(phase.web_cpu + phase.database_cpu + phase.client_cpu) for phase in (submissions, healthz)
+    )
+    floor = submission_cpu - submissions.cpu_ms(submissions.web_cpu) + healthz.cpu_ms(healthz.web_cpu)
+    print(f"ratio the CPU allows:      {healthz_cpu / submission_cpu:.0%} ({submission_cpu:.2f} ms against "
+          f"{healthz_cpu:.2f} ms in all); with a submission's web CPU at /healthz's: {healthz_cpu / floor:.0%}")
     print(f"SQL queries a submission:  {queries:.2f} (counted for {len(counted)} of {len(submissions.answers)})")
     lost = submissions.lost_processes + healthz.lost_processes
     if lost:
