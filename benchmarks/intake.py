@@ -16,8 +16,8 @@ planning, executing, WAL insertion, commit; not the shared background writers), 
 each ran (every statement Django sent, counted in the benchmark's own server; BEGIN, COMMIT and
 Django's connection health check not included). As both kinds of request share the same cores, it also
 prints the ratio their CPU in all allows, and the ratio a submission would reach if it cost the web
-workers no more than /healthz does: the most a leaner submission path could give. Then cases a minute through one Celery worker running
-the offline engine, over the first --worker-cases cases queued.
+workers no more than /healthz does: the most a leaner submission path could give. Then cases a minute
+through one Celery worker running the offline engine, over the first --worker-cases cases queued.
 
 Exits non-zero on any failed request, or when a figure misses its floor: submissions a second at least
 60% of the same run's /healthz rate and at least 50, at most 4 queries and 5 ms of web CPU a submission,
