@@ -55,8 +55,9 @@ def check_values(
     word_stems = {stem for stem in claim_stems if not stem[:1].isdigit()}
     context_stems = (word_stems, word_stems - value_stems)
     subjects = _subjects(claim_text)
+    names = frozenset(stem(word) for name in _names(claim_text) for word in name) & frozenset(word_stems)
     return [
-        _check_value(value, candidates, context_stems, subjects, index)
+        _check_value(value, candidates, context_stems, subjects, index, (names, frozenset(word_stems - names)))
         for value in mentions if value.kind in VALUE_KINDS
     ]
 
@@ -67,6 +68,7 @@ def _check_value(
     context_stems: tuple[set[str], set[str]],
     subjects: tuple[tuple[str, str], ...],
     index: SourceIndex,
+    claim_words: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
 ) -> ValueCheck:
     agreeing, disagreeing, grounding = [], [], []
     for passage in candidates:
@@ -75,6 +77,12 @@ def _check_value(
         stated = passage.values
         if not stated and value.kind != "date":
             continue  # nothing to compare with: only a date can be told without a value (`_dated_in_parts`)
+        owned = _parallel_value(value, passage, *claim_words)
+        if owned is not None and contradicts(value, owned):
+            # "The Basic plan includes 10 GB and the Pro plan 100 GB": its 100 GB is the Pro plan's;
+            # of the Basic plan, which the claim is about, it says 10 GB.
+            disagreeing.append((passage, owned))
+            continue
         # Only the first mention of each sort is reported, so each search stops at it.
         matching = next((m for m in stated if grounds(value, m)), None)
         if matching is None and _dated_in_parts(value, passage, index):
@@ -101,6 +109,35 @@ def _check_value(
         ):
             disagreeing.append((passage, against))
     return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))
+
+
+_PARALLEL = 0.5
+"""Share of the claim's other words every part of a sentence must say for the parts to be parallel."""
+
+
+def _parallel_value(value: Mention, passage: Passage, names: frozenset[str], others: frozenset[str]) -> Mention | None:
+    """The value a sentence of parallel parts gives for the claim's name: "The Basic plan includes 10 GB
+    and the Pro plan includes 100 GB" gives 10 GB for the Basic plan.
+
+    The sentence is cut after each value of the claim's value's sort. The parts are parallel when each
+    says most of the claim's words other than its names ("plan", "includes"); then the part naming
+    the claim's name, and no other part, gives its value. None otherwise: values of one sort in a
+    sentence often measure different things ("a dividend of $0.13", "debt below $25 billion").
+    """
+    if not names:
+        return None
+    same_sort = [m for m in passage.values if comparable(value, m)]
+    if len(same_sort) < 2:
+        return None
+    ends = [m.end for m in same_sort]
+    parts = [
+        frozenset(content_stems(passage.text[start:end]))
+        for start, end in zip([0, *ends[:-1]], [*ends[:-1], len(passage.text)], strict=True)
+    ]
+    if others and any(len(part & others) < _PARALLEL * len(others) for part in parts):
+        return None
+    naming = [i for i, part in enumerate(parts) if part & names]
+    return same_sort[naming[0]] if len(naming) == 1 else None
 
 
 def _dated_in_parts(value: Mention, passage: Passage, index: SourceIndex) -> bool:

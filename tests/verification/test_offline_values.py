@@ -312,3 +312,40 @@ def test_a_value_stated_only_by_a_sentence_that_negates_the_claim_refutes_it():
     assert [span.quote for span in verdict.evidence] == [
         "After 30 days, annual plans are not refundable, but you can turn off renewal at any time."
     ]
+
+
+STORAGE = Source(id="plans", text="The Basic plan includes 10 GB of storage and the Pro plan includes 100 GB.")
+OFFICES = Source(id="history", text="Our Paris office opened in 2015 and our Berlin office in 2018.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "said"),
+    [
+        # Each part of the sentence gives one plan's value: the other plan's is not the claim's.
+        ("The Basic plan includes 100 GB of storage.", STORAGE, '"10 GB"'),
+        ("The Pro plan includes 10 GB of storage.", STORAGE, '"100 GB"'),
+        ("Our Berlin office opened in 2015.", OFFICES, '"2018"'),
+    ],
+)
+def test_a_value_the_sentence_gives_for_another_name_refutes(claim, source, said):
+    verdict = _verdict(claim, source)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:typed-mismatch"
+    assert f"the source says {said}" in verdict.rationale
+
+
+@pytest.mark.parametrize(
+    "claim", ["The Basic plan includes 10 GB of storage.", "Our Berlin office opened in 2018."]
+)
+def test_the_value_the_sentence_gives_for_the_claims_name_grounds_it(claim):
+    verdict = _verdict(claim, STORAGE if "plan" in claim else OFFICES)
+
+    assert verdict.state is not State.REFUTED
+
+
+def test_an_abbreviated_unit_is_part_of_the_value():
+    source = Source(id="limits", text="The upload limit is 25 MB per file.")
+
+    assert _verdict("The upload limit is 25 GB per file.", source).state is not State.SUPPORTED
+    assert _verdict("The upload limit is 25 MB per file.", source).state is State.SUPPORTED

@@ -7,7 +7,10 @@ a rate for another period), and the words that say a value with what completes i
 from __future__ import annotations
 
 from verification.commitments.mention import Mention
+from verification.commitments.value_patterns import ABBREVIATED_UNITS
 from verification.commitments.values import _ELAPSED_AFTER, _RATE, VALUE_KINDS, _written_number
+
+_ABBREVIATED = frozenset(unit.lower() for unit in ABBREVIATED_UNITS)
 
 
 def comparable(a: Mention, b: Mention) -> bool:
@@ -59,6 +62,8 @@ def grounds(claimed: Mention, found: Mention) -> bool:
     if not _same_direction(claimed, found):
         return False
     if claimed.kind == found.kind == "number" and claimed.value is not None and found.value is not None:
+        if claimed.unit in _ABBREVIATED and found.unit in _ABBREVIATED and claimed.unit != found.unit:
+            return False  # "25 GB" is not "25 MB"
         return agree(claimed, found)
     if claimed.kind == "number" and claimed.unit is None and found.kind in ("duration", "money", "percentage"):
         # A bare "12" ("aged 12 and over") is grounded by the same number with a unit ("12 years").

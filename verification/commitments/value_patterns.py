@@ -57,6 +57,11 @@ _MONTH = r"(?:January|February|March|April|May|June|July|August|September|Octobe
 _COUNT_NOUNS = r"(?:people|persons|employees|users|customers|units|copies|words|students|members|staff|" \
     r"workers|jobs|times|mg|ml|km|miles|meters|feet|tons|items|votes|shares|seats|pages|cases|deaths)\b"
 _COUNT_AFTER = re.compile(rf"\s+{_COUNT_NOUNS}")
+ABBREVIATED_UNITS = ("KB", "MB", "GB", "TB", "PB", "Kbps", "Mbps", "Gbps", "kHz", "MHz", "GHz", "kWh", "Wh", "mAh",
+                     "kW", "MW")
+"""Units written as capitalised abbreviations: "10 GB" and "10 MB" are different amounts of one thing."""
+_ABBREVIATED = r"(?=[KMGTPkmW])(?:[KMGTP]B|[KMG]bps|[kMG]Hz|k?Wh|mAh|[kM]W)"
+"""ABBREVIATED_UNITS as one pattern, with a look at the first letter so that most numbers pass at once."""
 _DURATION_UNIT = r"(?:minute|hour|day|night|week|fortnight|month|quarter|year|decade)s?"
 
 _PATTERNS: tuple[tuple[CommitmentKind, re.Pattern[str]], ...] = (
@@ -78,8 +83,12 @@ _PATTERNS: tuple[tuple[CommitmentKind, re.Pattern[str]], ...] = (
         r")")),
     ("time", re.compile(r"\b(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s?(?P<ampm>[ap]\.?m\.?)(?!\w)"
                         r"|\b(?P<h2>[01]?\d|2[0-3]):(?P<min2>[0-5]\d)\b", re.IGNORECASE)),
-    # Units are lower-case words: "5 seats", "500 mg"; "five Hollywood trades" has no unit.
-    ("number", re.compile(rf"{_COUNT_START}(?P<num>{_COUNT})(?P<scale>{_SCALE})?(?:[\s-]+(?P<unit>[a-z]+)\b)?")),
+    # Units are lower-case words ("5 seats", "500 mg") or the abbreviations of ABBREVIATED_UNITS ("10 GB");
+    # "five Hollywood trades" has no unit.
+    ("number", re.compile(
+        rf"{_COUNT_START}(?P<num>{_COUNT})(?P<scale>{_SCALE})?"
+        rf"(?:[\s-]+(?P<unit>[a-z]+|{_ABBREVIATED})\b|(?P<glued>{_ABBREVIATED})\b)?"
+    )),
 )
 # Most sentences state no value at all, and each pattern above is a full scan. What each needs is
 # cheap to look for first: these searches match wherever the pattern could (same flags, a part of

@@ -221,7 +221,7 @@ def _build(kind: CommitmentKind, match: re.Match[str]) -> Mention | None:
     number = _number(groups["num"])
     if number is None:
         return None
-    unit_word = (groups["unit"] or "").lower()
+    unit_word = (groups["unit"] or groups["glued"] or "").lower()
     if unit_word in STOP_WORDS or unit_word in NEGATION_WORDS:
         unit_word = ""
     if unit_word:
