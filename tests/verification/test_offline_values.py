@@ -349,3 +349,19 @@ def test_an_abbreviated_unit_is_part_of_the_value():
 
     assert _verdict("The upload limit is 25 GB per file.", source).state is not State.SUPPORTED
     assert _verdict("The upload limit is 25 MB per file.", source).state is State.SUPPORTED
+
+
+PLANT = Source(id="plant", text="The Leeds plant produces 500 cars per day.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("The Leeds plant produces 500 cars per day.", True),
+        ("The Leeds plant produces 500 cars per week.", False),
+        # The same rate told per week: 500 a day is about 3,500 a week.
+        ("The Leeds plant produces 3,500 cars per week.", True),
+    ],
+)
+def test_a_count_per_period_is_a_rate(claim, supported):
+    assert (_verdict(claim, PLANT).state is State.SUPPORTED) is supported

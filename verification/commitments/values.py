@@ -225,7 +225,10 @@ def _build(kind: CommitmentKind, match: re.Match[str]) -> Mention | None:
     if unit_word in STOP_WORDS or unit_word in NEGATION_WORDS:
         unit_word = ""
     if unit_word:
-        return Mention("number", text, start, end, number * _scale(groups["scale"]), stem(unit_word))
+        # "500 cars per day" is a rate, compared per year as money is: not "500 cars per week".
+        rate = _RATE.match(match.string, end)
+        per = _PERIODS_PER_YEAR[(rate["period"] or rate["adverb"]).lower()] if rate else None
+        return Mention("number", text, start, end, number * _scale(groups["scale"]), stem(unit_word), per=per)
     if not groups["num"][:1].isdigit():
         return None  # a bare "one" or "three" is too often not a quantity at all
     bare = text[: match.start("unit") - start] if groups["unit"] else text
