@@ -365,3 +365,18 @@ PLANT = Source(id="plant", text="The Leeds plant produces 500 cars per day.")
 )
 def test_a_count_per_period_is_a_rate(claim, supported):
     assert (_verdict(claim, PLANT).state is State.SUPPORTED) is supported
+
+
+JOBS = Source(id="jobs", text="Unemployment in the region fell by 0.5 percentage points to 4.1% in May.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("Unemployment in the region fell by 0.5 percentage points to 4.1% in May.", True),
+        # A fall of 0.5% of 4.6% is 0.023 points: another figure.
+        ("Unemployment in the region fell by 0.5% to 4.1% in May.", False),
+    ],
+)
+def test_percentage_points_are_not_percent(claim, supported):
+    assert (_verdict(claim, JOBS).state is State.SUPPORTED) is supported

@@ -22,7 +22,7 @@ def comparable(a: Mention, b: Mention) -> bool:
         return False
     if a.kind == "number":
         return a.unit is not None and a.unit == b.unit
-    if a.kind == "money":
+    if a.kind in ("money", "percentage"):
         return a.unit == b.unit
     if a.kind == "duration":
         # "every 4 hours" and "aged 12 years" are both durations but never about the same thing;

@@ -203,7 +203,9 @@ def _build(kind: CommitmentKind, match: re.Match[str]) -> Mention | None:
         return Mention("money", text, start, end, number * scale, currency, per=per)
     if kind == "percentage":
         number = _number(groups["num"])
-        return None if number is None else Mention("percentage", text, start, end, number, "%")
+        # "0.5 percentage points" is a difference of rates, never "0.5%" of something.
+        unit = "pp" if text.lower().rstrip("s").endswith("point") else "%"
+        return None if number is None else Mention("percentage", text, start, end, number, unit)
     if kind == "date":
         return _date(match)
     if kind == "time":
