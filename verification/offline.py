@@ -79,7 +79,7 @@ _VERDICT_MODULES = (
     "commitments.compare", "commitments.mention", "commitments.names", "commitments.relations",
     "commitments.values", "commitments.value_patterns", "evidence", "citations", "tokens", "antonyms",
     "substitution", "novelty", "sentences", "claims", "severity", "grounding", "grounding.clauses",
-    "grounding.comparisons", "grounding.conditions", "grounding.conjuncts", "grounding.finding",
+    "grounding.comparisons", "grounding.conditions", "grounding.conjuncts", "grounding.directions", "grounding.finding",
     "grounding.hedges", "grounding.negation", "grounding.qualifiers", "grounding.relations", "grounding.subjects",
 )
 """Every module whose word lists, patterns or gate constants shape an offline verdict (a package's

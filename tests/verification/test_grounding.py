@@ -481,3 +481,26 @@ def test_a_free_compound_denies_its_first_word():
     verdict = _verdict("They offer a 30-day trial of the Premium Plan with no risk.", source)
 
     assert verdict.state is State.SUPPORTED
+
+
+def test_a_direction_the_source_gives_the_other_way_is_refuted():
+    source = Source(id="timetable", text="The flight from Boston to Denver departs at 8am.")
+
+    verdict = _verdict("The flight from Denver to Boston departs at 8am.", source)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:direction-reversed"
+    assert 'the source says "from boston to denver"' in verdict.rationale.lower()
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The flight from Boston to Denver departs at 8am.",
+        # Both ways in the sources: the claim's is one of them.
+        "The flight from Denver to Boston departs at 8am and the flight from Boston to Denver at 6pm.",
+    ],
+)
+def test_a_direction_said_the_claims_way_is_not_refuted(statement):
+    finding = _finding("The flight from Boston to Denver departs at 8am.", statement)
+    assert finding is None or finding.state is not State.REFUTED

@@ -9,7 +9,7 @@ check here aligns one commitment of the claim with the evidence sentences that b
 one of three ways: stated (nothing to report), contradicted (REFUTED, whatever coverage says) or left
 unsaid (INSUFFICIENT_EVIDENCE, which only matters when coverage would call the claim SUPPORTED).
 
-One module per commitment: `relations`, `comparisons`, `subjects`, `negation`, `qualifiers`,
+One module per commitment: `relations`, `comparisons`, `directions`, `subjects`, `negation`, `qualifiers`,
 `conditions`, `hedges`; `clauses` reads the texts for all of them. The word lists are module constants
 on purpose: they change verdicts, so every module of this package is part of the verifier's fingerprint
 (`offline._VERDICT_MODULES`) through its source.
@@ -24,6 +24,7 @@ from verification.evidence import Hit, SourceIndex
 from verification.grounding.clauses import clause_tokens, near_passages, restated, wide_passages
 from verification.grounding.comparisons import check_comparison
 from verification.grounding.conditions import check_conditions
+from verification.grounding.directions import check_direction
 from verification.grounding.finding import Finding
 from verification.grounding.hedges import check_hedges
 from verification.grounding.negation import check_polarity
@@ -77,11 +78,13 @@ def check(claim_text: str, hits: list[Hit], index: SourceIndex, *, unsaid: bool 
     ]
     uses = find_qualifiers(claim_text) if QUALIFIER_HINT.search(claim_text) else []
     compares = " than " in claim_text.lower()
-    wide = wide_passages(claim_text, near, index) if relations or uses or compares else near
+    directs = "from " in claim_text.lower()
+    wide = wide_passages(claim_text, near, index) if relations or uses or compares or directs else near
     restating = restated(claim_text, near)
     findings = chain(
         (check_relation(relation, wide) for relation in relations),
         (check_comparison(claim_text, wide) if compares else None,),
+        (check_direction(claim_text, wide) if directs else None,),
         (check_polarity(claim_text, near, index),),
         (check_qualifier(use, clause_tokens(claim_text), wide, hits, index) for use in uses),
         (check_conditions(claim_text, restating),),
