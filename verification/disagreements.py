@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Sequence
 from verification.antonyms import flipped_word
 from verification.commitments import Mention, contradicts
 from verification.evidence import Hit, Passage, SourceIndex
+from verification.grounding.clauses import contrasted_names
 from verification.grounding.comparisons import states_comparison
 from verification.substitution import swapped_name
 from verification.tokens import after_negation_stems, content_stems, free_of_stems, negated_stems, stem, words
@@ -49,7 +50,7 @@ def negation_mismatch(
                 mismatch = passage, overlap
         else:
             agreeing = max(agreeing, overlap)
-    if mismatch is not None and agreeing < mismatch[1]:
+    if mismatch is not None and agreeing < mismatch[1] and not contrasted_names(mismatch[0].text, claim_text):
         return mismatch[0]
     for check in values:
         stating = [passage for passage, _ in check.grounding]

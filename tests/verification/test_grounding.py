@@ -504,3 +504,10 @@ def test_a_direction_the_source_gives_the_other_way_is_refuted():
 def test_a_direction_said_the_claims_way_is_not_refuted(statement):
     finding = _finding("The flight from Boston to Denver departs at 8am.", statement)
     assert finding is None or finding.state is not State.REFUTED
+
+
+def test_a_denial_of_another_name_in_a_contrast_refutes_nothing():
+    source = Source(id="plans", text="The Basic plan does not include phone support, but the Pro plan does.")
+
+    assert _verdict("The Pro plan includes phone support.", source).state is not State.REFUTED
+    assert _verdict("The Basic plan includes phone support.", source).state is State.REFUTED
