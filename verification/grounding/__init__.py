@@ -21,6 +21,7 @@ from itertools import chain
 
 from verification.commitments import find_relations
 from verification.evidence import Hit, SourceIndex
+from verification.grounding import conditions, hedges, subjects
 from verification.grounding.clauses import clause_tokens, near_passages, restated, wide_passages
 from verification.grounding.comparisons import check_comparison
 from verification.grounding.conditions import check_conditions
@@ -80,7 +81,12 @@ def check(claim_text: str, hits: list[Hit], index: SourceIndex, *, unsaid: bool 
     compares = " than " in claim_text.lower()
     directs = "from " in claim_text.lower()
     wide = wide_passages(claim_text, near, index) if relations or uses or compares or directs else near
-    restating = restated(claim_text, near)
+    # The sentences the claim restates are found only when one of the checks reading them can apply.
+    restating = (
+        restated(claim_text, near)
+        if conditions.may_apply(near) or hedges.may_apply(near) or subjects.may_apply(claim_text)
+        else []
+    )
     findings = chain(
         (check_relation(relation, wide) for relation in relations),
         (check_comparison(claim_text, wide) if compares else None,),

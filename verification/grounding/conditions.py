@@ -27,6 +27,11 @@ _CONDITION_KEPT = 0.5
 """Share of a condition's content words the claim must say to have kept the condition."""
 
 
+def may_apply(near: list[Passage]) -> bool:
+    """Whether any sentence near the evidence has a condition or an exception at all: a cheap look first."""
+    return any(_MARKER_HINT.search(passage.text) for passage in near)
+
+
 def check_conditions(claim_text: str, restating: list[Passage]) -> Finding | None:
     """INSUFFICIENT_EVIDENCE when every sentence the claim restates (`clauses.restated`) adds a condition
     the claim leaves out."""

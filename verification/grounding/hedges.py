@@ -29,6 +29,11 @@ _REACH = 3
 """How many words after a hedge the word it bears on may be."""
 
 
+def may_apply(near: list[Passage]) -> bool:
+    """Whether any sentence near the evidence hedges or promises at all: a cheap look first."""
+    return any(_HINT.search(passage.text) for passage in near)
+
+
 def check_hedges(claim_text: str, restating: list[Passage]) -> Finding | None:
     """INSUFFICIENT_EVIDENCE when every sentence the claim restates (`clauses.restated`) only expects or
     plans what the claim asserts."""

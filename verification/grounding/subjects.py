@@ -20,6 +20,11 @@ _MIN_PREDICATE_WORDS = 2
 """A predicate needs this many content words before the clause saying it can be told."""
 
 
+def may_apply(claim_text: str) -> bool:
+    """Whether the claim opens with a name, the only claims this check reads."""
+    return bool(_leading_name(clause_tokens(claim_text)))
+
+
 def check_subject(claim_text: str, restating: list[Passage]) -> Finding | None:
     """INSUFFICIENT_EVIDENCE when every sentence the claim restates (`clauses.restated`) says its predicate
     of another name."""
