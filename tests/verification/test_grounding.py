@@ -405,14 +405,24 @@ def test_a_hedge_kept_or_a_plan_carried_out_grounds_the_claim(claim, statement):
     assert _finding(claim, statement) is None
 
 
-def test_a_predicate_the_source_says_of_another_name_is_not_said_of_the_claims():
-    source = Source(id="news", text="Maria Lopez was appointed CFO in 2020; John Park became CEO in 2021.")
+@pytest.mark.parametrize(
+    ("claim", "statement", "state", "method", "said"),
+    [
+        # The clause that says the predicate names another doer.
+        ("Maria Lopez became CEO in 2021.", "Maria Lopez was appointed CFO in 2020; John Park became CEO in 2021.",
+         State.INSUFFICIENT_EVIDENCE, "offline:subject-unstated",
+         'says "became ceo in 2021" names john park, not maria lopez'),
+        # The two ends of "from A to B" the other way round.
+        ("The flight from Denver to Boston departs at 8am.", "The flight from Boston to Denver departs at 8am.",
+         State.REFUTED, "offline:direction-reversed", 'the source says "from boston to denver"'),
+    ],
+)
+def test_a_predicate_said_of_another_or_the_other_way_round_is_not_the_claims(claim, statement, state, method, said):
+    verdict = _verdict(claim, Source(id="news", text=statement))
 
-    verdict = _verdict("Maria Lopez became CEO in 2021.", source)
-
-    assert verdict.state is State.INSUFFICIENT_EVIDENCE
-    assert verdict.method == "offline:subject-unstated"
-    assert 'says "became ceo in 2021" names john park, not maria lopez' in verdict.rationale.lower()
+    assert verdict.state is state
+    assert verdict.method == method
+    assert said in verdict.rationale.lower()
 
 
 @pytest.mark.parametrize(
@@ -453,25 +463,24 @@ def test_a_comparison_the_source_makes_the_other_way_round_is_refuted(statement)
 
 
 @pytest.mark.parametrize(
-    "statement",
+    ("claim", "statement"),
     [
-        "The Basic plan is faster than the Pro plan.",
-        "The Pro plan is slower than the Basic plan.",
+        ("The Basic plan is faster than the Pro plan.", "The Basic plan is faster than the Pro plan."),
+        ("The Basic plan is faster than the Pro plan.", "The Pro plan is slower than the Basic plan."),
         # Said with values only: left to coverage and the value checks, never refuted by this check.
-        "The Basic plan loads pages in 1.2 seconds and the Pro plan in 2.5 seconds.",
+        ("The Basic plan is faster than the Pro plan.",
+         "The Basic plan loads pages in 1.2 seconds and the Pro plan in 2.5 seconds."),
+        # The opposite comparison with the sides swapped says the same.
+        ("The Pro plan is cheaper than the Enterprise plan.",
+         "The Enterprise plan is more expensive than the Pro plan."),
+        ("The flight from Boston to Denver departs at 8am.", "The flight from Boston to Denver departs at 8am."),
+        # Both ways in the sources: the claim's is one of them.
+        ("The flight from Boston to Denver departs at 8am.",
+         "The flight from Denver to Boston departs at 8am and the flight from Boston to Denver at 6pm."),
     ],
 )
-def test_a_comparison_in_the_claims_order_or_not_made_in_words_is_not_refuted(statement):
-    finding = _finding("The Basic plan is faster than the Pro plan.", statement)
-    assert finding is None or finding.state is not State.REFUTED
-
-
-def test_the_opposite_comparison_with_the_sides_swapped_says_the_same():
-    source = Source(id="plans", text="The Enterprise plan is more expensive than the Pro plan.")
-
-    verdict = _verdict("The Pro plan is cheaper than the Enterprise plan.", source)
-
-    assert verdict.state is not State.REFUTED
+def test_a_comparison_or_direction_in_the_claims_order_or_not_made_in_words_is_not_refuted(claim, statement):
+    assert _verdict(claim, Source(id="faq", text=statement)).state is not State.REFUTED
 
 
 def test_a_free_compound_denies_its_first_word():
@@ -481,29 +490,6 @@ def test_a_free_compound_denies_its_first_word():
     verdict = _verdict("They offer a 30-day trial of the Premium Plan with no risk.", source)
 
     assert verdict.state is State.SUPPORTED
-
-
-def test_a_direction_the_source_gives_the_other_way_is_refuted():
-    source = Source(id="timetable", text="The flight from Boston to Denver departs at 8am.")
-
-    verdict = _verdict("The flight from Denver to Boston departs at 8am.", source)
-
-    assert verdict.state is State.REFUTED
-    assert verdict.method == "offline:direction-reversed"
-    assert 'the source says "from boston to denver"' in verdict.rationale.lower()
-
-
-@pytest.mark.parametrize(
-    "statement",
-    [
-        "The flight from Boston to Denver departs at 8am.",
-        # Both ways in the sources: the claim's is one of them.
-        "The flight from Denver to Boston departs at 8am and the flight from Boston to Denver at 6pm.",
-    ],
-)
-def test_a_direction_said_the_claims_way_is_not_refuted(statement):
-    finding = _finding("The flight from Boston to Denver departs at 8am.", statement)
-    assert finding is None or finding.state is not State.REFUTED
 
 
 def test_a_denial_of_another_name_in_a_contrast_refutes_nothing():
