@@ -12,8 +12,8 @@ from collections.abc import Callable, Collection, Sequence
 from verification.antonyms import flipped_word
 from verification.commitments import Mention, contradicts
 from verification.evidence import Hit, Passage, SourceIndex
-from verification.grounding.clauses import contrasted_names
 from verification.grounding.comparisons import states_comparison
+from verification.grounding.negation import contrasted_names
 from verification.substitution import swapped_name
 from verification.tokens import after_negation_stems, content_stems, free_of_stems, negated_stems, stem, words
 from verification.value_checks import ValueCheck

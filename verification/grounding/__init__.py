@@ -24,10 +24,8 @@ from verification.evidence import Hit, SourceIndex
 from verification.grounding import conditions, hedges, subjects
 from verification.grounding.clauses import clause_tokens, near_passages, restated, wide_passages
 from verification.grounding.comparisons import check_comparison
-from verification.grounding.conditions import check_conditions
 from verification.grounding.directions import check_direction
 from verification.grounding.finding import Finding
-from verification.grounding.hedges import check_hedges
 from verification.grounding.negation import check_polarity
 from verification.grounding.qualifiers import (
     IDIOMS,
@@ -39,7 +37,6 @@ from verification.grounding.qualifiers import (
     find_qualifiers,
 )
 from verification.grounding.relations import PRONOUNS, SYMMETRIC_ACTS, check_relation
-from verification.grounding.subjects import check_subject
 from verification.types import State
 from verification.verifier import Verdict
 
@@ -93,9 +90,9 @@ def check(claim_text: str, hits: list[Hit], index: SourceIndex, *, unsaid: bool 
         (check_direction(claim_text, wide) if directs else None,),
         (check_polarity(claim_text, near, index),),
         (check_qualifier(use, clause_tokens(claim_text), wide, hits, index) for use in uses),
-        (check_conditions(claim_text, restating),),
-        (check_hedges(claim_text, restating),),
-        (check_subject(claim_text, restating),),
+        (conditions.check_conditions(claim_text, restating),),
+        (hedges.check_hedges(claim_text, restating),),
+        (subjects.check_subject(claim_text, restating),),
     )
     unstated: Finding | None = None
     for finding in findings:

@@ -135,31 +135,6 @@ def _key_index(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return pool, prefixes
 
 
-def contrasted_names(text: str, claim_text: str) -> bool:
-    """Whether a sentence denies in one clause what another clause says of the claim's name: "The Basic
-    plan does not include phone support, but the Pro plan does" says nothing against the Pro plan.
-
-    The denial's clause names something the claim does not (Basic), and only another clause names what
-    the claim does (Pro).
-    """
-    tokens = clause_tokens(text)
-    claim_names = {t.key for t in clause_tokens(claim_text)[1:] if _named(t)}
-    denied = {t.clause for t in tokens if t.word in NEGATORS}
-    if not claim_names or not denied:
-        return False
-    named = [(t.clause, t.key) for t in tokens[1:] if _named(t)]
-    other_in_denial = any(clause in denied and key not in claim_names for clause, key in named)
-    claims_elsewhere = any(key in claim_names for clause, key in named if clause not in denied)
-    claims_in_denial = any(key in claim_names for clause, key in named if clause in denied)
-    return other_in_denial and claims_elsewhere and not claims_in_denial
-
-
-
-def _named(token: Token) -> bool:
-    """A capitalised word past the first: part of a name ("the Pro plan")."""
-    return token.content and token.capitalised and token.word[:1].isalpha()
-
-
 @lru_cache(maxsize=64)
 def by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """`phrases` grouped by their first word, so a scan asks each word only about phrases it can start."""

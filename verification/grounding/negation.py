@@ -83,6 +83,30 @@ def check_polarity(claim_text: str, near: list[Passage], index: SourceIndex) -> 
     return None
 
 
+def contrasted_names(text: str, claim_text: str) -> bool:
+    """Whether a sentence denies in one clause what another clause says of the claim's name: "The Basic
+    plan does not include phone support, but the Pro plan does" says nothing against the Pro plan.
+
+    The denial's clause names something the claim does not (Basic), and only another clause names what
+    the claim does (Pro).
+    """
+    tokens = clause_tokens(text)
+    claim_names = {t.key for t in clause_tokens(claim_text)[1:] if _names_something(t)}
+    denied = {t.clause for t in tokens if t.word in NEGATORS}
+    if not claim_names or not denied:
+        return False
+    named = [(t.clause, t.key) for t in tokens[1:] if _names_something(t)]
+    other_in_denial = any(clause in denied and key not in claim_names for clause, key in named)
+    claims_elsewhere = any(key in claim_names for clause, key in named if clause not in denied)
+    claims_in_denial = any(key in claim_names for clause, key in named if clause in denied)
+    return other_in_denial and claims_elsewhere and not claims_in_denial
+
+
+def _names_something(token: Token) -> bool:
+    """A capitalised word past the first: part of a name ("the Pro plan")."""
+    return token.content and token.capitalised and token.word[:1].isalpha()
+
+
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _has_negator(text: str) -> bool:
     """Whether `text` has a "not", "never", "cannot" or "n't"; asked of a cited sentence for every claim."""
