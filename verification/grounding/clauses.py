@@ -8,12 +8,14 @@ The word lists here are shared by the negation and qualifier checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from verification.evidence import Hit, Passage, SourceIndex
 from verification.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+
+T = TypeVar("T")
 
 NEGATORS = frozenset({"not", "n't", "never", "cannot"})
 BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
@@ -109,6 +111,18 @@ def restated(claim_text: str, passages: Iterable[Passage]) -> list[Passage]:
         return []
     needed = RESTATES * len(claim_keys)
     return [passage for passage in passages if _keys_said(claim_keys, passage.text) >= needed]
+
+
+def in_every(restating: list[Passage], find: Callable[[Passage], T | None]) -> tuple[Passage, T] | None:
+    """What `find` finds in the first of the sentences the claim restates, when it finds something in
+    each of them; None as soon as one has nothing: that sentence says the claim without it."""
+    first: tuple[Passage, T] | None = None
+    for passage in restating:
+        found = find(passage)
+        if not found:
+            return None
+        first = first or (passage, found)
+    return first
 
 
 def _keys_said(keys: Sequence[str], text: str) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from verification.evidence import Passage
-from verification.grounding.clauses import Token, clause_tokens, covered_keys, phrase_at
+from verification.grounding.clauses import Token, clause_tokens, covered_keys, in_every, phrase_at
 from verification.grounding.finding import Finding
 from verification.types import State
 
@@ -39,17 +39,17 @@ def check_conditions(claim_text: str, restating: list[Passage]) -> Finding | Non
     if not restating or _conditions(claim):
         return None  # the claim states a condition of its own; relations and coverage judge it
     claim_keys = [token.key for token in claim if token.content]
-    dropped: tuple[Passage, str] | None = None
-    for passage in restating:
+
+    def unmet(passage: Passage) -> str | None:
         if not _MARKER_HINT.search(passage.text):
-            return None  # a sentence says it with no condition at all
-        unmet = [
+            return None  # the sentence says it with no condition at all
+        dropped = [
             words for words, keys in _conditions(clause_tokens(passage.text))
             if len(covered_keys(keys, claim_keys)) < _CONDITION_KEPT * len(keys)
         ]
-        if not unmet:
-            return None  # a sentence says it without a condition the claim drops
-        dropped = dropped or (passage, unmet[0])
+        return dropped[0] if dropped else None
+
+    dropped = in_every(restating, unmet)
     if dropped is None:
         return None
     passage, condition = dropped

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from verification.evidence import Passage
-from verification.grounding.clauses import Token, by_first_word, clause_tokens, phrase_at, same_key
+from verification.grounding.clauses import Token, by_first_word, clause_tokens, in_every, phrase_at, same_key
 from verification.grounding.finding import Finding
 from verification.types import State
 
@@ -42,15 +42,14 @@ def check_hedges(claim_text: str, restating: list[Passage]) -> Finding | None:
         return None  # the claim hedges or promises too; coverage judges it
     claim_keys = [token.key for token in claim if token.content]
     past = [token.key for token in claim if token.content and token.word.endswith("ed")]
-    unasserted: tuple[Passage, str] | None = None
-    for passage in restating:
+
+    def hedged(passage: Passage) -> str | None:
         if not _HINT.search(passage.text):
-            return None  # a sentence restates the claim with no hedge at all
+            return None  # the sentence restates the claim with no hedge at all
         tokens = clause_tokens(passage.text)
-        hedge = _hedge_on(tokens, claim_keys, HEDGES) or (past and _hedge_on(tokens, past, FUTURE))
-        if not hedge:
-            return None  # a sentence restates the claim outright
-        unasserted = unasserted or (passage, hedge)
+        return _hedge_on(tokens, claim_keys, HEDGES) or (_hedge_on(tokens, past, FUTURE) if past else None)
+
+    unasserted = in_every(restating, hedged)
     if unasserted is None:
         return None
     passage, hedge = unasserted

@@ -10,7 +10,7 @@ true), so the claim is left to a person.
 from __future__ import annotations
 
 from verification.evidence import Passage
-from verification.grounding.clauses import Token, clause_tokens, covered_keys
+from verification.grounding.clauses import Token, clause_tokens, covered_keys, in_every
 from verification.grounding.finding import Finding
 from verification.types import State
 
@@ -36,12 +36,8 @@ def check_subject(claim_text: str, restating: list[Passage]) -> Finding | None:
     predicate = [t.key for i, t in enumerate(claim) if t.content and i not in subject]
     if len(predicate) < _MIN_PREDICATE_WORDS:
         return None
-    other: tuple[Passage, str] | None = None
-    for passage in restating:
-        doer = _other_doer(passage.text, clause_tokens(passage.text), subject_keys, predicate)
-        if doer is None:
-            return None  # a sentence says it of the claim's subject, or of no one else
-        other = other or (passage, doer)
+    other = in_every(restating, lambda passage: _other_doer(passage.text, clause_tokens(passage.text),
+                                                            subject_keys, predicate))
     if other is None:
         return None
     passage, doer = other
