@@ -13,7 +13,7 @@ from verification.antonyms import flipped_word
 from verification.commitments import Mention, contradicts
 from verification.evidence import Hit, Passage, SourceIndex
 from verification.grounding.comparisons import states_comparison
-from verification.grounding.negation import contrasted_names
+from verification.grounding.negation import contrasted_names, excepted
 from verification.substitution import swapped_name
 from verification.tokens import after_negation_stems, content_stems, free_of_stems, negated_stems, stem, words
 from verification.value_checks import ValueCheck
@@ -50,12 +50,16 @@ def negation_mismatch(
                 mismatch = passage, overlap
         else:
             agreeing = max(agreeing, overlap)
-    if mismatch is not None and agreeing < mismatch[1] and not contrasted_names(mismatch[0].text, claim_text):
+    if (
+        mismatch is not None and agreeing < mismatch[1]
+        and not contrasted_names(mismatch[0].text, claim_text) and not excepted(mismatch[0].text, claim_text)
+    ):
         return mismatch[0]
     for check in values:
         stating = [passage for passage, _ in check.grounding]
         if stating and all(
             _overlap(passage, claim_stems) >= _NEGATION_MIN_OVERLAP and _opposed(passage, claim_negated, claim_stems)
+            and not excepted(passage.text, claim_text)
             for passage in stating
         ):
             return stating[0]

@@ -492,8 +492,19 @@ def test_a_free_compound_denies_its_first_word():
     assert verdict.state is State.SUPPORTED
 
 
-def test_a_denial_of_another_name_in_a_contrast_refutes_nothing():
-    source = Source(id="plans", text="The Basic plan does not include phone support, but the Pro plan does.")
+@pytest.mark.parametrize(
+    ("statement", "true", "false"),
+    [
+        ("The Basic plan does not include phone support, but the Pro plan does.",
+         "The Pro plan includes phone support.", "The Basic plan includes phone support."),
+        ("Refunds are not available after 30 days, but store credit is.",
+         "Store credit is available after 30 days.", "Refunds are available after 30 days."),
+        ("Dogs are not allowed on the beach except for service dogs.",
+         "Service dogs are allowed on the beach.", "Dogs are allowed on the beach."),
+    ],
+)
+def test_a_denial_refutes_nothing_the_sentence_sets_apart_from_it(statement, true, false):
+    source = Source(id="terms", text=statement)
 
-    assert _verdict("The Pro plan includes phone support.", source).state is not State.REFUTED
-    assert _verdict("The Basic plan includes phone support.", source).state is State.REFUTED
+    assert _verdict(true, source).state is not State.REFUTED
+    assert _verdict(false, source).state is not State.SUPPORTED

@@ -14,6 +14,7 @@ from verification.grounding.clauses import (
     Token,
     clause_tokens,
     covered_keys,
+    phrase_at,
     same_key,
     wide_passages,
 )
@@ -78,7 +79,10 @@ def check_polarity(claim_text: str, near: list[Passage], index: SourceIndex) -> 
             for stated in _predications_of(passage.text, claimed.key, negated=False)
         ]
         for claimed, found in pairs:
-            if _contradicts(claimed, found) and not _said_both_ways(claimed, wide_passages(claim_text, near, index)):
+            if (
+                _contradicts(claimed, found) and not excepted(passage.text, claim_text)
+                and not _said_both_ways(claimed, wide_passages(claim_text, near, index))
+            ):
                 return _polarity_finding(claim_text, claimed, passage, found)
     return None
 
@@ -100,6 +104,32 @@ def contrasted_names(text: str, claim_text: str) -> bool:
     claims_elsewhere = any(key in claim_names for clause, key in named if clause not in denied)
     claims_in_denial = any(key in claim_names for clause, key in named if clause in denied)
     return other_in_denial and claims_elsewhere and not claims_in_denial
+
+
+_EXCEPTIONS = ("except", "other than", "apart from", "excluding")
+"""Words that set part of a denial apart: "dogs are not allowed, except service dogs"."""
+
+
+def excepted(text: str, claim_text: str) -> bool:
+    """Whether the claim restates what a sentence sets apart from its denial: "Service dogs are allowed"
+    against "Dogs are not allowed on the beach except for service dogs", "Store credit is available"
+    against "Refunds are not available, but store credit is".
+
+    The part after "but" or "except" (with no denial of its own) has a word of the claim that the
+    denied part does not.
+    """
+    tokens = clause_tokens(text)
+    start = next((i for i, t in enumerate(tokens) if t.word == "but" or any(
+        phrase_at(tokens, i, phrase) for phrase in _EXCEPTIONS)), None)
+    if start is None or not any(t.word in NEGATORS for t in tokens[:start]):
+        return False
+    apart = tokens[start:]
+    if any(t.word in NEGATORS for t in apart):
+        return False
+    claim_keys = [t.key for t in clause_tokens(claim_text) if t.content]
+    denied_keys = [t.key for t in tokens[:start] if t.content]
+    apart_keys = [t.key for t in apart if t.content]
+    return any(covered_keys([key], apart_keys) and not covered_keys([key], denied_keys) for key in claim_keys)
 
 
 def _names_something(token: Token) -> bool:
