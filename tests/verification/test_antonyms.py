@@ -30,3 +30,9 @@ def test_required_and_optional_and_opposite_superlatives_are_flips():
                         "Two-factor login is optional for Starter accounts.") is not None
     assert flipped_word("The X200 is the heaviest laptop in our range.",
                         "The X200 is the lightest laptop in our range.") is not None
+
+
+def test_comparatives_of_words_ending_in_y_keep_their_opposites():
+    # "heavier" is "heavy" + "-er": the stemmer gives it back its "y", so "lighter" is its opposite.
+    assert flipped_word("The new model is 20% heavier than the old one.",
+                        "The new model is 20% lighter than the old one.") is not None
