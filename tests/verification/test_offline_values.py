@@ -380,3 +380,26 @@ JOBS = Source(id="jobs", text="Unemployment in the region fell by 0.5 percentage
 )
 def test_percentage_points_are_not_percent(claim, supported):
     assert (_verdict(claim, JOBS).state is State.SUPPORTED) is supported
+
+
+BACKUPS = Source(id="ops", text="Backups of every workspace run daily at 2am UTC.")
+
+
+@pytest.mark.parametrize(
+    ("claim", "state"),
+    [
+        ("Backups of every workspace run daily at 2am UTC.", State.SUPPORTED),
+        ("Backups of every workspace run once a day at 2am UTC.", State.SUPPORTED),
+        ("Backups of every workspace run weekly at 2am UTC.", State.REFUTED),
+        ("Backups of every workspace run every month at 2am UTC.", State.REFUTED),
+    ],
+)
+def test_how_often_is_a_value(claim, state):
+    assert _verdict(claim, BACKUPS).state is state
+
+
+def test_a_frequency_that_completes_a_price_is_the_prices_rate_not_a_frequency_of_its_own():
+    # "$20 billed monthly" and "$240 billed annually" are one price: the words say its period.
+    source = Source(id="pricing", text="The Team plan costs $240 billed annually.")
+
+    assert _verdict("The Team plan costs $20 billed monthly.", source).state is not State.REFUTED

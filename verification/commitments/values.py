@@ -54,6 +54,20 @@ _UNBOUNDED = re.compile(
     re.IGNORECASE,
 )
 _UNBOUNDED_WORDS = ("life", "forever", "indefinitely", "any", "unlimited")
+_FREQUENCIES = {"hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "biweekly": 14, "fortnightly": 14,
+                "monthly": 30, "quarterly": 91, "yearly": 365, "annually": 365}
+"""How often, in days between: "backups run daily" is not "backups run weekly"."""
+_PERIOD_DAYS = {"hour": 1 / 24, "day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30, "quarter": 91,
+                "year": 365}
+_FREQUENCY = re.compile(
+    r"\b(?:(?P<adverb>" + "|".join(_FREQUENCIES) + r")"
+    r"|(?<!times )(?<!once )(?<!twice )(?:a|an|per|each|every)\s+(?P<period>" + "|".join(_PERIOD_DAYS) + r"))\b"
+    r"(?!\s+(?:later|after|before|earlier|ago|from|of|or)\b)",
+    re.IGNORECASE,
+)
+""""daily", or "a day": not "twice a day" (another frequency), nor "a week later" (a time passed)."""
+_RATE_GAP = 12
+"""Farthest a frequency word may follow a value it completes ("$20 billed monthly"): that is a rate."""
 """A part of each phrase of _UNBOUNDED ("lifetime" and "for life" have "life", "anytime" has "any")."""
 _RANGE_DASHES = ("-", "–", "—")
 """Every year range (`YEAR_RANGE`) has one of these between its years."""
@@ -142,8 +156,34 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
                 values.append(mention)
                 taken.append(span)
                 overlaps.add(span)
+    values.extend(_frequencies(text, values, overlaps))
     mentions.extend(_in_context(text, _ranges(text, sorted(values, key=lambda m: m.start))))
     return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end))), tuple(taken)
+
+
+def _frequencies(text: str, values: list[Mention], overlaps: TakenSpans) -> list[Mention]:
+    """Each "daily", "weekly", ... on its own, as a duration between two times, comparable only with
+    another; one that completes a value ("$20 billed monthly", "500 cars daily") is that value's rate
+    (`_completes`)."""
+    if not _may_say(text, (*_FREQUENCIES, *_PERIOD_DAYS)):
+        return []
+    found = []
+    for match in _FREQUENCY.finditer(text):
+        if overlaps(match.span()) or any(_completes(text, value, match.start()) for value in values):
+            continue
+        days = _FREQUENCIES[match["adverb"].lower()] if match["adverb"] else _PERIOD_DAYS[match["period"].lower()]
+        found.append(Mention("duration", match.group(), match.start(), match.end(), days, "day", ("every",)))
+    return found
+
+
+def _completes(text: str, value: Mention, at: int) -> bool:
+    """Whether a frequency word at `at` says the period of `value`: just after it ("500 cars daily"), or
+    later in its sentence when the value is a rate already ("$20 per user per month, billed monthly")."""
+    if value.end > at:
+        return False
+    if at - value.end <= _RATE_GAP:
+        return True
+    return value.per is not None and not any(mark in text[value.end : at] for mark in ".;!?")
 
 
 def _scan(
