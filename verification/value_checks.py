@@ -77,7 +77,7 @@ def _check_value(
         stated = passage.values
         if not stated and value.kind != "date":
             continue  # nothing to compare with: only a date can be told without a value (`_dated_in_parts`)
-        owned = _parallel_value(value, passage, *claim_words)
+        owned = _parallel_value(value, passage, *claim_words) if claim_words[0] else None
         if owned is not None and contradicts(value, owned):
             # "The Basic plan includes 10 GB and the Pro plan 100 GB": its 100 GB is the Pro plan's;
             # of the Basic plan, which the claim is about, it says 10 GB.

@@ -60,7 +60,8 @@ _FREQUENCIES = {"hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "biweek
 _PERIOD_DAYS = {"hour": 1 / 24, "day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30, "quarter": 91,
                 "year": 365}
 _FREQUENCY = re.compile(
-    r"\b(?:(?P<adverb>" + "|".join(_FREQUENCIES) + r")"
+    # A look at the first letter (every phrase starts with one of these) passes over most words at once.
+    r"\b(?=[hdnwbfmqyape])(?:(?P<adverb>" + "|".join(_FREQUENCIES) + r")"
     r"|(?<!times )(?<!once )(?<!twice )(?:a|an|per|each|every)\s+(?P<period>" + "|".join(_PERIOD_DAYS) + r"))\b"
     r"(?!\s+(?:later|after|before|earlier|ago|from|of|or)\b)",
     re.IGNORECASE,
@@ -165,8 +166,6 @@ def _frequencies(text: str, values: list[Mention], overlaps: TakenSpans) -> list
     """Each "daily", "weekly", ... on its own, as a duration between two times, comparable only with
     another; one that completes a value ("$20 billed monthly", "500 cars daily") is that value's rate
     (`_completes`)."""
-    if not _may_say(text, (*_FREQUENCIES, *_PERIOD_DAYS)):
-        return []
     found = []
     for match in _FREQUENCY.finditer(text):
         if overlaps(match.span()) or any(_completes(text, value, match.start()) for value in values):

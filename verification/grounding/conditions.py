@@ -10,10 +10,12 @@ unsaid, not contradicted: the claim may still be true for the reader, so a perso
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from verification.evidence import Passage
 from verification.grounding.clauses import Token, clause_tokens, covered_keys, in_every, phrase_at
 from verification.grounding.finding import Finding
+from verification.tokens import TEXT_CACHE_SIZE
 from verification.types import State
 
 CONDITION_MARKERS = (
@@ -29,7 +31,13 @@ _CONDITION_KEPT = 0.5
 
 def may_apply(near: list[Passage]) -> bool:
     """Whether any sentence near the evidence has a condition or an exception at all: a cheap look first."""
-    return any(_MARKER_HINT.search(passage.text) for passage in near)
+    return any(_has_marker(passage.text) for passage in near)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _has_marker(text: str) -> bool:
+    # Asked of the same sentences for every claim of a case.
+    return _MARKER_HINT.search(text) is not None
 
 
 def check_conditions(claim_text: str, restating: list[Passage]) -> Finding | None:
@@ -41,7 +49,7 @@ def check_conditions(claim_text: str, restating: list[Passage]) -> Finding | Non
     claim_keys = [token.key for token in claim if token.content]
 
     def unmet(passage: Passage) -> str | None:
-        if not _MARKER_HINT.search(passage.text):
+        if not _has_marker(passage.text):
             return None  # the sentence says it with no condition at all
         dropped = [
             words for words, keys in _conditions(clause_tokens(passage.text))

@@ -10,10 +10,12 @@ What is planned may since have happened, so this is unsaid, never contradicted.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from verification.evidence import Passage
 from verification.grounding.clauses import Token, by_first_word, clause_tokens, in_every, phrase_at, same_key
 from verification.grounding.finding import Finding
+from verification.tokens import TEXT_CACHE_SIZE
 from verification.types import State
 
 HEDGES = (
@@ -31,7 +33,13 @@ _REACH = 3
 
 def may_apply(near: list[Passage]) -> bool:
     """Whether any sentence near the evidence hedges or promises at all: a cheap look first."""
-    return any(_HINT.search(passage.text) for passage in near)
+    return any(_hedges_at_all(passage.text) for passage in near)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _hedges_at_all(text: str) -> bool:
+    # Asked of the same sentences for every claim of a case.
+    return _HINT.search(text) is not None
 
 
 def check_hedges(claim_text: str, restating: list[Passage]) -> Finding | None:
@@ -44,7 +52,7 @@ def check_hedges(claim_text: str, restating: list[Passage]) -> Finding | None:
     past = [token.key for token in claim if token.content and token.word.endswith("ed")]
 
     def hedged(passage: Passage) -> str | None:
-        if not _HINT.search(passage.text):
+        if not _hedges_at_all(passage.text):
             return None  # the sentence restates the claim with no hedge at all
         tokens = clause_tokens(passage.text)
         return _hedge_on(tokens, claim_keys, HEDGES) or (_hedge_on(tokens, past, FUTURE) if past else None)
