@@ -76,11 +76,12 @@ _UNGROUNDED_SCORE_CAP = 0.5 * THRESHOLD
 
 _VERDICT_MODULES = (
     "offline", "features", "value_checks", "disagreements", "grounded_support", "commitments",
-    "commitments.compare", "commitments.mention", "commitments.names", "commitments.relations",
-    "commitments.values", "commitments.value_patterns", "evidence", "citations", "tokens", "antonyms",
-    "substitution", "novelty", "sentences", "claims", "severity", "grounding", "grounding.clauses",
-    "grounding.comparisons", "grounding.conditions", "grounding.conjuncts", "grounding.directions", "grounding.finding",
-    "grounding.hedges", "grounding.negation", "grounding.qualifiers", "grounding.relations", "grounding.subjects",
+    "commitments.compare", "commitments.frequencies", "commitments.mention", "commitments.names",
+    "commitments.relations", "commitments.spans", "commitments.values", "commitments.value_patterns",
+    "evidence", "citations", "tokens", "antonyms", "substitution", "novelty", "sentences", "claims",
+    "severity", "grounding", "grounding.clauses", "grounding.comparisons", "grounding.conditions",
+    "grounding.conjuncts", "grounding.directions", "grounding.finding", "grounding.hedges", "grounding.negation",
+    "grounding.qualifiers", "grounding.relations", "grounding.subjects",
 )
 """Every module whose word lists, patterns or gate constants shape an offline verdict (a package's
 modules each by name: "grounding" is only its `__init__`)."""

@@ -8,7 +8,8 @@ import random
 import pytest
 
 from verification.commitments import find_mentions
-from verification.commitments.values import _RANGE_OPENER, TakenSpans, _opens_range
+from verification.commitments.spans import TakenSpans
+from verification.commitments.values import _RANGE_OPENER, _opens_range
 from verification.engine import check_case
 from verification.evidence import SourceIndex
 from verification.sentences import MAX_SENTENCE_CHARS, split_sentences

@@ -354,32 +354,23 @@ def test_an_abbreviated_unit_is_part_of_the_value():
 PLANT = Source(id="plant", text="The Leeds plant produces 500 cars per day.")
 
 
-@pytest.mark.parametrize(
-    ("claim", "supported"),
-    [
-        ("The Leeds plant produces 500 cars per day.", True),
-        ("The Leeds plant produces 500 cars per week.", False),
-        # The same rate told per week: 500 a day is about 3,500 a week.
-        ("The Leeds plant produces 3,500 cars per week.", True),
-    ],
-)
-def test_a_count_per_period_is_a_rate(claim, supported):
-    assert (_verdict(claim, PLANT).state is State.SUPPORTED) is supported
-
-
 JOBS = Source(id="jobs", text="Unemployment in the region fell by 0.5 percentage points to 4.1% in May.")
 
 
 @pytest.mark.parametrize(
-    ("claim", "supported"),
+    ("claim", "source", "supported"),
     [
-        ("Unemployment in the region fell by 0.5 percentage points to 4.1% in May.", True),
+        ("The Leeds plant produces 500 cars per day.", PLANT, True),
+        ("The Leeds plant produces 500 cars per week.", PLANT, False),
+        # The same rate told per week: 500 a day is about 3,500 a week.
+        ("The Leeds plant produces 3,500 cars per week.", PLANT, True),
+        ("Unemployment in the region fell by 0.5 percentage points to 4.1% in May.", JOBS, True),
         # A fall of 0.5% of 4.6% is 0.023 points: another figure.
-        ("Unemployment in the region fell by 0.5% to 4.1% in May.", False),
+        ("Unemployment in the region fell by 0.5% to 4.1% in May.", JOBS, False),
     ],
 )
-def test_percentage_points_are_not_percent(claim, supported):
-    assert (_verdict(claim, JOBS).state is State.SUPPORTED) is supported
+def test_a_rates_period_and_percentage_points_are_part_of_the_value(claim, source, supported):
+    assert (_verdict(claim, source).state is State.SUPPORTED) is supported
 
 
 BACKUPS = Source(id="ops", text="Backups of every workspace run daily at 2am UTC.")

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from verification.commitments.mention import Mention
-from verification.commitments.values import MONTHS, TakenSpans, _find_values
+from verification.commitments.spans import TakenSpans
+from verification.commitments.values import MONTHS, _find_values
 from verification.tokens import TEXT_CACHE_SIZE, stem, words
 
 _ENTITY = re.compile(

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 
+from verification.commitments.frequencies import frequencies
 from verification.commitments.mention import Mention
+from verification.commitments.spans import TakenSpans
 from verification.commitments.value_patterns import (
     _COUNT,
     _COUNT_AFTER,
@@ -54,21 +56,6 @@ _UNBOUNDED = re.compile(
     re.IGNORECASE,
 )
 _UNBOUNDED_WORDS = ("life", "forever", "indefinitely", "any", "unlimited")
-_FREQUENCIES = {"hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "biweekly": 14, "fortnightly": 14,
-                "monthly": 30, "quarterly": 91, "yearly": 365, "annually": 365}
-"""How often, in days between: "backups run daily" is not "backups run weekly"."""
-_PERIOD_DAYS = {"hour": 1 / 24, "day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30, "quarter": 91,
-                "year": 365}
-_FREQUENCY = re.compile(
-    # A look at the first letter (every phrase starts with one of these) passes over most words at once.
-    r"\b(?=[hdnwbfmqyape])(?:(?P<adverb>" + "|".join(_FREQUENCIES) + r")"
-    r"|(?<!times )(?<!once )(?<!twice )(?:a|an|per|each|every)\s+(?P<period>" + "|".join(_PERIOD_DAYS) + r"))\b"
-    r"(?!\s+(?:later|after|before|earlier|ago|from|of|or)\b)",
-    re.IGNORECASE,
-)
-""""daily", or "a day": not "twice a day" (another frequency), nor "a week later" (a time passed)."""
-_RATE_GAP = 12
-"""Farthest a frequency word may follow a value it completes ("$20 billed monthly"): that is a rate."""
 """A part of each phrase of _UNBOUNDED ("lifetime" and "for life" have "life", "anytime" has "any")."""
 _RANGE_DASHES = ("-", "–", "—")
 """Every year range (`YEAR_RANGE`) has one of these between its years."""
@@ -157,32 +144,9 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
                 values.append(mention)
                 taken.append(span)
                 overlaps.add(span)
-    values.extend(_frequencies(text, values, overlaps))
+    values.extend(frequencies(text, values, overlaps))
     mentions.extend(_in_context(text, _ranges(text, sorted(values, key=lambda m: m.start))))
     return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end))), tuple(taken)
-
-
-def _frequencies(text: str, values: list[Mention], overlaps: TakenSpans) -> list[Mention]:
-    """Each "daily", "weekly", ... on its own, as a duration between two times, comparable only with
-    another; one that completes a value ("$20 billed monthly", "500 cars daily") is that value's rate
-    (`_completes`)."""
-    found = []
-    for match in _FREQUENCY.finditer(text):
-        if overlaps(match.span()) or any(_completes(text, value, match.start()) for value in values):
-            continue
-        days = _FREQUENCIES[match["adverb"].lower()] if match["adverb"] else _PERIOD_DAYS[match["period"].lower()]
-        found.append(Mention("duration", match.group(), match.start(), match.end(), days, "day", ("every",)))
-    return found
-
-
-def _completes(text: str, value: Mention, at: int) -> bool:
-    """Whether a frequency word at `at` says the period of `value`: just after it ("500 cars daily"), or
-    later in its sentence when the value is a rate already ("$20 per user per month, billed monthly")."""
-    if value.end > at:
-        return False
-    if at - value.end <= _RATE_GAP:
-        return True
-    return value.per is not None and not any(mark in text[value.end : at] for mark in ".;!?")
 
 
 def _scan(
@@ -396,44 +360,3 @@ def _opens_range(text: str, end: int) -> bool:
         word_end -= 1
     # The word and the character before it, which `\b` reads (a search from `pos` sees the text before it).
     return _RANGE_OPENER.search(text, max(0, word_end - len("between") - 1), end) is not None
-
-
-class TakenSpans:
-    """Spans of a text already read as a value, asked whether a new span overlaps one.
-
-    The same answer as `any(start < end_ and start_ < end for start_, end_ in taken)`, in logarithmic
-    time: a long source has thousands of values, and each match of each pattern is checked against them.
-    Kept as the union of the spans, sorted and disjoint (a non-empty span overlaps one of the spans
-    exactly when it overlaps their union).
-    """
-
-    def __init__(self, spans: Sequence[tuple[int, int]] = ()) -> None:
-        self._starts: list[int] = []
-        self._ends: list[int] = []
-        for span in spans:
-            self.add(span)
-
-    def add(self, span: tuple[int, int]) -> None:
-        """Count `span` as taken."""
-        start, end = span
-        if start >= end:
-            return  # an empty span overlaps nothing (and no pattern takes one)
-        if not self._ends or start >= self._ends[-1]:
-            # After every span so far, as a pattern's matches come: no search, nothing to merge.
-            self._starts.append(start)
-            self._ends.append(end)
-            return
-        first = bisect_right(self._ends, start)  # the first part of the union that ends after `start`
-        last = first
-        while last < len(self._starts) and self._starts[last] < end:
-            last += 1
-        if first < last:
-            start, end = min(start, self._starts[first]), max(end, self._ends[last - 1])
-        self._starts[first:last] = [start]
-        self._ends[first:last] = [end]
-
-    def __call__(self, span: tuple[int, int]) -> bool:
-        """Whether `span` overlaps a span taken."""
-        start, end = span
-        first = bisect_right(self._ends, start)  # the first part of the union that ends after `start`
-        return first < len(self._starts) and self._starts[first] < end

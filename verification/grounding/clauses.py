@@ -8,12 +8,15 @@ The word lists here are shared by the negation and qualifier checks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple, TypeVar
 
 from verification.evidence import Hit, Passage, SourceIndex
-from verification.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+from verification.grounding.finding import Finding
+from verification.tokens import NEGATION_WORDS, STOP_WORDS, TEXT_CACHE_SIZE, stem, words
+from verification.types import State
 
 T = TypeVar("T")
 
@@ -113,6 +116,17 @@ def restated(claim_text: str, passages: Iterable[Passage]) -> list[Passage]:
     return [passage for passage in passages if _keys_said(claim_keys, passage.text) >= needed]
 
 
+def any_says(passages: Iterable[Passage], pattern: re.Pattern[str]) -> bool:
+    """Whether any of the sentences has a match of `pattern`: a cheap look before a check reads them."""
+    return any(says(passage.text, pattern) for passage in passages)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def says(text: str, pattern: re.Pattern[str]) -> bool:
+    """Whether `text` has a match of `pattern`; kept, as the same sentences are asked for every claim."""
+    return pattern.search(text) is not None
+
+
 def in_every(restating: list[Passage], find: Callable[[Passage], T | None]) -> tuple[Passage, T] | None:
     """What `find` finds in the first of the sentences the claim restates, when it finds something in
     each of them; None as soon as one has nothing: that sentence says the claim without it."""
@@ -123,6 +137,18 @@ def in_every(restating: list[Passage], find: Callable[[Passage], T | None]) -> t
             return None
         first = first or (passage, found)
     return first
+
+
+def unsaid_in_every(
+    restating: list[Passage], find: Callable[[Passage], str | None], reason: str, rationale: Callable[[str], str]
+) -> Finding | None:
+    """INSUFFICIENT_EVIDENCE, citing the first sentence, when `find` finds what the claim leaves unsaid (a
+    condition, a hedge) in every sentence the claim restates (`in_every`)."""
+    found = in_every(restating, find)
+    if found is None:
+        return None
+    passage, what = found
+    return Finding(State.INSUFFICIENT_EVIDENCE, (passage,), reason, rationale(what), what)
 
 
 def _keys_said(keys: Sequence[str], text: str) -> int:

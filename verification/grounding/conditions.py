@@ -10,13 +10,18 @@ unsaid, not contradicted: the claim may still be true for the reader, so a perso
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from verification.evidence import Passage
-from verification.grounding.clauses import Token, clause_tokens, covered_keys, in_every, phrase_at
+from verification.grounding.clauses import (
+    Token,
+    any_says,
+    clause_tokens,
+    covered_keys,
+    phrase_at,
+    says,
+    unsaid_in_every,
+)
 from verification.grounding.finding import Finding
-from verification.tokens import TEXT_CACHE_SIZE
-from verification.types import State
 
 CONDITION_MARKERS = (
     "if", "unless", "only if", "only when", "as long as", "so long as", "provided", "providing",
@@ -31,13 +36,7 @@ _CONDITION_KEPT = 0.5
 
 def may_apply(near: list[Passage]) -> bool:
     """Whether any sentence near the evidence has a condition or an exception at all: a cheap look first."""
-    return any(_has_marker(passage.text) for passage in near)
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _has_marker(text: str) -> bool:
-    # Asked of the same sentences for every claim of a case.
-    return _MARKER_HINT.search(text) is not None
+    return any_says(near, _MARKER_HINT)
 
 
 def check_conditions(claim_text: str, restating: list[Passage]) -> Finding | None:
@@ -49,7 +48,7 @@ def check_conditions(claim_text: str, restating: list[Passage]) -> Finding | Non
     claim_keys = [token.key for token in claim if token.content]
 
     def unmet(passage: Passage) -> str | None:
-        if not _has_marker(passage.text):
+        if not says(passage.text, _MARKER_HINT):
             return None  # the sentence says it with no condition at all
         dropped = [
             words for words, keys in _conditions(clause_tokens(passage.text))
@@ -57,12 +56,9 @@ def check_conditions(claim_text: str, restating: list[Passage]) -> Finding | Non
         ]
         return dropped[0] if dropped else None
 
-    dropped = in_every(restating, unmet)
-    if dropped is None:
-        return None
-    passage, condition = dropped
-    return Finding(State.INSUFFICIENT_EVIDENCE, (passage,), "condition-dropped",
-                   f"The source says this only with \"{condition}\", which the claim leaves out.", condition)
+    return unsaid_in_every(restating, unmet, "condition-dropped",
+                           lambda condition: f"The source says this only with \"{condition}\", which the claim "
+                           "leaves out.")
 
 
 def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str]]]:

@@ -10,13 +10,19 @@ What is planned may since have happened, so this is unsaid, never contradicted.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from verification.evidence import Passage
-from verification.grounding.clauses import Token, by_first_word, clause_tokens, in_every, phrase_at, same_key
+from verification.grounding.clauses import (
+    Token,
+    any_says,
+    by_first_word,
+    clause_tokens,
+    phrase_at,
+    same_key,
+    says,
+    unsaid_in_every,
+)
 from verification.grounding.finding import Finding
-from verification.tokens import TEXT_CACHE_SIZE
-from verification.types import State
 
 HEDGES = (
     "expected to", "expects to", "is set to", "are set to", "was set to", "scheduled to", "plans to", "plan to",
@@ -33,13 +39,7 @@ _REACH = 3
 
 def may_apply(near: list[Passage]) -> bool:
     """Whether any sentence near the evidence hedges or promises at all: a cheap look first."""
-    return any(_hedges_at_all(passage.text) for passage in near)
-
-
-@lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _hedges_at_all(text: str) -> bool:
-    # Asked of the same sentences for every claim of a case.
-    return _HINT.search(text) is not None
+    return any_says(near, _HINT)
 
 
 def check_hedges(claim_text: str, restating: list[Passage]) -> Finding | None:
@@ -52,17 +52,13 @@ def check_hedges(claim_text: str, restating: list[Passage]) -> Finding | None:
     past = [token.key for token in claim if token.content and token.word.endswith("ed")]
 
     def hedged(passage: Passage) -> str | None:
-        if not _hedges_at_all(passage.text):
+        if not says(passage.text, _HINT):
             return None  # the sentence restates the claim with no hedge at all
         tokens = clause_tokens(passage.text)
         return _hedge_on(tokens, claim_keys, HEDGES) or (_hedge_on(tokens, past, FUTURE) if past else None)
 
-    unasserted = in_every(restating, hedged)
-    if unasserted is None:
-        return None
-    passage, hedge = unasserted
-    return Finding(State.INSUFFICIENT_EVIDENCE, (passage,), "unasserted",
-                   f"The source only says \"{hedge}\": it does not say that it happened.", hedge)
+    return unsaid_in_every(restating, hedged, "unasserted",
+                           lambda hedge: f"The source only says \"{hedge}\": it does not say that it happened.")
 
 
 def _hedged(tokens: tuple[Token, ...], phrases: tuple[str, ...]) -> bool:
