@@ -116,6 +116,11 @@ def restated(claim_text: str, passages: Iterable[Passage]) -> list[Passage]:
     return [passage for passage in passages if _keys_said(claim_keys, passage.text) >= needed]
 
 
+def first_words(phrases: Iterable[str]) -> re.Pattern[str]:
+    """A search for the first word of any of `phrases`: a cheap look for whether a text may say one."""
+    return re.compile(r"\b(?:" + "|".join(sorted({phrase.split()[0] for phrase in phrases})) + r")\b", re.IGNORECASE)
+
+
 def any_says(passages: Iterable[Passage], pattern: re.Pattern[str]) -> bool:
     """Whether any of the sentences has a match of `pattern`: a cheap look before a check reads them."""
     return any(says(passage.text, pattern) for passage in passages)

@@ -9,14 +9,13 @@ unsaid, not contradicted: the claim may still be true for the reader, so a perso
 
 from __future__ import annotations
 
-import re
-
 from verification.evidence import Passage
 from verification.grounding.clauses import (
     Token,
     any_says,
     clause_tokens,
     covered_keys,
+    first_words,
     phrase_at,
     says,
     unsaid_in_every,
@@ -28,8 +27,7 @@ CONDITION_MARKERS = (
     "on condition", "subject to", "except", "excluding", "other than", "apart from",
 )
 """Words that open a condition or an exception in a source sentence."""
-_MARKER_HINT = re.compile(r"\b(?:" + "|".join(sorted({m.split()[0] for m in CONDITION_MARKERS})) + r")\b",
-                          re.IGNORECASE)
+_MARKER_HINT = first_words(CONDITION_MARKERS)
 _CONDITION_KEPT = 0.5
 """Share of a condition's content words the claim must say to have kept the condition."""
 

@@ -9,14 +9,13 @@ What is planned may since have happened, so this is unsaid, never contradicted.
 
 from __future__ import annotations
 
-import re
-
 from verification.evidence import Passage
 from verification.grounding.clauses import (
     Token,
     any_says,
     by_first_word,
     clause_tokens,
+    first_words,
     phrase_at,
     same_key,
     says,
@@ -32,7 +31,7 @@ HEDGES = (
 """Words that put what follows under a hedge or a plan."""
 FUTURE = ("will", "shall", "going to")
 """Words that put what follows in the future: not yet done, but promised."""
-_HINT = re.compile(r"\b(?:" + "|".join(sorted({p.split()[0] for p in HEDGES + FUTURE})) + r")\b", re.IGNORECASE)
+_HINT = first_words(HEDGES + FUTURE)
 _REACH = 3
 """How many words after a hedge the word it bears on may be."""
 
