@@ -17,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole.databases import database_config
 from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
+from reviewconsole.outbox.transport import broker_transport
 from reviewconsole.queues import TaskQueue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -140,6 +141,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Kombu's Redis transport with one client per channel (reviewconsole/outbox/transport.py says why).
+CELERY_BROKER_TRANSPORT = broker_transport(CELERY_BROKER_URL)
 # Without a broker, tasks run in the web process, after the transaction that enqueued them commits.
 CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True

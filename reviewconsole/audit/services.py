@@ -20,6 +20,7 @@ from reviewconsole.audit.actions import AuditAction
 from reviewconsole.audit.leaves import leaf_hash, normalise_payload
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
 from reviewconsole.audit.sealer import seal_after_commit
+from reviewconsole.inserts import insert
 from reviewconsole.queues import task_hold
 
 _ACTION = re.compile(r"^[a-z][a-z_]*\.[a-z][a-z_]*$")
@@ -61,7 +62,8 @@ def audit_record(
         "case_id": case.pk if isinstance(case, Model) else case,
         "payload": normalise_payload(payload),
     }
-    event = AuditEvent.objects.create(**content, leaf_hash=leaf_hash(**content))
+    event = AuditEvent(**content, leaf_hash=leaf_hash(**content))
+    insert([event])
     if settings.AUDIT_SEAL_ON_COMMIT:
         seal_after_commit()
     return event

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from reviewconsole import work_claims
+from reviewconsole.inserts import insert
 from reviewconsole.intake import audit_events
 from reviewconsole.intake.constitutions import case_constitution, constitution_pin
 from reviewconsole.intake.credentials import credentials_changed, new_token, new_webhook_secret, token_hash
@@ -127,7 +128,7 @@ def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionV
     """The case, its sources and its audit event, and its run scheduled for after the commit."""
     from reviewconsole.intake.tasks import verify_case
 
-    case = Case.objects.create(
+    case = Case(
         client=client,
         external_id=submission.external_id,
         question=submission.question,
@@ -137,7 +138,9 @@ def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionV
         constitution_version=pin.short_sha,
         constitution_pin=pin,
     )
-    sources = Source.objects.bulk_create(
+    # The submission path's inserts skip Django's per-statement compilation (inserts.py says why).
+    insert([case])
+    sources = [
         Source(
             case=case,
             position=position,
@@ -148,7 +151,8 @@ def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionV
             sha256=contract.sha256_text(source.text),
         )
         for position, source in enumerate(submission.sources)
-    )
+    ]
+    insert(sources)
     audit_events.case_received(case=case, sources=sources)
     enqueue_on_commit(verify_case, case.pk)
     return case

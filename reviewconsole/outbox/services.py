@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import F
 from kombu.exceptions import KombuError
 
+from reviewconsole.inserts import insert
 from reviewconsole.outbox import broker
 from reviewconsole.outbox.models import Message
 
@@ -26,10 +27,11 @@ RELAY_BATCH = 500
 def message_enqueue(task: Task, args: Sequence[Any]) -> None:
     """Commit a message for `task` with the caller's transaction; hand it to the broker after the commit."""
     instance = broker.broker_instance(task.app)
-    message = Message.objects.create(
+    message = Message(
         task=task.name, args=list(args), broker=instance,
         last_error="" if instance else "the broker did not answer when the message was stored: left to the relay",
     )
+    insert([message])
     # robust: a broker that does not answer must not turn a committed change into an error for the caller.
     transaction.on_commit(lambda: message_send(message, task), robust=True)
 

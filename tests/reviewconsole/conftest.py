@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from reviewconsole.outbox.transport import broker_transport
 from reviewconsole.queues import TaskQueue
 
 REPO = Path(__file__).resolve().parents[2]
@@ -128,11 +129,13 @@ def live_broker(redis_url: str) -> Iterator[str]:
     """Make this process send tasks to the real Redis instead of running them in-process."""
     from reviewconsole.celery import app
 
-    saved = (app.conf.broker_url, app.conf.task_always_eager)
-    app.conf.broker_url, app.conf.task_always_eager = redis_url, False
+    saved = (app.conf.broker_url, app.conf.broker_transport, app.conf.task_always_eager)
+    app.conf.broker_url, app.conf.broker_transport, app.conf.task_always_eager = (
+        redis_url, broker_transport(redis_url), False
+    )
     _reset_connections(app)
     yield redis_url
-    app.conf.broker_url, app.conf.task_always_eager = saved
+    app.conf.broker_url, app.conf.broker_transport, app.conf.task_always_eager = saved
     _reset_connections(app)
 
 

@@ -13,6 +13,7 @@ from reviewconsole.intake.models import Case, CaseStatus
 from reviewconsole.outbox import broker
 from reviewconsole.outbox.models import Message
 from reviewconsole.outbox.services import relay_once
+from reviewconsole.outbox.transport import broker_transport
 from tests.reviewconsole.api.conftest import case_body, post_case
 from tests.reviewconsole.conftest import _reset_connections
 
@@ -22,17 +23,19 @@ DOWN = "redis://127.0.0.1:1/0"  # nothing listens on port 1
 @pytest.fixture
 def broker_at(redis_url):
     """Point this process's Celery app at a broker URL (sending for real, not in-process)."""
-    saved = (app.conf.broker_url, app.conf.task_always_eager, app.conf.broker_connection_timeout)
+    saved = (app.conf.broker_url, app.conf.broker_transport, app.conf.task_always_eager,
+             app.conf.broker_connection_timeout)
 
     def point(url: str) -> None:
-        app.conf.broker_url, app.conf.task_always_eager = url, False
+        app.conf.broker_url, app.conf.broker_transport, app.conf.task_always_eager = url, broker_transport(url), False
         # A broker that does not answer should fail a send quickly rather than keep the request waiting.
         app.conf.broker_connection_timeout = 0.5
         _reset_connections(app)
         broker.forget()
 
     yield point
-    app.conf.broker_url, app.conf.task_always_eager, app.conf.broker_connection_timeout = saved
+    (app.conf.broker_url, app.conf.broker_transport, app.conf.task_always_eager,
+     app.conf.broker_connection_timeout) = saved
     _reset_connections(app)
     broker.forget()
 
