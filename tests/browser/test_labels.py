@@ -73,7 +73,10 @@ def test_a_reviewer_labels_claims_by_keyboard(page, reviewer, api_client):
     page.locator('#claim-1 button[data-label-key="2"]').click()
     page.locator("#label-claim-1 [role=alert]").get_by_text("You do not hold this case").wait_for()
     assert ClaimLabel.objects.get(claim__position=1).label == "SUPPORTED"
-    # The button it came from is gone with the old cell; the focus is back on the claim's row.
+    # The button it came from is gone with the old cell; the focus is back on the claim's row (moved there
+    # once the swap settles, a moment after the alert shows).
+    page.wait_for_function("() => document.activeElement?.closest('[data-claim-row]')?.id === 'claim-1'",
+                           timeout=5000)
     assert _focused_row(page) == "claim-1"
 
 
