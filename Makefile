@@ -6,7 +6,10 @@ BIN := $(VENV)/bin
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: demo test lint benchmarks services drills
+RUNTIME_VENV := var/runtime-venv
+SMOKE_DATABASE_URL := sqlite:///$(CURDIR)/var/smoke.sqlite3
+
+.PHONY: demo test lint benchmarks services drills smoke
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,11 +36,22 @@ test: $(VENV)/.installed-dev services
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy verification reviewconsole
+	$(MAKE) smoke
 	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
 	$(MAKE) drills
 
 services:
 	bin/ensure-services
+
+## smoke: `make demo`'s steps on the runtime dependencies alone, in a fresh venv without the dev extra
+smoke:
+	rm -rf $(RUNTIME_VENV) var/smoke.sqlite3
+	$(PYTHON) -m venv $(RUNTIME_VENV)
+	$(RUNTIME_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RUNTIME_VENV)/bin/pip install --quiet -e .
+	DEMO=1 DATABASE_URL=$(SMOKE_DATABASE_URL) $(RUNTIME_VENV)/bin/python manage.py migrate --no-input
+	DEMO=1 DATABASE_URL=$(SMOKE_DATABASE_URL) $(RUNTIME_VENV)/bin/python manage.py demo
+	rm -rf $(RUNTIME_VENV) var/smoke.sqlite3
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

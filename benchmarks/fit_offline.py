@@ -18,8 +18,11 @@ With --folds, also prints cross-validated figures: every record predicted by a m
 fitted without it, whole documents held out together, averaged over three splits. Use those, not
 the in-sample tune figures, to choose features and --l2 (0.3 was chosen that way).
 
-Prints the constants to paste into `verification/novelty.py` and `verification/offline.py` and the
-tune figures they give. Deterministic: no random initialisation, folds dealt by a hash.
+Prints the constants to paste into `verification/novelty.py` and `verification/scorer/rules.py` and
+the tune figures they give. With --stack, fits the learned scorer's stack instead (`scorer/learned.py`):
+the cross-encoder's logit beside the rules logit, on the hold split the network never trained on, and
+prints cross-validated AUROC, unsafe release and automation at the pooled and at each group's own
+threshold for a 5% budget. Deterministic: no random initialisation, folds dealt by a hash.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from verification.evaluation import balanced_accuracy, data_dir, load  # noqa: E
 from verification.evidence import SourceIndex  # noqa: E402
 from verification.features import FEATURE_NAMES, assess  # noqa: E402
 from verification.offline import _typed_verdict  # noqa: E402
+from verification.release import auroc, calibrate, group_scores  # noqa: E402
+from verification.scorer.rules import rules_logit  # noqa: E402
 from verification.types import Source  # noqa: E402
 
 _SOFTMIN_SHARPNESS = 8.0
@@ -246,12 +251,115 @@ def _deal_folds(examples: list[Example], folds: int, repeat: int) -> list[int]:
     return [fold_of_document[(example.group, example.document)] for example in examples]
 
 
+STACK_COLUMNS = ("model", "rules")
+
+
+def collect_stack(full: bool = False) -> list[Example]:
+    """The learned scorer's inputs per claim on the hold split (data the network never trained on):
+    the cross-encoder's logit and the rules scorer's, or with `full`, the logit beside every feature."""
+    from verification.scorer import make_scorer
+
+    scorer = make_scorer("learned")
+    examples = []
+    for dataset in _GROUP_WEIGHT:
+        for record in load(dataset, "hold"):
+            index = SourceIndex(record.sources)
+            assessments = [assess(c.text, index) for c in extract_claims(record.answer) if c.checkable]
+            logits = scorer.model_logits(assessments) if assessments else []
+            rows = [[logit, *(a.vector if full else (rules_logit(a.vector),))]
+                    for a, logit in zip(assessments, logits, strict=True)]
+            group = f"{dataset}/{record.domain}" if record.domain else dataset
+            examples.append(Example(
+                group=group,
+                gold=record.supported,
+                vectors=np.array(rows, dtype=float).reshape(-1, (1 + len(FEATURE_NAMES)) if full else 2),
+                decided_by_rule=any(_typed_verdict(a, {}) is not None for a in assessments),
+                document=record.id if dataset == "wice" else record.sources[0].text[:200],
+            ))
+    return examples
+
+
+def record_scores(examples: list[Example], weights: np.ndarray, bias: float) -> list[float]:
+    """Each record's release score as the gate reads it: its weakest claim's probability, 0 when a typed
+    rule decided it."""
+    scores = []
+    for example in examples:
+        if example.decided_by_rule or not len(example.vectors):
+            scores.append(0.0 if example.decided_by_rule else 1.0)
+        else:
+            z = np.clip(example.vectors @ weights + bias, -30, 30)
+            scores.append(float((1 / (1 + np.exp(-z))).min()))
+    return scores
+
+
+def cross_validated_release(examples: list[Example], folds: int, steps: int, l2: float) -> dict[str, dict[str, float]]:
+    """Out-of-fold record scores (whole documents held out), then per dataset: AUROC, and unsafe release
+    and automation at the threshold one pooled calibration sets for a 5% budget, as the gate does."""
+    fold_of = _deal_folds(examples, folds, 0)
+    scores = [0.0] * len(examples)
+    for fold in range(folds):
+        train = [e for e, f in zip(examples, fold_of, strict=True) if f != fold]
+        held = [i for i, f in enumerate(fold_of) if f == fold]
+        weights, bias = fit(train, steps, l2)
+        for i, value in zip(held, record_scores([examples[i] for i in held], weights, bias), strict=True):
+            scores[i] = value
+    groups = group_scores((e.group.split("/")[0], e.gold, score) for e, score in zip(examples, scores, strict=True))
+    calibration = calibrate(groups, verifier="cross-validation")
+    out = {}
+    for group, bound in zip(groups, calibration.groups, strict=True):
+        own = calibration.group_bound(group.name) or bound
+        out[group.name] = {"auroc": auroc(group.consistent, group.inconsistent) or 0.0,
+                           "unsafe": bound.unsafe_release_rate, "bound": bound.unsafe_upper_bound,
+                           "automation": bound.automation, "threshold": calibration.threshold,
+                           "own_threshold": calibration.for_group(group.name).threshold,
+                           "own_unsafe": own.unsafe_release_rate, "own_automation": own.automation}
+    return out
+
+
+def main_stack(args: argparse.Namespace) -> None:
+    # Two or three weights cannot chase HaluEval's easy records the way 23 could: weighed fully, its tail
+    # of hallucinated answers scored high is what the stack learns to push down (chosen by --folds 5).
+    _GROUP_WEIGHT["halueval"] = 1.0
+    examples = collect_stack(full=args.stack == "full")
+    for name, figures_ in cross_validated_release(examples, max(2, args.folds), args.steps, args.l2).items():
+        print(f"# {args.folds}-fold CV {name:<10} AUROC {figures_['auroc']:.4f}  at the pooled 5% threshold "
+              f"{figures_['threshold']:.4f}: unsafe {figures_['unsafe']:.1%} (bound {figures_['bound']:.1%}), "
+              f"automation {figures_['automation']:.1%}; at its own {figures_['own_threshold']:.4f}: unsafe "
+              f"{figures_['own_unsafe']:.1%}, automation {figures_['own_automation']:.1%}")
+    print("# verification/scorer/learned.py")
+    names = ("model", *(FEATURE_NAMES if args.stack == "full" else ("rules",)))
+    fit_and_print(examples, args, "STACK", names, "hold")
+
+
+def fit_and_print(examples: list[Example], args: argparse.Namespace, constant: str, names: tuple[str, ...],
+                  split: str) -> None:
+    """Cross-validated figures (with --folds), then the constants to paste and the figures they give."""
+    if args.folds > 1:
+        for group, value in cross_validate(examples, args.folds, args.steps, args.l2).items():
+            print(f"# {args.folds}-fold CV balanced accuracy {group:<24}{value:.4f}")
+    weights, bias, threshold = fit_with_threshold(examples, args.steps, args.l2)
+    print(f"{constant}: dict[str, float] = {{")
+    for name, weight in zip(names, weights, strict=True):
+        print(f'    "{name}": {weight:.4f},')
+    print("}")
+    print(f"BIAS = {bias:.4f}")
+    print(f"THRESHOLD = {threshold}")
+    for group, value in figures(examples, weights, bias, threshold).items():
+        print(f"# {split} balanced accuracy {group:<24}{value:.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--l2", type=float, default=0.3)
     parser.add_argument("--folds", type=int, default=0, help="also print k-fold cross-validated figures")
+    parser.add_argument("--stack", choices=("pair", "full"), default=None,
+                        help="fit the learned scorer's stack instead: the cross-encoder's logit beside the rules "
+                        "logit (pair) or beside every feature (full), on the hold split")
     args = parser.parse_args()
+    if args.stack:
+        main_stack(args)
+        return
     token_weights, token_bias = fit_token_model()
     install_token_model(token_weights, token_bias)
     print("# verification/novelty.py")
@@ -261,20 +369,8 @@ def main() -> None:
     print("}")
     print(f"TOKEN_BIAS = {novelty.TOKEN_BIAS:.4f}")
     print(f"# unsupported-word F1 on non_supported_tokens_dev: {token_f1(token_weights, token_bias):.4f}")
-    print("# verification/offline.py")
-    examples = collect()
-    if args.folds > 1:
-        for group, value in cross_validate(examples, args.folds, args.steps, args.l2).items():
-            print(f"# {args.folds}-fold CV balanced accuracy {group:<24}{value:.4f}")
-    weights, bias, threshold = fit_with_threshold(examples, args.steps, args.l2)
-    print("WEIGHTS: dict[str, float] = {")
-    for name, weight in zip(FEATURE_NAMES, weights, strict=True):
-        print(f'    "{name}": {weight:.4f},')
-    print("}")
-    print(f"BIAS = {bias:.4f}")
-    print(f"THRESHOLD = {threshold}")
-    for group, value in figures(examples, weights, bias, threshold).items():
-        print(f"# tune balanced accuracy {group:<24}{value:.4f}")
+    print("# verification/scorer/rules.py")
+    fit_and_print(collect(), args, "WEIGHTS", FEATURE_NAMES, "tune")
 
 
 if __name__ == "__main__":

@@ -257,10 +257,8 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minim
 # Exports up to this many rows stream straight to the browser; larger ones run as a task into a file.
 AUDIT_EXPORT_STREAM_MAX_ROWS = env_int("AUDIT_EXPORT_STREAM_MAX_ROWS", 100_000, minimum=0)
 AUDIT_EXPORT_DIR = Path(env_str("AUDIT_EXPORT_DIR", str(VAR_DIR / "exports")))
-# Signs the log's tree heads (an Ed25519 key seeded from this string, so any long random string will do;
-# `manage.py audit_heads --public-key` prints the public half for auditors). Kept out of the database, so
-# whoever can rewrite rows cannot sign a rewritten log. Unset, a key derived from SECRET_KEY signs: set
-# it in a deployment, so that rotating SECRET_KEY does not change the audit key.
+# Seeds the Ed25519 key that signs tree heads, kept out of the database so whoever rewrites rows cannot sign;
+# unset, derived from SECRET_KEY (set it in a deployment, so rotating SECRET_KEY keeps the audit key).
 _audit_signing_key = env_str("AUDIT_SIGNING_KEY")
 AUDIT_SIGNING_KEY = _audit_signing_key or hmac.new(SECRET_KEY.encode(), b"audit tree heads", "sha256").hexdigest()
 # Every signed tree head is also appended here, one JSON line each, when set: a copy of the heads kept where
@@ -274,7 +272,11 @@ AUDIT_SEAL_ON_COMMIT = env_bool("AUDIT_SEAL_ON_COMMIT", CELERY_TASK_ALWAYS_EAGER
 # `audit_verify` fails when an event has waited longer than this (seconds) to be sealed: the sealer is down.
 AUDIT_MAX_UNSEALED_SECONDS = env_int("AUDIT_MAX_UNSEALED_SECONDS", 60, minimum=1)
 
-# --- Model endpoint (optional) ------------------------------------------------------------------
+# --- The verifier: the offline one's scorer, or a model endpoint (optional) -----------------------
+
+# "learned": the shipped MiniLM cross-encoder (or VERIFICATION_MODEL_DIR's); "rules": no model. As the engine reads.
+VERIFICATION_SCORER = env_choice("VERIFICATION_SCORER", "learned", choices=("learned", "rules"))
+VERIFICATION_MODEL_DIR = env_str("VERIFICATION_MODEL_DIR")
 
 LLM_BASE_URL = env_url("LLM_BASE_URL", schemes=("http", "https"))
 LLM_API_KEY = env_str("LLM_API_KEY")
@@ -288,8 +290,7 @@ LOGIN_URL = "login"
 CONSOLE_BASE_URL = env_url("CONSOLE_BASE_URL", schemes=("http", "https")) or "http://127.0.0.1:8000"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
-# A session ends this long after sign-in, however busy; a deactivated account's sessions end at once
-# (the backends load only active users).
+# A session ends this long after sign-in; a deactivated account's end at once (backends load only active users).
 SESSION_COOKIE_AGE = env_int("SESSION_MAX_AGE_SECONDS", 12 * 3600, minimum=300, maximum=30 * 86_400)
 
 # Single sign-on through OpenID Connect (mozilla-django-oidc), on when OIDC_CLIENT_ID is set. The

@@ -80,6 +80,8 @@ from verification.repair import (
     repair_plan,
 )
 from verification.reviser import ModelRevision
+from verification.scorer import SCORERS, make_scorer
+from verification.scorer.cross_encoder import ModelUnavailable
 from verification.stop_policy import Outcome
 from verification.types import (
     Candidate,
@@ -103,6 +105,7 @@ from verification.types import (
     Terminal,
     sha256_text,
 )
+from verification.verifier import Verifier, fingerprint, identity
 
 __all__ = [
     "Calibration",
@@ -178,6 +181,12 @@ __all__ = [
     "calibration_critic",
     "check_case",
     "default_verifier",
+    "identity",
+    "fingerprint",
+    "make_scorer",
+    "SCORERS",
+    "ModelUnavailable",
+    "Verifier",
     "contract_violations",
     "critique",
     "describe_release",

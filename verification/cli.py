@@ -1,4 +1,4 @@
-"""`python -m verification`: check cases, print the contract's JSON Schema, evaluate, calibrate the release gate.
+"""`python -m verification`: check cases, print the JSON Schema, evaluate, calibrate, train the learned scorer.
 
 Input errors (bad JSON, a missing or invalid field, an unreadable file) exit with status 2 and one
 line naming the field; engine errors (a model server down or misconfigured) exit with status 1.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,7 +22,9 @@ from verification.errors import VerificationError
 from verification.model import ChatModel, OpenAIChatModel, describe_error
 from verification.release import DEFAULT_CONFIDENCE, DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
 from verification.repair import REPAIR_MODES
+from verification.scorer.command import add_scorer_option, add_train_command
 from verification.types import Candidate, Case, Repair, RunRecord
+from verification.verifier import identity
 
 _EXIT_ENGINE_ERROR = 1
 _EXIT_INPUT_ERROR = 2
@@ -37,6 +40,9 @@ class InputError(Exception):
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
+    if getattr(args, "scorer", None):
+        # The engine reads the choice where it builds the offline verifier, in this process only.
+        os.environ["VERIFICATION_SCORER"] = args.scorer
     try:
         return args.run(args)
     except InputError as exc:
@@ -61,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("json", "table"), default="json", help="output format (one case)")
     check.add_argument("--offline", action="store_true", help="use the offline verifier even if LLM_BASE_URL is set")
     check.add_argument("--no-progress", action="store_true", help="no progress bar for --jsonl")
+    check.add_argument("--calibration-group", metavar="GROUP",
+                       help="judge the answers as answers of this group of the release calibration (its own "
+                       "threshold; the built-in groups are wice/hold, summedits/hold, halueval/hold)")
+    add_scorer_option(check)
     check.set_defaults(run=_check)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of a case or a run record")
@@ -69,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
 
     evaluate = commands.add_parser("eval", help="measure the verifier on a labelled dataset")
     evaluate.add_argument("--dataset", required=True, choices=_DATASETS)
-    evaluate.add_argument("--split", required=True, choices=("tune", "report"))
+    evaluate.add_argument("--split", required=True, choices=("tune", "hold", "report"),
+                          help="hold: the part of the tune splits the shipped scorer never trained on")
     evaluate.add_argument("--limit", type=_positive_int, metavar="N", help="check at most N examples")
     evaluate.add_argument("--output", metavar="FILE", help="write per-example results to FILE")
     evaluate.add_argument(
@@ -80,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--max-unsafe-release-rate", type=_rate, default=DEFAULT_MAX_UNSAFE_RELEASE_RATE,
                           metavar="RATE", help="risk budget whose calibrated threshold the release figures use "
                           "(default %(default)s)")
+    add_scorer_option(evaluate)
     evaluate.set_defaults(run=_evaluate)
 
     calibrate = commands.add_parser(
@@ -90,7 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     calibrate.add_argument("labelled", nargs="?", metavar="LABELLED.jsonl", help="labelled cases, one per line")
     calibrate.add_argument("--tune", action="store_true",
-                           help="calibrate on the tune splits (WiCE, SummEdits, HaluEval) instead of a file")
+                           help="calibrate on the tune splits (WiCE, SummEdits, HaluEval) instead of a file: "
+                           "the parts the shipped scorer never trained on (--split hold of eval)")
     calibrate.add_argument("--max-unsafe-release-rate", type=_rate, default=DEFAULT_MAX_UNSAFE_RELEASE_RATE,
                            metavar="RATE", help="the risk budget (default %(default)s)")
     calibrate.add_argument("--confidence", type=_rate, default=DEFAULT_CONFIDENCE, metavar="LEVEL",
@@ -100,7 +113,10 @@ def _parser() -> argparse.ArgumentParser:
                            help="with --tune: save the scores as the engine's built-in calibration data")
     calibrate.add_argument("--offline", action="store_true",
                            help="use the offline verifier even if LLM_BASE_URL is set")
+    add_scorer_option(calibrate)
     calibrate.set_defaults(run=_calibrate)
+
+    add_train_command(commands)
     return parser
 
 
@@ -133,7 +149,7 @@ def _check(args: argparse.Namespace) -> int:
         raise InputError("check: give one CASE file (or -) or --jsonl FILE")
     if args.jsonl is not None and args.format != "json":
         raise InputError("--format: table prints one case; --jsonl writes JSON lines")
-    checker = _checker(offline=args.offline)
+    checker = _checker(offline=args.offline, calibration_group=args.calibration_group)
     if args.jsonl is not None:
         cases = _read_jsonl(args.jsonl)
         with _opened(args.output) as out:
@@ -148,9 +164,9 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checker(*, offline: bool) -> Callable[[Case], RunRecord]:
+def _checker(*, offline: bool, calibration_group: str | None = None) -> Callable[[Case], RunRecord]:
     model: ChatModel | None = None if offline else OpenAIChatModel.from_env()
-    return lambda case: check_case(case, model=model)
+    return lambda case: check_case(case, model=model, calibration_group=calibration_group)
 
 
 def _record_json(record: RunRecord, indent: int | None = None) -> str:
@@ -304,9 +320,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.save_builtin and not args.tune:
         raise InputError("--save-builtin: the built-in calibration comes from the tune splits; add --tune")
     verifier = default_verifier(None if args.offline or args.tune else OpenAIChatModel.from_env())
-    name = f"{verifier.name} {verifier.config_fingerprint()}"
+    name = identity(verifier)
     if args.tune:
-        groups = [evaluation.labelled_scores(dataset, "tune", verifier, progress=True)
+        groups = [evaluation.labelled_scores(dataset, "hold", verifier, progress=True)
                   for dataset in evaluation.DATASETS]
     else:
         rows = []
@@ -320,8 +336,12 @@ def _calibrate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if args.save_builtin:
+        scorer = getattr(verifier, "scorer", None)
+        if scorer is None:
+            raise InputError("--save-builtin: the built-in calibration is the offline verifier's; add --offline")
         release.save_builtin(release.CalibrationData(verifier=name, groups=groups, computed=calibration.computed,
-                                                     confidence=args.confidence))
+                                                     confidence=args.confidence),
+                             release.builtin_path(scorer.name.split("/")[0]))
     print(_format_calibration(calibration), file=sys.stderr)
     with _opened(args.output) as out:
         out.write(calibration.model_dump_json(indent=2) + "\n")

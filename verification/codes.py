@@ -58,6 +58,9 @@ class Reason(StrEnum):
     NOTHING_SUPPORTED = "NOTHING_SUPPORTED"
     MODEL_OUTPUT_INVALID = "MODEL_OUTPUT_INVALID"
     BELOW_RELEASE_THRESHOLD = "BELOW_RELEASE_THRESHOLD"
+    NOT_CALIBRATED = "NOT_CALIBRATED"
+    """No release calibration was made for the verifier as it is configured: no score can be trusted to
+    release an answer, so a person decides."""
 
 
 class Origin(StrEnum):

@@ -129,6 +129,12 @@ class Policy(_Frozen):
     release_calibration: ReleaseCalibration | None = None
     """A threshold calibrated on this organisation's own labelled cases, with its provenance; None uses
     the built-in calibration of the verifier for `max_unsafe_release_rate`."""
+    calibration_group: str | None = Field(default=None, max_length=100)
+    """The group of labelled answers this constitution's answers resemble (a group of the calibration in
+    force; the built-in ones are "wice/hold", single claims checked against a web page, "summedits/hold",
+    summaries of long documents, and "halueval/hold", short answers to a question): that group's own
+    threshold applies, bounded on it alone. None, or a group the calibration does not have: the pooled
+    threshold, which holds in every group."""
     spot_check_share: float | None = Field(default=None, ge=0.0, le=1.0)
     """Share (0..1) of PERMIT runs also queued for a person as spot checks; None leaves it to the
     deployment's default. The engine does not read it: routing a released case is the console's job."""

@@ -44,7 +44,7 @@ from verification.types import (
     State,
     Terminal,
 )
-from verification.verifier import Verifier
+from verification.verifier import Verifier, identity
 
 _FAILED = frozenset({State.REFUTED, State.INSUFFICIENT_EVIDENCE})
 _JUDGED_OUT = frozenset({State.NOT_VERIFIABLE})
@@ -100,9 +100,11 @@ class Controller:
         self._seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self._context = RepairContext(self.case.question, self.case.sources, self.constitution, self.model)
         self.calibration = release_threshold(
-            self.verifier.name, max_unsafe_release_rate=self.policy.max_unsafe_release_rate,
+            identity(self.verifier), max_unsafe_release_rate=self.policy.max_unsafe_release_rate,
             calibration=self.policy.release_calibration,
         )
+        if self.calibration is not None:
+            self.calibration = self.calibration.for_group(self.policy.calibration_group)
         """The release threshold in force; None when the verifier has no calibration (then states alone decide)."""
 
     @property

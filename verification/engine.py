@@ -7,7 +7,6 @@ a person must look, the review package.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from verification.model import ChatModel
 from verification.offline import OfflineVerifier
 from verification.release import calibrated_for, describe
 from verification.repair import RepairPlan, repair_plan
+from verification.scorer import make_scorer
 from verification.stop_policy import Outcome
 from verification.types import (
     Candidate,
@@ -38,9 +38,8 @@ from verification.types import (
     RunRecord,
     State,
     Terminal,
-    sha256_text,
 )
-from verification.verifier import Verifier
+from verification.verifier import Verifier, fingerprint, identity
 
 _KEPT = (State.SUPPORTED, State.NOT_VERIFIABLE)
 
@@ -62,9 +61,10 @@ class UnknownConstitution(MissingFieldError):
     """The case names a constitution that is not known here; `field` is "constitution"."""
 
 
-def default_verifier(model: ChatModel | None = None) -> Verifier:
-    """Chain-of-verification through `model` when one is given, else the offline verifier."""
-    return ModelVerifier(model) if model is not None else OfflineVerifier()
+def default_verifier(model: ChatModel | None = None, *, scorer: str | None = None) -> Verifier:
+    """Chain-of-verification through `model` when one is given, else the offline verifier with the scorer
+    named `scorer` (`scorer.make_scorer`: "learned" or "rules"; default VERIFICATION_SCORER, else learned)."""
+    return ModelVerifier(model) if model is not None else OfflineVerifier(make_scorer(scorer))
 
 
 def check_case(
@@ -79,6 +79,7 @@ def check_case(
     max_model_calls: int | None = None,
     max_wall_ms: int | None = None,
     critic_rubric: str | None = None,
+    calibration_group: str | None = None,
 ) -> RunRecord:
     """Check one case, repair what can be repaired, and return its run record.
 
@@ -87,7 +88,8 @@ def check_case(
     names, else "default"; an unknown name is an UnknownConstitution (a MissingFieldError naming
     `constitution`). `repair` is "auto", "omit", "none" (the no-repair baseline) or a RepairPlan; an
     unknown mode is refused (UnknownRepairMode) before anything runs. The max_* arguments override the
-    constitution's budgets. `critic_rubric` replaces the critic's built-in rubric on the model path.
+    constitution's budgets, `calibration_group` its policy's group of the release calibration
+    (`Policy.calibration_group`). `critic_rubric` replaces the critic's built-in rubric on the model path.
     A case without an answer needs `model` to draft one (origin GENERATOR);
     without it, MissingFieldError names `answer`. Transport failures of the model propagate as
     TransientError / PermanentError.
@@ -100,6 +102,7 @@ def check_case(
         "max_verifier_calls": max_verifier_calls,
         "max_model_calls": max_model_calls,
         "max_wall_ms": max_wall_ms,
+        "calibration_group": calibration_group,
     }
     policy = constitution.policy.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     verifier = verifier or default_verifier(model)
@@ -136,21 +139,14 @@ def check_case(
     )
 
 
-def fingerprint(verifier: Verifier) -> str:
-    """The verifier's configuration as 16 hex digits (the offline verifier's own form, as calibrations
-    name it: "offline/6 10b68657cdbbcbc5")."""
-    settings = verifier.config_fingerprint()
-    return settings[:16] if re.fullmatch(r"[0-9a-f]{16,64}", settings) else sha256_text(settings)[:16]
-
-
 def _gate_notes(controller: Controller, verifier: Verifier) -> list[str]:
     notes = []
     own = controller.policy.release_calibration
-    if own is not None and not calibrated_for(own, verifier.name):
+    if own is not None and not calibrated_for(own, identity(verifier)):
         notes.append(f"the constitution's release calibration was made for verifier {own.verifier}, not "
-                     f"{verifier.name}: set aside, its threshold does not apply to these scores")
+                     f"{identity(verifier)}: set aside, its threshold does not apply to these scores")
     if controller.calibration is None:
-        notes.append(f"no release calibration for verifier {verifier.name}: release rests on claim states alone; "
+        notes.append(f"no release calibration for verifier {identity(verifier)}: every answer goes to a person; "
                      "calibrate it on labelled cases (python -m verification calibrate)")
     return notes
 

@@ -10,6 +10,7 @@ released as written (the unsafe release rate) and of consistent ones (automation
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -35,11 +36,23 @@ from verification.release import (
     upper_bound,
 )
 from verification.types import Source, State
-from verification.verifier import Verifier
+from verification.verifier import Verifier, identity
 
 DATASETS = ("wice", "summedits", "halueval")
-_SPLITS = ("tune", "report")
-_SUMMEDITS_SPLITS = {"tune": "evaluation", "report": "test"}
+_SPLITS = ("tune", "hold", "report")
+"""`hold` is the part of the tune splits the shipped cross-encoder never trained on: all of WiCE
+claim_dev, and the half of SummEdits `evaluation` and of HaluEval whose sources `fold` deals to "hold".
+The learned scorer's stack and its calibration are fitted, and its tune figures taken, on it alone."""
+_SUMMEDITS_SPLITS = {"tune": "evaluation", "hold": "evaluation", "report": "test"}
+
+
+def fold(source_text: str) -> str:
+    """"fit" or "hold": which half of a tune split a source belongs to, dealt by a hash of its text."""
+    return "fit" if int(hashlib.sha256(source_text.encode()).hexdigest()[:8], 16) % 2 == 0 else "hold"
+
+
+def _kept(split: str, source_text: str) -> bool:
+    return split != "hold" or fold(source_text) == "hold"
 
 
 class DatasetUnavailable(PermanentError):
@@ -112,12 +125,18 @@ def run(
             rows.append({"id": record.id, "gold": record.supported, "predicted": False, "crash": repr(error),
                          "domain": record.domain, "label": record.label, "states": [], "score": 0.0})
     report = _summarise(dataset, split, rows, crashes, time.perf_counter() - started, verifier)
-    calibration = builtin_calibration(verifier.name, max_unsafe_release_rate)
+    calibration = builtin_calibration(identity(verifier), max_unsafe_release_rate)
     report.update(_release_figures(rows, calibration))
-    if calibration is not None and calibration.verifier != f"{verifier.name} {verifier.config_fingerprint()}":
-        # The figures at the threshold are still what the engine would do, but the threshold was measured
-        # on another configuration's scores: say so rather than let a stale bound pass for a fresh one.
-        report["calibration"] += " (STALE: recalibrate with `python -m verification calibrate --tune --save-builtin`)"
+    if calibration is None:
+        report["calibration"] = ("none for this configuration: every answer goes to a person (calibrate with "
+                                 "`python -m verification calibrate --tune --save-builtin`)")
+    else:
+        own = calibration.for_group(f"{dataset}/hold")
+        if own is not calibration:
+            # What a constitution that says its answers are of this group (Policy.calibration_group) releases.
+            mine = _release_figures(rows, own)
+            report.update({"own_group_threshold": own.threshold, "own_group_unsafe_release_rate":
+                           mine["unsafe_release_rate"], "own_group_automation": mine["automation"]})
     print(format_summary(report))
     if output:
         Path(output).write_text(json.dumps({**report, "records": rows}, indent=2) + "\n", encoding="utf-8")
@@ -130,9 +149,10 @@ def format_summary(report: dict) -> str:
              f"{report['crashes']} crashes, {report['elapsed_s']:.1f} s ({report['verifier']})"]
     for key in ("balanced_accuracy", "accuracy", "three_way_accuracy", "evidence_recall_at_3",
                 "average_balanced_accuracy", "release_auroc", "release_threshold", "unsafe_release_rate",
-                "unsafe_release_upper_bound", "automation"):
+                "unsafe_release_upper_bound", "automation", "own_group_threshold",
+                "own_group_unsafe_release_rate", "own_group_automation"):
         if report.get(key) is not None:
-            lines.append(f"  {key:<28}{report[key]:.4f}")
+            lines.append(f"  {key:<32}{report[key]:.4f}")
     if report.get("calibration"):
         lines.append(f"  calibration                 {report['calibration']}")
     for domain, figures in sorted(report.get("per_domain", {}).items()):
@@ -259,7 +279,7 @@ def _summarise(dataset: str, split: str, rows: list[dict], crashes: int, elapsed
 
 def _json_lines(path: Path, split: str, why_no_report: str) -> Iterator[dict]:
     """The records of a file that only has a tune split."""
-    if split != "tune":
+    if split == "report":
         raise DatasetUnavailable(f"{why_no_report}; use --split tune")
     _require(path)
     with path.open(encoding="utf-8") as lines:
@@ -297,7 +317,7 @@ def _summedits(root: Path, split: str) -> Iterator[Record]:
     for path in paths:
         domain = path.stem.removeprefix("summedits_")
         for raw in json.loads(path.read_text(encoding="utf-8")):
-            if raw["split"] == wanted:
+            if raw["split"] == wanted and _kept(split, raw["doc"]):
                 yield Record(id=raw["id"], sources=[Source(id="doc", text=raw["doc"])], answer=raw["summary"],
                              supported=raw["label"] == 1, label=str(raw["label"]), domain=domain)
 
@@ -305,6 +325,8 @@ def _summedits(root: Path, split: str) -> Iterator[Record]:
 def _halueval(root: Path, split: str) -> Iterator[Record]:
     path = root / "halueval" / "qa_one-turn_data.json"
     for number, raw in enumerate(_json_lines(path, split, "HaluEval has only a tune split here")):
+        if not _kept(split, raw["knowledge"]):
+            continue
         sources = [Source(id="knowledge", text=raw["knowledge"])]
         # Alternate so that any prefix (--limit) keeps the 50/50 balance.
         yield Record(id=f"{number}-right", sources=sources, answer=raw["right_answer"], supported=True)

@@ -9,6 +9,7 @@ from verification.commitments import Mention, value_words
 from verification.evidence import Passage, SourceIndex
 from verification.features import Assessment
 from verification.grounding import check as grounding_check
+from verification.methods import Method
 from verification.tokens import content_stems, negated_stems, stem, words
 from verification.types import State
 from verification.value_checks import ValueCheck
@@ -96,7 +97,7 @@ def grounded_support(assessment: Assessment, index: SourceIndex, extra: dict[str
     if grounding_check(text, assessment.hits, index, unsaid=True) is not None:
         return None
     if elapsed:
-        method = "offline:window"
+        method = Method.WINDOW
         passed = next(check for check in checks if check.claim_value.role == "elapsed")
         limit = chosen[passed.claim_value.start][1]
         rationale = (
@@ -104,10 +105,10 @@ def grounded_support(assessment: Assessment, index: SourceIndex, extra: dict[str
             "and the cited sentences state what applies then."
         )
     elif labels:
-        method = "offline:label-value"
+        method = Method.LABEL_VALUE
         rationale = "The source's labelled lines state the claim's values, of the subject its title names."
     else:
-        method = "offline:grounded"
+        method = Method.GROUNDED
         rationale = "Every word and value of the claim is stated by the cited sentences or their source's title."
     return Verdict(
         state=State.SUPPORTED,

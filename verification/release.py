@@ -27,7 +27,14 @@ from verification.types import Claim, State
 DEFAULT_MAX_UNSAFE_RELEASE_RATE = 0.05
 DEFAULT_CONFIDENCE = 0.95
 BUILTIN_PATH = Path(__file__).with_name("release_calibration.json")
-"""Scores of the tune splits' answers under the offline verifier: the built-in calibration data."""
+"""Scores of the tune splits' answers under the offline verifier with its default (learned) scorer."""
+BUILTIN_DIR = BUILTIN_PATH.parent
+"""Where the built-in calibration data lie: one file per scorer (`builtin_path`)."""
+
+
+def builtin_path(scorer: str) -> Path:
+    """The built-in calibration file of the offline verifier with the scorer named `scorer`."""
+    return BUILTIN_PATH if scorer == "learned" else BUILTIN_DIR / f"release_calibration.{scorer}.json"
 
 _METHOD = "Learn-then-Test fixed-sequence descent; exact binomial (Clopper-Pearson) upper bound per group"
 
@@ -40,7 +47,7 @@ class LabelledScores(_Frozen):
     """The answer scores of one group of labelled cases (one data set, or one team's reviewer labels)."""
 
     name: str
-    """Where the labels come from, such as "wice/tune"."""
+    """Where the labels come from, such as "wice/hold"."""
     consistent: list[float]
     """Scores of the answers people judged consistent with their sources."""
     inconsistent: list[float]
@@ -66,6 +73,18 @@ class GroupBound(_Frozen):
     """Share of the consistent answers at or above the threshold: released without a person."""
 
 
+class GroupThreshold(_Frozen):
+    """A group's own threshold: the descent run on that group alone, so its bound holds for answers of
+    that group (and says nothing of the others)."""
+
+    name: str
+    """The group's name."""
+    threshold: float
+    """The lowest threshold whose bound stays within the budget on this group."""
+    bound: GroupBound
+    """What calibration measured on the group at that threshold."""
+
+
 class ReleaseCalibration(_Frozen):
     """A release threshold and its provenance: data, counts, bound, date."""
 
@@ -85,6 +104,25 @@ class ReleaseCalibration(_Frozen):
     """When, as an ISO 8601 UTC timestamp."""
     met: bool = True
     """False when no threshold meets the budget: then nothing is released without a person."""
+    per_group: list[GroupThreshold] = Field(default_factory=list)
+    """Each group's own threshold, where the budget can be met on it: what a constitution whose answers
+    belong to that group (`Policy.calibration_group`) releases at. The pooled `threshold` is the fallback."""
+
+    def for_group(self, name: str | None) -> ReleaseCalibration:
+        """The calibration for answers of group `name`: its own threshold and bound where it has one,
+        else this pooled one, which holds in every group."""
+        own = next((group for group in self.per_group if group.name == name), None)
+        if own is None:
+            return self
+        return self.model_copy(update={"threshold": own.threshold, "groups": [own.bound], "met": True,
+                                       "per_group": []})
+
+    def group_bound(self, name: str) -> GroupBound | None:
+        """What group `name` releases under `for_group(name)`: at its own threshold, else the pooled one."""
+        own = next((group for group in self.per_group if group.name == name), None)
+        if own is not None:
+            return own.bound
+        return next((group for group in self.groups if group.name == name), None)
 
     @property
     def data(self) -> str:
@@ -231,6 +269,14 @@ def calibrate(
             break
     # When nothing passes, no score releases: `met` is False and the gate holds every answer back.
     met = chosen is not None
+    per_group = []
+    if len(groups) > 1:
+        for group in groups:
+            own = calibrate([group], max_unsafe_release_rate=max_unsafe_release_rate, confidence=confidence,
+                            verifier=verifier, now=now)
+            # The pooled threshold holds in this group too; where it is the lower one, it stays.
+            if own.met and (chosen is None or own.threshold < chosen):
+                per_group.append(GroupThreshold(name=group.name, threshold=own.threshold, bound=own.groups[0]))
     threshold = chosen if chosen is not None else 1.0
     return ReleaseCalibration(
         threshold=threshold,
@@ -240,6 +286,7 @@ def calibrate(
         groups=[_group_bound(group, threshold if met else math.inf, confidence) for group in groups],
         computed=(now or datetime.now(UTC)).replace(microsecond=0).isoformat(),
         met=met,
+        per_group=per_group,
     )
 
 
@@ -287,22 +334,24 @@ def save_builtin(data: CalibrationData, path: Path = BUILTIN_PATH) -> None:
     builtin_calibration.cache_clear()
 
 
-@lru_cache(maxsize=4)
-def _builtin_data(path: Path = BUILTIN_PATH) -> CalibrationData | None:
-    if not path.exists():
-        return None
-    return CalibrationData.model_validate_json(path.read_text(encoding="utf-8"))
+@lru_cache(maxsize=1)
+def _builtin_data() -> tuple[CalibrationData, ...]:
+    return tuple(
+        CalibrationData.model_validate_json(path.read_text(encoding="utf-8"))
+        for path in sorted(BUILTIN_DIR.glob("release_calibration*.json"))
+    )
 
 
 @lru_cache(maxsize=64)
-def builtin_calibration(verifier_name: str, max_unsafe_release_rate: float) -> ReleaseCalibration | None:
-    """The built-in threshold for a verifier and budget, computed from the saved tune-split scores.
+def builtin_calibration(verifier: str, max_unsafe_release_rate: float) -> ReleaseCalibration | None:
+    """The built-in threshold for a verifier ("offline/7 <fingerprint>") and budget, computed from the
+    tune-split scores saved for exactly that verifier and configuration.
 
-    None when no data was saved for this verifier: the model-backed verifier, whose scores the tune
-    splits cannot be run through offline.
+    None when none were saved for it (the model-backed verifier, or a configuration changed since the
+    scores were saved): then no threshold is in force and the gate sends answers to a person.
     """
-    data = _builtin_data()
-    if data is None or data.verifier.split()[0] != verifier_name:
+    data = next((entry for entry in _builtin_data() if entry.verifier == verifier), None)
+    if data is None:
         return None
     computed = datetime.fromisoformat(data.computed)
     return calibrate(data.groups, max_unsafe_release_rate=max_unsafe_release_rate, confidence=data.confidence,
@@ -310,19 +359,20 @@ def builtin_calibration(verifier_name: str, max_unsafe_release_rate: float) -> R
 
 
 def release_threshold(
-    verifier_name: str, *, max_unsafe_release_rate: float, calibration: ReleaseCalibration | None = None
+    verifier: str, *, max_unsafe_release_rate: float, calibration: ReleaseCalibration | None = None
 ) -> ReleaseCalibration | None:
-    """The calibration in force: the constitution's own when it was made for this verifier, else the
-    built-in one. A threshold is a point on one verifier's scale of scores: another verifier's scores
-    (a model's confidence against the offline verifier's probability) mean something else there."""
-    if calibration is not None and calibrated_for(calibration, verifier_name):
+    """The calibration in force for `verifier` ("name fingerprint"): the constitution's own when it was
+    made for exactly this verifier and configuration, else the built-in one for it, else None. A
+    threshold is a point on one configuration's scale of scores: another verifier's scores, or the same
+    verifier's with other weights or another model file, mean something else there."""
+    if calibration is not None and calibrated_for(calibration, verifier):
         return calibration
-    return builtin_calibration(verifier_name, max_unsafe_release_rate)
+    return builtin_calibration(verifier, max_unsafe_release_rate)
 
 
-def calibrated_for(calibration: ReleaseCalibration, verifier_name: str) -> bool:
-    """Whether `calibration` was computed from the scores of the verifier named `verifier_name`."""
-    return calibration.verifier.split()[0] == verifier_name if calibration.verifier.split() else False
+def calibrated_for(calibration: ReleaseCalibration, verifier: str) -> bool:
+    """Whether `calibration` was computed from the scores of `verifier` ("name fingerprint")."""
+    return calibration.verifier == verifier
 
 
 def describe(calibration: ReleaseCalibration) -> str:

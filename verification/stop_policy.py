@@ -153,13 +153,16 @@ def permit_or_review(
     if critical and policy.review_critical_claims:
         why = f"critical claims were not supported in the original answer: {', '.join(critical)}"
         return Outcome(Terminal.REVIEW, Reason.CRITICAL_CLAIM, why)
-    if calibration is not None:
-        doubtful = held_back(candidates[-1].claims, calibration)
-        if doubtful:
-            scores = ", ".join(f"{c.id} {c.release_score or 0:.2f}" for c in doubtful)
-            why = (f"supported, but below the release threshold {calibration.threshold:.2f} that keeps "
-                   f"unsafe releases under {calibration.max_unsafe_release_rate:.0%}: {scores}")
-            return Outcome(Terminal.REVIEW, Reason.BELOW_RELEASE_THRESHOLD, why)
+    if calibration is None:
+        why = ("no release calibration was made for the verifier as it is configured now, so no score is "
+               "known to keep unsafe releases within the budget")
+        return Outcome(Terminal.REVIEW, Reason.NOT_CALIBRATED, why)
+    doubtful = held_back(candidates[-1].claims, calibration)
+    if doubtful:
+        scores = ", ".join(f"{c.id} {c.release_score or 0:.2f}" for c in doubtful)
+        why = (f"supported, but below the release threshold {calibration.threshold:.2f} that keeps "
+               f"unsafe releases under {calibration.max_unsafe_release_rate:.0%}: {scores}")
+        return Outcome(Terminal.REVIEW, Reason.BELOW_RELEASE_THRESHOLD, why)
     return Outcome(Terminal.PERMIT, Reason.REPAIRED if len(candidates) > 1 else Reason.ALL_SUPPORTED)
 
 

@@ -365,7 +365,7 @@ class RunRecord(_Frozen):
     verifier: str
     """Name and version of the verifier, such as "offline/1"."""
     verifier_fingerprint: str | None = None
-    """sha256 (16 hex digits) of the verifier's configuration: weights, word lists, gate constants, model
+    """sha256 (16 hex digits) of the verifier's configuration: its stages' versions, weights, model file
     and prompts. Runs with the same fingerprint were judged by the same rules."""
     constitution: str | None = None
     """The constitution (name@version) the run was judged against."""
@@ -373,7 +373,7 @@ class RunRecord(_Frozen):
     """Rules that still failed after the bounded critique-revise loop."""
     release_threshold: float | None = None
     """The release threshold the gate applied: every claim needed a score at or above it. None when the
-    verifier has no calibration, and release rested on claim states alone."""
+    verifier has no calibration for its configuration: then a person decides (NOT_CALIBRATED)."""
     release_calibration: str | None = None
     """What backs the threshold: the risk budget, the bound, the labelled data and when it was computed."""
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -6,11 +6,12 @@ A verifier sees one claim and the case's sources, never the draft or the other c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from verification.types import EvidenceSpan, ModelCallRecord, Source, State
+from verification.types import EvidenceSpan, ModelCallRecord, Source, State, sha256_text
 
 if TYPE_CHECKING:
     from verification.claims import ExtractedClaim
@@ -53,3 +54,15 @@ class Verifier(Protocol):
     def verify(self, claims: Sequence[ExtractedClaim], sources: Sequence[Source]) -> list[Verdict]:
         """One verdict per claim, in order. Each claim is judged independently of the others."""
         ...
+
+
+def fingerprint(verifier: Verifier) -> str:
+    """The verifier's configuration as 16 hex digits (the offline verifier's own form)."""
+    settings = verifier.config_fingerprint()
+    return settings[:16] if re.fullmatch(r"[0-9a-f]{16,64}", settings) else sha256_text(settings)[:16]
+
+
+def identity(verifier: Verifier) -> str:
+    """Name, version and configuration, as calibrations name the verifier they were made for
+    ("offline/7 10b68657cdbbcbc5")."""
+    return f"{verifier.name} {fingerprint(verifier)}"

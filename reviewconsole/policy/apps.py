@@ -7,3 +7,20 @@ class PolicyConfig(AppConfig):
     name = "reviewconsole.policy"
     label = "policy"
     verbose_name = "Policy: constitutions, rubrics and calibration"
+
+    def ready(self) -> None:
+        from celery.signals import worker_process_init
+
+        from reviewconsole.policy.engine import load_scorer
+
+        # At start-up, so a bad model file stops the process before it takes work; never per case.
+        load_scorer()
+        # A prefork worker's children each load their own (a model session does not survive a fork), before
+        # their first task rather than during it.
+        worker_process_init.connect(_load_in_child, dispatch_uid="policy.load_scorer", weak=False)
+
+
+def _load_in_child(**_: object) -> None:
+    from reviewconsole.policy.engine import load_scorer
+
+    load_scorer()

@@ -6,7 +6,17 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole.policy.selectors import critic_rubric_for
-from verification import Case, Constitution, OpenAIChatModel, RunRecord, check_case
+from verification import (
+    Case,
+    Constitution,
+    ModelUnavailable,
+    OpenAIChatModel,
+    RunRecord,
+    Verifier,
+    check_case,
+    default_verifier,
+    make_scorer,
+)
 
 
 def configured_model() -> OpenAIChatModel | None:
@@ -23,10 +33,28 @@ def configured_model() -> OpenAIChatModel | None:
     )
 
 
+def configured_verifier() -> Verifier:
+    """The verifier the console runs: through the model endpoint when one is set, else the offline
+    verifier with the scorer VERIFICATION_SCORER names."""
+    return default_verifier(configured_model(), scorer=settings.VERIFICATION_SCORER)
+
+
+def load_scorer() -> None:
+    """Load the learned scorer's model now, at start-up, so a missing or corrupt file stops the process
+    with one line naming it rather than failing the first case."""
+    if settings.VERIFICATION_SCORER != "learned" or settings.LLM_BASE_URL:
+        return
+    try:
+        make_scorer("learned")
+    except ModelUnavailable as error:
+        raise SystemExit(f"error: {error} (set VERIFICATION_SCORER=rules to run without it)") from None
+
+
 def run_engine(case: Case, *, constitution: Constitution | None = None, repair: str = "auto") -> RunRecord:
     """Check `case` under `constitution` (the version the case pinned, or a draft an admin is trying),
     with the critic rubric published for that constitution; `repair="none"` checks the text as written."""
     name = constitution.name if constitution is not None else (case.constitution or "default")
     return check_case(
-        case, model=configured_model(), constitution=constitution, repair=repair, critic_rubric=critic_rubric_for(name)
+        case, verifier=configured_verifier(), model=configured_model(), constitution=constitution, repair=repair,
+        critic_rubric=critic_rubric_for(name),
     )

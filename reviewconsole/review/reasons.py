@@ -40,6 +40,7 @@ REASON_LABELS: dict[str, str] = {
     Reason.NOTHING_SUPPORTED.value: "Nothing supported",
     Reason.MODEL_OUTPUT_INVALID.value: "Invalid model output",
     Reason.BELOW_RELEASE_THRESHOLD.value: "Below the release threshold",
+    Reason.NOT_CALIBRATED.value: "No release calibration for this verifier",
 }
 
 TERMINAL_LABELS: dict[str, str] = {

@@ -34,6 +34,7 @@ _REASON_WEIGHT = {
     "UNSUPPORTED_CLAIM": 15,
     # Every claim is supported, but one is not surely enough to send as written: below unsupported claims.
     "BELOW_RELEASE_THRESHOLD": 12,
+    "NOT_CALIBRATED": 12,
     "NO_CHECKABLE_CLAIMS": 5,
 }
 _SEVERITY_ORDER = [Severity.MINOR.value, Severity.MODERATE.value, Severity.CRITICAL.value]

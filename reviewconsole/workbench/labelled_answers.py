@@ -13,7 +13,7 @@ counted as disputed so the page can say how many there are.
 
 Scores are only comparable under one verifier, so only answers whose run was scored by the verifier in
 use count; the others are counted by verifier and excluded. A run record names its verifier with its
-version ("offline/6") but not its configuration fingerprint, so a configuration change that keeps the
+version ("offline/7") but not its configuration fingerprint, so a configuration change that keeps the
 version cannot be told apart here.
 """
 

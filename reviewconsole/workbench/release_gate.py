@@ -13,7 +13,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
 
-from reviewconsole.policy.engine import configured_model
+from reviewconsole.policy.engine import configured_verifier
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.selectors import constitution_in_force, constitution_rows
 from reviewconsole.workbench.labelled_answers import ReviewerLabels, reviewer_labels
@@ -22,8 +22,8 @@ from verification import (
     Policy,
     ReleaseCalibration,
     calibrate_release,
-    default_verifier,
     describe_release,
+    fingerprint,
     release_threshold,
 )
 
@@ -40,7 +40,7 @@ class VerifierInUse:
     """The verifier the console's engine runs now."""
 
     name: str
-    """Name and version, as a run record carries it ("offline/6")."""
+    """Name and version, as a run record carries it ("offline/7")."""
     fingerprint: str
     """The configuration fingerprint of that verifier."""
 
@@ -51,8 +51,8 @@ class VerifierInUse:
 
 
 def verifier_in_use() -> VerifierInUse:
-    verifier = default_verifier(configured_model())
-    return VerifierInUse(verifier.name, verifier.config_fingerprint())
+    verifier = configured_verifier()
+    return VerifierInUse(verifier.name, fingerprint(verifier))
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ class GateInForce:
     @property
     def other_verifier(self) -> str:
         """The verifier the threshold was calibrated for, when it is not the one in use; else empty."""
-        if self.calibration is None or self.calibration.verifier.split(" ")[0] == self.verifier.name:
+        if self.calibration is None or self.calibration.verifier == self.verifier.calibrated_as:
             return ""
         return self.calibration.verifier
 
@@ -200,7 +200,7 @@ def gate_in_force(version: ConstitutionVersion | None, labels: ReviewerLabels, v
     # Without a version in force, the engine's default policy says what a new one would start from.
     policy = version.constitution().policy if version is not None else Policy()
     budget, own = policy.max_unsafe_release_rate, policy.release_calibration
-    calibration = release_threshold(verifier.name, max_unsafe_release_rate=budget, calibration=own)
+    calibration = release_threshold(verifier.calibrated_as, max_unsafe_release_rate=budget, calibration=own)
     point = None
     if calibration is not None and labels.answers:
         point = operating_point(labels.scores(), calibration.threshold if calibration.met else None)

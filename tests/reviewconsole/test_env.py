@@ -58,6 +58,7 @@ def test_good_values_are_parsed(monkeypatch):
             "CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT",
         ),
         ({"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "60"}, "AUDIT_EXPORT_TIME_LIMIT must be at least 300"),
+        ({"DEMO": "1", "VERIFICATION_SCORER": "fast"}, "VERIFICATION_SCORER must be one of learned, rules"),
         (
             {"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "7200", "CELERY_BROKER_VISIBILITY_TIMEOUT": "3600"},
             "CELERY_BROKER_VISIBILITY_TIMEOUT must be at least 7801",
@@ -77,3 +78,18 @@ def test_demo_mode_needs_no_configuration_and_debug_stays_off(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "False True"
     assert (tmp_path / "secret_key").exists()
+
+
+def test_a_missing_scorer_model_stops_start_up_with_one_line_naming_the_file(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    result = run_manage(["check"], {"DEMO": "1", "VERIFICATION_MODEL_DIR": str(models)}, tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: scorer model file missing: {models / 'model.int8.onnx'} (set VERIFICATION_SCORER=rules to run "
+        "without it)"
+    ]
+    # Rules-only needs no model file at all.
+    rules = run_manage(["check"], {"DEMO": "1", "VERIFICATION_MODEL_DIR": str(models),
+                                   "VERIFICATION_SCORER": "rules"}, tmp_path)
+    assert rules.returncode == 0, rules.stderr

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.verification.replies import claim_in, verdict_json
-from tests.verification.verifiers import KeywordVerifier
+from tests.verification.verifiers import KeywordVerifier, calibrated
 from verification.constitution import (
     DEFAULT,
     Constitution,
@@ -46,7 +46,7 @@ def _states(candidate: Candidate) -> dict[str, State]:
 def test_omitting_the_unsupported_claim_reaches_permit_and_reverifies_only_what_changed() -> None:
     verifier = KeywordVerifier({"Q3": IE})
 
-    record = check_case(_case(), verifier=verifier, constitution=NO_REVIEW)
+    record = check_case(_case(), verifier=verifier, constitution=calibrated(verifier, NO_REVIEW))
 
     assert (record.terminal, record.reason) == (Terminal.PERMIT, Reason.REPAIRED)
     first, second = record.candidates
@@ -118,7 +118,8 @@ def test_an_overeager_reviser_that_drops_a_supported_claim_is_rejected_and_the_n
     model = ScriptedModel({"reviser": [overeager], "critic": _critic_silent})
     verifier = KeywordVerifier({"40 people": R})
 
-    record = check_case(_case(ACME, ACME_SOURCES), verifier=verifier, model=model, constitution=NO_REVIEW)
+    record = check_case(_case(ACME, ACME_SOURCES), verifier=verifier, model=model,
+                        constitution=calibrated(verifier, NO_REVIEW))
 
     rejected, accepted = record.repairs
     assert (rejected.operation, rejected.outcome, rejected.to) == ("MODEL_REVISION", "REJECTED", None)
@@ -136,8 +137,9 @@ def test_a_hedging_reviser_is_refused_and_its_attempts_recorded() -> None:
               "changed_claim_ids": ["k3"]}
     model = ScriptedModel({"reviser": [hedged] * 3, "critic": _critic_silent})
 
-    record = check_case(_case(ACME, ACME_SOURCES), verifier=KeywordVerifier({"40 people": R}), model=model,
-                        constitution=NO_REVIEW)
+    verifier = KeywordVerifier({"40 people": R})
+    record = check_case(_case(ACME, ACME_SOURCES), verifier=verifier, model=model,
+                        constitution=calibrated(verifier, NO_REVIEW))
 
     failed = record.repairs[0]
     assert failed.operation == "MODEL_REVISION" and failed.outcome == "REJECTED"
@@ -174,7 +176,8 @@ def test_a_word_limit_is_checked_in_code_and_converges() -> None:
     answer = ("Thanks so much for getting in touch with us today! Acme was founded in 1999 by Jane Roe. "
               "Acme is based in Oslo. If you have any other questions, please do not hesitate to contact us.")
 
-    record = check_case(_case(answer, ACME_SOURCES), verifier=KeywordVerifier({}), constitution=constitution)
+    verifier = KeywordVerifier({})
+    record = check_case(_case(answer, ACME_SOURCES), verifier=verifier, constitution=calibrated(verifier, constitution))
 
     first, last = record.candidates[0], record.candidates[-1]
     [before], [after] = first.rule_verdicts, last.rule_verdicts
@@ -216,8 +219,9 @@ def test_a_fuzzy_rule_that_never_passes_is_recorded_as_non_converging_within_the
 def test_a_judged_rule_without_a_model_is_reported_not_checked() -> None:
     constitution = Constitution(name="judged", rules=[JudgedRule(name="tone", instruction="Is the tone kind?")])
 
-    record = check_case(_case("Acme is based in Oslo.", ACME_SOURCES), verifier=KeywordVerifier({}),
-                        constitution=constitution)
+    verifier = KeywordVerifier({})
+    record = check_case(_case("Acme is based in Oslo.", ACME_SOURCES), verifier=verifier,
+                        constitution=calibrated(verifier, constitution))
 
     [verdict] = record.candidates[0].rule_verdicts
     assert (verdict.passed, verdict.checked_by) == (None, "not_checked")

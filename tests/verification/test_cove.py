@@ -8,6 +8,7 @@ import pytest
 
 from tests.verification.conftest import LARKSPUR_CLAIMS, LARKSPUR_SOURCES
 from tests.verification.replies import NO_FINDINGS, claim_in, passages_in, verdict_json
+from tests.verification.verifiers import calibrated
 from verification.claims import extract_claims
 from verification.cove import (
     QUESTION_PROMPT,
@@ -81,7 +82,7 @@ def test_success_on_the_second_attempt_records_two_attempts_and_the_first_output
 
     model = ScriptedModel({"question_writer": _question_for, "verifier": verifier, "critic": lambda _: NO_FINDINGS})
 
-    record = check_case(larkspur_case, model=model)
+    record = check_case(larkspur_case, model=model, constitution=calibrated(ModelVerifier(model)))
 
     for claim in record.candidates[0].claims:
         assert claim.state is State.SUPPORTED

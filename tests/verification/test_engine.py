@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.verification.conftest import LARKSPUR_CLAIMS, LARKSPUR_SOURCES
+from tests.verification.verifiers import calibrated
 from verification.claims import ExtractedClaim
 from verification.engine import MissingFieldError, check_case
 from verification.errors import PermanentError
@@ -85,7 +86,8 @@ def test_terminal_follows_the_claim_states(
     answer: str, sources: list[Source], states: list[State], terminal: Terminal, reason: Reason
 ) -> None:
     # The decision alone, without repairs: the no-repair baseline.
-    record = check_case(_case(answer, sources), verifier=StubVerifier(states), repair="none")
+    verifier = StubVerifier(states)
+    record = check_case(_case(answer, sources), verifier=verifier, repair="none", constitution=calibrated(verifier))
 
     assert (record.terminal, record.reason) == (terminal, reason)
     assert [claim.state for claim in record.candidates[0].claims] == states

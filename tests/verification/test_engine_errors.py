@@ -16,6 +16,8 @@ from verification.errors import PermanentError, TransientError, VerificationErro
 from verification.evaluation import DatasetUnavailable
 from verification.model import ScriptExhausted
 from verification.repair import UnknownRepairMode
+from verification.scorer import UnknownScorer
+from verification.scorer.cross_encoder import ModelUnavailable
 
 EXAMPLES: list[Exception] = [
     VerificationError("the engine failed"),
@@ -27,6 +29,8 @@ EXAMPLES: list[Exception] = [
     DatasetUnavailable("no wice records for split 'report'"),
     InputError("case.json: not valid JSON"),
     ScriptExhausted("no script for role 'critic'"),
+    ModelUnavailable("scorer model file missing: /srv/models/model.int8.onnx"),
+    UnknownScorer("VERIFICATION_SCORER: unknown scorer 'fast'; choose one of learned, rules"),
 ]
 
 

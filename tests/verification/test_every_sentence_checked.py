@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.verification.verifiers import KeywordVerifier
+from tests.verification.verifiers import KeywordVerifier, calibrated
 from verification.constitution import DEFAULT, Constitution, Policy
 from verification.contract import Proposal, RepairContext, RepairContract
 from verification.engine import check_case
@@ -49,7 +49,7 @@ def test_an_i_think_sentence_is_a_claim_checked_against_the_sources() -> None:
     opinion = "I think the annual plan is still the best value."
     verifier = KeywordVerifier({"best value": IE})
 
-    record = check_case(_case(f"{WINDOW} {opinion}"), verifier=verifier)
+    record = check_case(_case(f"{WINDOW} {opinion}"), verifier=verifier, constitution=calibrated(verifier))
 
     assert verifier.seen[:2] == [WINDOW, opinion]
     assert [(c.text, c.state) for c in record.candidates[0].claims] == [(WINDOW, S), (opinion, IE)]
@@ -62,7 +62,7 @@ def test_greetings_thanks_offers_of_help_and_sign_offs_are_not_claims_and_the_re
     answer = f"Hi Sam, thanks for getting in touch! {TIMING}\nLet me know if you need anything else.\nRegards,\nAnna"
     verifier = KeywordVerifier({})
 
-    record = check_case(_case(answer), verifier=verifier)
+    record = check_case(_case(answer), verifier=verifier, constitution=calibrated(verifier))
 
     assert verifier.seen == [TIMING]
     assert (record.terminal, record.reason, record.final_answer) == (Terminal.PERMIT, Reason.ALL_SUPPORTED, answer)

@@ -9,7 +9,7 @@ from verification.claims import extract_claims
 from verification.commitments import entity_key, find_relations
 from verification.evidence import SourceIndex
 from verification.grounding import check
-from verification.offline import THRESHOLD, OfflineVerifier
+from verification.offline import OfflineVerifier
 from verification.types import Source, State
 
 DEAL = Source(
@@ -214,7 +214,7 @@ def test_a_qualifier_the_sources_never_state_is_insufficient_and_named():
 
     assert verdict.state is State.INSUFFICIENT_EVIDENCE
     assert 'nothing the sources say states "all"' in verdict.rationale.lower()
-    assert verdict.release_score is not None and verdict.release_score <= 0.5 * THRESHOLD
+    assert verdict.release_score is not None and verdict.release_score <= 0.5 * OfflineVerifier().scorer.threshold
     _cites_exact_spans(verdict, source)
 
 

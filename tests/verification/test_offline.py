@@ -190,10 +190,10 @@ def test_a_bare_number_in_the_source_confirms_the_claims_count():
 
 
 def test_the_fingerprint_changes_with_the_token_model(monkeypatch):
-    from verification import offline
+    from verification import novelty
 
     before = OfflineVerifier().config_fingerprint()
-    monkeypatch.setitem(offline.TOKEN_WEIGHTS, "rarity", offline.TOKEN_WEIGHTS["rarity"] + 1.0)
+    monkeypatch.setitem(novelty.TOKEN_WEIGHTS, "rarity", novelty.TOKEN_WEIGHTS["rarity"] + 1.0)
     assert OfflineVerifier().config_fingerprint() != before
 
 
@@ -278,79 +278,28 @@ def test_a_denial_the_source_also_makes_in_halting_speech_is_not_refuted():
     assert verdict.method != "offline:denied"
 
 
-@pytest.mark.parametrize(
-    "module",
-    ["offline", "features", "value_checks", "disagreements", "grounded_support", "commitments", "evidence",
-     "citations", "tokens", "antonyms", "substitution", "novelty", "sentences", "claims", "severity", "grounding",
-     "grounding.clauses", "grounding.finding", "grounding.negation", "grounding.qualifiers", "grounding.relations"],
-)
-def test_the_fingerprint_changes_with_any_word_list_or_gate_constant(monkeypatch, module):
-    # A cached verdict is keyed by the fingerprint: editing a word list in any of these modules
-    # (one more pair of opposites, one more stop word) must never reuse stale verdicts.
+def test_the_fingerprint_changes_with_a_stage_version(monkeypatch):
+    # A cached verdict and a calibration are keyed by the fingerprint: a stage whose decisions change
+    # bumps its version, and nothing computed before may be reused.
     from verification import offline
 
-    read = offline._read_module
     before = OfflineVerifier().config_fingerprint()
-    edited = {module: read(module) + b"\n# one more word"}
-    monkeypatch.setattr(offline, "_read_module", lambda name: edited.get(name) or read(name))
+    bumped = tuple((name, version + (name == "typed-mismatch")) for name, version in offline.CHECKS)
+    monkeypatch.setattr(offline, "CHECKS", bumped)
     assert OfflineVerifier().config_fingerprint() != before
-    monkeypatch.setattr(offline, "_read_module", read)
-    assert OfflineVerifier().config_fingerprint() == before
 
 
-def test_every_module_of_a_fingerprinted_package_is_fingerprinted():
-    # A package's name reads only its __init__: a word list moved into a new submodule must not drop
-    # out of the fingerprint unnoticed.
-    import importlib
-    import pkgutil
+def test_the_fingerprint_names_the_scorer_and_its_model_file():
+    import hashlib
 
-    from verification import offline
+    from verification.scorer import make_scorer
+    from verification.scorer.cross_encoder import MODEL_DIR
 
-    for name in offline._VERDICT_MODULES:
-        module = importlib.import_module(f"verification.{name}")
-        for found in pkgutil.iter_modules(getattr(module, "__path__", [])):
-            assert f"{name}.{found.name}" in offline._VERDICT_MODULES
-
-
-def test_every_engine_module_the_offline_verifier_imports_is_fingerprinted():
-    # A module split out of a fingerprinted one (its word lists and gates with it) must join the list:
-    # otherwise editing it would reuse verdicts and a calibration computed before the edit.
-    import ast
-    from pathlib import Path
-
-    from verification import offline
-
-    engine = Path(offline.__file__).parent
-    # The contract's data types and the Verdict dataclass hold no word list, pattern or gate.
-    data_types = {"types", "codes", "verifier"}
-    imported, pending = set(), ["offline"]
-    while pending:
-        name = pending.pop()
-        if name in imported:
-            continue
-        imported.add(name)
-        path = engine.joinpath(*name.split("."))
-        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "verification":
-                pending += [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("verification."):
-                package = node.module.removeprefix("verification.")
-                pending.append(package)
-                # "from verification.grounding import hedges" imports the module grounding.hedges.
-                pending += [
-                    f"{package}.{alias.name}" for alias in node.names
-                    if engine.joinpath(*package.split("."), f"{alias.name}.py").exists()
-                ]
-
-    assert imported - data_types == set(offline._VERDICT_MODULES)
-
-
-def test_the_fingerprint_reads_the_modules_that_exist():
-    from verification import offline
-
-    assert b"STOP_WORDS = frozenset(" in offline._read_module("tokens")
-    assert offline._read_module("no_such_module") == b""
+    learned, rules = make_scorer("learned"), make_scorer("rules")
+    assert OfflineVerifier(learned).config_fingerprint() != OfflineVerifier(rules).config_fingerprint()
+    # Another model file is another scale of scores, with its own calibration.
+    assert learned.fingerprint()["model_sha256"] == hashlib.sha256(
+        (MODEL_DIR / "model.int8.onnx").read_bytes()).hexdigest()
 
 
 def test_each_verdict_carries_a_release_score():
@@ -363,3 +312,20 @@ def test_each_verdict_carries_a_release_score():
     assert supported.state is State.SUPPORTED and supported.release_score == supported.extra["probability"]
     assert insufficient.state is State.INSUFFICIENT_EVIDENCE
     assert insufficient.release_score == insufficient.extra["probability"]
+
+
+def test_every_grounding_finding_is_a_known_method():
+    # A check's reason becomes the verdict's method: a new one must join the enum, or it fails loudly.
+    import re
+    from pathlib import Path
+
+    from verification.methods import Method
+
+    folder = Path(__file__).resolve().parents[2] / "verification" / "grounding"
+    reasons = set()
+    for path in folder.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        reasons |= set(re.findall(r'Finding\(\s*State\.\w+,\s*[^,]+,\s*"([a-z-]+)"', text))
+        reasons |= set(re.findall(r'unsaid_in_every\([^,]+,\s*[^,]+,\s*"([a-z-]+)"', text))
+    assert reasons, "no finding found: the pattern above is stale"
+    assert {f"offline:{reason}" for reason in reasons} <= {method.value for method in Method}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from verification.claims import extract_claims
-from verification.offline import THRESHOLD, OfflineVerifier
+from verification.offline import OfflineVerifier
 from verification.types import Source, State
 
 LEAFLET = Source(
@@ -270,11 +270,11 @@ def test_a_covered_claim_with_a_value_no_source_states_is_held_back_and_names_th
     # coverage alone calls it supported.
     source = Source(id="plans", text="The Team plan includes email support and extra seats for 10 dollars each.")
     verdict = _verdict("The Team plan includes 10 seats and email support.", source)
-    assert verdict.extra["probability"] >= THRESHOLD
+    assert verdict.extra["probability"] >= OfflineVerifier().scorer.threshold
     assert verdict.state is State.INSUFFICIENT_EVIDENCE
     assert verdict.method == "offline:ungrounded-value"
     assert 'nothing the sources say states "10 seats"' in verdict.rationale.lower()
-    assert verdict.release_score is not None and verdict.release_score <= 0.5 * THRESHOLD
+    assert verdict.release_score is not None and verdict.release_score <= 0.5 * OfflineVerifier().scorer.threshold
 
 
 

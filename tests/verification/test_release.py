@@ -15,6 +15,7 @@ from verification.engine import check_case
 from verification.offline import OfflineVerifier
 from verification.release import LabelledScores, binomial_cdf, calibrate, upper_bound
 from verification.types import Case, Reason, Source, Terminal
+from verification.verifier import identity
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,14 +94,17 @@ def test_auroc_counts_ties_as_half() -> None:
 LAPTOP = Source(id="spec-sheet", text="The Arden 14 has a 14-inch display. Its battery lasts up to 18 hours.")
 
 
-def test_the_builtin_calibration_was_computed_for_the_verifier_as_it_is_now() -> None:
-    verifier = OfflineVerifier()
-    data = json.loads(release.BUILTIN_PATH.read_text(encoding="utf-8"))
-    # A verifier changed without recalibrating would release at a threshold nobody measured.
-    assert data["verifier"] == f"{verifier.name} {verifier.config_fingerprint()}", (
-        "recalibrate: python -m verification calibrate --tune --save-builtin"
+@pytest.mark.parametrize("scorer", ["learned", "rules"])
+def test_the_builtin_calibration_was_computed_for_the_verifier_as_it_is_now(scorer: str) -> None:
+    from verification.scorer import make_scorer
+
+    verifier = OfflineVerifier(make_scorer(scorer))
+    data = json.loads(release.builtin_path(scorer).read_text(encoding="utf-8"))
+    # A verifier changed without recalibrating would have no threshold: every answer would go to a person.
+    assert data["verifier"] == identity(verifier), (
+        f"recalibrate: python -m verification calibrate --tune --save-builtin --offline --scorer {scorer}"
     )
-    assert {group["name"] for group in data["groups"]} >= {"wice/tune", "summedits/tune"}
+    assert {group["name"] for group in data["groups"]} >= {"wice/hold", "summedits/hold"}
 
 
 def test_a_run_records_the_threshold_it_applied_and_what_backs_it() -> None:
@@ -108,15 +112,15 @@ def test_a_run_records_the_threshold_it_applied_and_what_backs_it() -> None:
                 sources=[LAPTOP])
     record = check_case(case)
 
-    expected = release.builtin_calibration(OfflineVerifier.name, DEFAULT.policy.max_unsafe_release_rate)
+    expected = release.builtin_calibration(identity(OfflineVerifier()), DEFAULT.policy.max_unsafe_release_rate)
     assert expected is not None and record.release_threshold == expected.threshold
-    assert "5%" in (record.release_calibration or "") and "wice/tune" in (record.release_calibration or "")
+    assert "5%" in (record.release_calibration or "") and "wice/hold" in (record.release_calibration or "")
     assert all(claim.release_score is not None for claim in record.candidates[0].claims)
 
 
 def _with_threshold(threshold: float, *, met: bool = True):
     calibration = release.ReleaseCalibration(
-        threshold=threshold, max_unsafe_release_rate=0.05, confidence=0.95, verifier="offline/6 test",
+        threshold=threshold, max_unsafe_release_rate=0.05, confidence=0.95, verifier=identity(OfflineVerifier()),
         groups=[], computed="2026-11-30T00:00:00+00:00", met=met,
     )
     policy = DEFAULT.policy.model_copy(update={"release_calibration": calibration})
@@ -203,16 +207,41 @@ def test_calibrate_needs_a_file_or_the_tune_splits() -> None:
 
 
 
-def test_a_verifier_without_a_calibration_is_gated_by_states_and_the_record_says_so() -> None:
+def test_a_verifier_without_a_calibration_for_its_configuration_sends_the_answer_to_a_person() -> None:
     from tests.verification.verifiers import KeywordVerifier
 
     case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
                 sources=[LAPTOP])
     record = check_case(case, verifier=KeywordVerifier({}))
 
-    assert record.terminal is Terminal.PERMIT
+    assert record.terminal is Terminal.REVIEW and record.reason is Reason.NOT_CALIBRATED
     assert record.release_threshold is None and record.release_calibration is None
     assert any("no release calibration for verifier keyword/1" in note for note in record.notes)
+
+
+def test_the_same_verifier_with_other_weights_has_no_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verification.scorer import learned
+
+    case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
+                sources=[LAPTOP])
+    assert check_case(case).reason is not Reason.NOT_CALIBRATED
+    monkeypatch.setitem(learned.STACK, "model", learned.STACK["model"] + 0.01)
+    record = check_case(case)
+    assert record.terminal is Terminal.REVIEW and record.reason is Reason.NOT_CALIBRATED
+
+
+def test_a_constitution_of_one_group_releases_at_that_groups_own_bounded_threshold() -> None:
+    strict = LabelledScores(name="strict", consistent=[0.9] * 50, inconsistent=[0.1] * 100 + [0.85] * 10)
+    easy = LabelledScores(name="easy", consistent=[0.7] * 50, inconsistent=[0.1] * 200)
+    pooled = calibrate([strict, easy], verifier="v 1")
+    easy_own = pooled.for_group("easy")
+    # The strict group sets the pooled threshold; the easy group's own descent goes further down, and
+    # its bound still holds on the easy group.
+    assert pooled.threshold > 0.85
+    assert easy_own.threshold <= 0.7 and easy_own.groups[0].name == "easy"
+    assert easy_own.groups[0].unsafe_upper_bound <= 0.05 and easy_own.groups[0].automation == 1.0
+    # A group the calibration does not know falls back to the pooled threshold.
+    assert pooled.for_group("other") is pooled and pooled.for_group(None) is pooled
 
 
 def test_a_constitution_calibrated_for_another_verifier_is_not_applied_to_these_scores() -> None:
@@ -230,8 +259,18 @@ def test_a_constitution_calibrated_for_another_verifier_is_not_applied_to_these_
 
     record = check_case(case, constitution=constitution)
 
-    builtin = release.builtin_calibration(OfflineVerifier.name, 0.05)
+    builtin = release.builtin_calibration(identity(OfflineVerifier()), 0.05)
     assert builtin is not None and record.release_threshold == builtin.threshold
     assert any("made for verifier cove/gpt-x" in note and "set aside" in note for note in record.notes)
     # The record names the exact configuration that judged it, in the form calibrations name it.
     assert builtin.verifier == f"{record.verifier} {record.verifier_fingerprint}"
+
+
+def test_a_groups_bound_is_its_own_where_it_has_one_and_the_pooled_one_otherwise() -> None:
+    strict = LabelledScores(name="strict", consistent=[0.9] * 50, inconsistent=[0.1] * 100 + [0.85] * 10)
+    easy = LabelledScores(name="easy", consistent=[0.7] * 50, inconsistent=[0.1] * 200)
+    pooled = calibrate([strict, easy], verifier="v 1")
+    strict_bound, easy_bound = pooled.group_bound("strict"), pooled.group_bound("easy")
+    assert strict_bound is not None and strict_bound == pooled.groups[0]  # the strict group set the pooled one
+    assert easy_bound is not None and easy_bound.automation == 1.0 and easy_bound.name == "easy"
+    assert pooled.group_bound("other") is None

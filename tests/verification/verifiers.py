@@ -6,8 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from verification.claims import ExtractedClaim
+from verification.constitution import DEFAULT, Constitution
+from verification.release import ReleaseCalibration
 from verification.types import EvidenceSpan, Source, State
-from verification.verifier import Verdict
+from verification.verifier import Verdict, Verifier, identity
 
 
 @dataclass
@@ -42,3 +44,16 @@ class KeywordVerifier:
                 )
             )
         return verdicts
+
+
+def calibrated(verifier: Verifier, constitution: Constitution | None = None) -> Constitution:
+    """`constitution` (default: "default") with a release calibration made for exactly `verifier`.
+
+    A verifier double's scores were never calibrated, so without one every answer it clears goes to a
+    person (NOT_CALIBRATED); tests of what happens after the gate give it a threshold of its own: 0, so
+    every SUPPORTED claim clears it and the states alone decide.
+    """
+    base = constitution or DEFAULT
+    calibration = ReleaseCalibration(threshold=0.0, max_unsafe_release_rate=0.05, confidence=0.95,
+                                     verifier=identity(verifier), groups=[], computed="2026-12-01T00:00:00+00:00")
+    return base.model_copy(update={"policy": base.policy.model_copy(update={"release_calibration": calibration})})

@@ -12,8 +12,8 @@ two values to be matched one by one; "$20 per user per month" is a rate that equ
 year"; "lifetime" and "unlimited" are values too, with no end.
 
 One module per reading: `values` (and `compare`, which compares them), `names`, `relations`; `mention`
-holds the `Mention` they all return. Their patterns and word lists change verdicts, so every module of
-this package is part of the verifier's fingerprint (`offline._VERDICT_MODULES`) through its source.
+holds the `Mention` they all return. Their patterns and word lists change verdicts, so a change to any of
+them bumps the version of the stages that read them in `offline.CHECKS` (the verifier's fingerprint).
 """
 
 from __future__ import annotations

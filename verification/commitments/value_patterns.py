@@ -1,7 +1,7 @@
 """The words and patterns values are written with: number words and scales, currencies, months, duration
 units, and one regular expression per kind of value, with the cheap tests that rule a pattern out before
-it scans a text. They shape verdicts, so this module is part of the verifier's fingerprint
-(`offline._VERDICT_MODULES`); `values.py` reads values with them.
+it scans a text. They shape verdicts (a change here bumps the value checks' versions in `offline.CHECKS`);
+`values.py` reads values with them.
 """
 
 from __future__ import annotations

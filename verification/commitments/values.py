@@ -2,8 +2,8 @@
 of one kind compare (money in base units of its currency, durations in days, dates as (year, month,
 day)); values with no end ("lifetime", "unlimited"); the role a value plays ("within", "after", "ago");
 the two ends of a range read as one; rates ("per month") and the label of a label–value line. The
-patterns and word lists are module constants: they shape verdicts, so this module is part of the
-verifier's fingerprint (`offline._VERDICT_MODULES`).
+patterns and word lists are module constants: they shape verdicts, so a change here bumps the versions of
+the value checks in `offline.CHECKS`.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ unsaid (INSUFFICIENT_EVIDENCE, which only matters when coverage would call the c
 
 One module per commitment: `relations`, `comparisons`, `directions`, `subjects`, `negation`, `qualifiers`,
 `conditions`, `hedges`; `clauses` reads the texts for all of them. The word lists are module constants
-on purpose: they change verdicts, so every module of this package is part of the verifier's fingerprint
-(`offline._VERDICT_MODULES`) through its source.
+on purpose: they change verdicts, so a change to any of them bumps the "grounding" stage's version in
+`offline.CHECKS`, and with it the verifier's fingerprint.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from verification.grounding.qualifiers import (
     find_qualifiers,
 )
 from verification.grounding.relations import PRONOUNS, SYMMETRIC_ACTS, check_relation
+from verification.methods import Method
 from verification.types import State
 from verification.verifier import Verdict
 
@@ -61,7 +62,7 @@ def grounding_verdict(claim_text: str, hits: list[Hit], index: SourceIndex, prob
         evidence=tuple(passage.span() for passage in finding.passages),
         confidence=0.75 if refuted else round(1 - release_score, 3),
         release_score=release_score,
-        method=f"offline:{finding.reason}",
+        method=Method(f"offline:{finding.reason}"),
         rationale=finding.rationale,
         extra={**extra, "ungrounded": finding.commitment},
     )

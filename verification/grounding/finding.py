@@ -17,7 +17,7 @@ class Finding:
     passages: tuple[Passage, ...]
     """The deciding sentences."""
     reason: str
-    """Which check decided, the method's suffix ("quantifier-restricted")."""
+    """Which check decided, the method's suffix ("qualifier-restricted"), one of `methods.Method`."""
     rationale: str
     """One line for the reviewer."""
     commitment: str

@@ -22,6 +22,7 @@ from tests.reviewconsole.api.conftest import REFUND_CASE
 from verification import Case as Submission
 from verification.offline import OfflineVerifier
 from verification.release import builtin_calibration, upper_bound
+from verification.verifier import identity
 
 pytestmark = pytest.mark.django_db
 
@@ -30,11 +31,11 @@ DRAFT = "/policy/constitutions/customer-support/release-gate/draft"
 S, R, N = "SUPPORTED", "REFUTED", "NOT_IN_SOURCES"
 
 # The built-in threshold for a 5% budget, as the tune splits set it for the verifier as it is now.
-BUILTIN = builtin_calibration(OfflineVerifier.name, 0.05)
+BUILTIN = builtin_calibration(identity(OfflineVerifier()), 0.05)
 assert BUILTIN is not None
 IN_FORCE = f"{BUILTIN.threshold:.4f}"
 # The refund answer rewritten to what the policy says: the offline verifier supports both claims, the weaker
-# with a release score of 0.7658, above the built-in threshold for a 5% budget (about 0.75).
+# with a release score above the built-in threshold for a 5% budget.
 FIXED_REFUND = {
     **REFUND_CASE,
     "answer": "Annual plans can be refunded in full within 30 days of purchase. "
@@ -143,7 +144,10 @@ def test_the_page_shows_the_counts_the_curve_and_why_no_threshold_qualifies(admi
     # The threshold in force is the verifier's built-in one for the 5% budget of v1.
     assert "a risk budget of 5.0% unsafe releases" in html
     assert f"release threshold {IN_FORCE} for at most 5% unsafe releases" in html
-    assert "On these labels it releases 2 of 4 consistent answers (50.0% automation) and 1 of 3" in html
+    # The consistent answers score 0, 0.7, 0.75 and 0.8; the inconsistent ones 0, 0 and 0.85.
+    released = sum(score >= BUILTIN.threshold for score in (0.0, 0.7, 0.75, 0.8))
+    assert (f"On these labels it releases {released} of 4 consistent answers ({released / 4:.1%} automation) "
+            "and 1 of 3") in html
     row = html.split('<tr data-threshold="0.7500">')[1].split("</tr>")[0]
     assert "<td>50.0%</td>" in row and "<td>2 of 4</td>" in row and "<td>33.3%</td>" in row
     # 3 inconsistent answers cannot bound 50%: 1 - 0.05^(1/3) = 63.2%, and 5 are needed (hand computation).
@@ -152,7 +156,7 @@ def test_the_page_shows_the_counts_the_curve_and_why_no_threshold_qualifies(admi
             "it takes at least 5 labelled inconsistent answers") in html
     # The threshold in force is no labelled answer's score, but it has its row.
     in_force = html.split(f'<tr data-threshold="{IN_FORCE}">')[1].split("</tr>")[0]
-    assert "<td>2 of 4</td>" in in_force and "<td>1 of 3</td>" in in_force and "in force</span>" in in_force
+    assert f"<td>{released} of 4</td>" in in_force and "<td>1 of 3</td>" in in_force and "in force</span>" in in_force
     # ln 0.05 / ln 0.99 = 298.07: a 1% budget takes 299 inconsistent answers.
     one_percent = html.split('<tr data-budget="0.01">')[1].split("</tr>")[0]
     assert "none qualifies: it takes at least 299 labelled inconsistent answers" in one_percent

@@ -1,0 +1,149 @@
+"""The learned scorer: the shipped model's readings, the checks' veto over it, training end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from verification.claims import extract_claims
+from verification.features import Assessment
+from verification.offline import OfflineVerifier
+from verification.scorer import UnknownScorer, make_scorer
+from verification.scorer.cross_encoder import MODEL_DIR, CrossEncoder, ModelUnavailable, shipped
+from verification.scorer.pairs import Pair
+from verification.types import Source, State
+
+REFUNDS = Source(id="refunds", text=(
+    "Annual plans can be refunded in full within 30 days of purchase. After 30 days, annual plans are not "
+    "refundable. Monthly plans can be cancelled at any time and are not refunded."
+))
+
+# (window, claim, probability recorded from the shipped model). A new model records new ones.
+RECORDED = [
+    ("Annual plans can be refunded in full within 30 days of purchase.",
+     "You can get all your money back on an annual plan if you ask within 30 days of buying it.", 0.7196),
+    ("Annual plans can be refunded in full within 30 days of purchase.",
+     "The office is closed on public holidays.", 0.0564),
+    ("The Arden 14 has a 14-inch display. Its battery lasts up to 18 hours.",
+     "The Arden 14's battery lasts up to 18 hours.", 0.9464),
+    ("Thomas Arnold was the publisher of Home Media Magazine for more than 12 years.",
+     "Arnold founded Home Media Magazine in 1991.", 0.1052),
+]
+
+
+def test_the_shipped_model_gives_its_recorded_readings():
+    logits = shipped().logits([(window, claim) for window, claim, _ in RECORDED])
+    readings = [1 / (1 + math.exp(-logit)) for logit in logits]
+    for (_, claim, recorded), reading in zip(RECORDED, readings, strict=True):
+        assert reading == pytest.approx(recorded, abs=0.02), claim
+    paraphrase, unrelated, restated, unsupported = readings
+    assert paraphrase > 0.5 > unrelated
+    assert restated > 0.5 > unsupported
+
+
+def test_a_paraphrase_of_the_source_is_supported_by_the_learned_scorer():
+    claims = extract_claims("You can request a full refund within 30 days of purchase on an annual plan.")
+    verdict = OfflineVerifier(make_scorer("learned")).verify(claims, [REFUNDS])[0]
+    assert verdict.state is State.SUPPORTED
+    assert verdict.extra["scorer"] == "learned/1"
+    # The evidence cited is the window that grounded it.
+    assert any("refunded in full within 30 days" in span.quote for span in verdict.evidence)
+
+
+def test_the_same_pair_is_read_once():
+    model = shipped()
+    pair = ("A window read once.", "A claim read once.")
+    first = model.logits([pair])
+    cached = len(model._cache)
+    assert model.logits([pair, pair]) == first * 2
+    assert len(model._cache) == cached
+
+
+class Certain:
+    """A scorer sure of every claim: what the typed checks decide must not move."""
+
+    name = "certain/1"
+    threshold = 0.5
+
+    def fingerprint(self) -> dict[str, object]:
+        return {"name": self.name}
+
+    def probabilities(self, assessments: Sequence[Assessment]) -> list[float]:
+        return [1.0] * len(assessments)
+
+
+def test_the_checks_keep_their_veto_whatever_the_scorer_says():
+    verifier = OfflineVerifier(Certain())
+    contradicted, unstated = verifier.verify(extract_claims(
+        "Annual plans can be refunded in full within 60 days of purchase. "
+        "Annual plans can be refunded in full within 30 days of purchase for a $25 fee."
+    ), [REFUNDS])
+    # A typed contradiction is REFUTED however sure the scorer is.
+    assert contradicted.state is State.REFUTED and contradicted.release_score == 0.0
+    # A committed value no cited sentence states is never SUPPORTED.
+    assert unstated.state is not State.SUPPORTED
+    assert unstated.release_score is not None and unstated.release_score < 0.5
+
+
+def test_a_missing_model_file_is_one_line_naming_it(tmp_path):
+    with pytest.raises(ModelUnavailable) as raised:
+        CrossEncoder(tmp_path)
+    assert str(raised.value) == f"scorer model file missing: {tmp_path / 'model.int8.onnx'}"
+
+
+def test_a_corrupt_model_file_is_one_line_naming_it(tmp_path):
+    shutil.copyfile(MODEL_DIR / "tokenizer.json", tmp_path / "tokenizer.json")
+    (tmp_path / "model.int8.onnx").write_bytes(b"not a model")
+    with pytest.raises(ModelUnavailable) as raised:
+        CrossEncoder(tmp_path)
+    assert str(raised.value).startswith(f"scorer model file unreadable: {tmp_path / 'model.int8.onnx'}")
+    assert "\n" not in str(raised.value)
+
+
+def test_an_unknown_scorer_is_refused_by_name():
+    with pytest.raises(UnknownScorer, match="VERIFICATION_SCORER: unknown scorer 'fast'"):
+        make_scorer("fast")
+
+
+PAIRS = [
+    Pair("A man is eating a piece of bread.", "A man is eating food.", 1, "nli/test"),
+    Pair("A man is eating a piece of bread.", "A woman is driving a car.", 0, "nli/test"),
+    Pair("The shop opens at 9 am on weekdays.", "The shop opens at 9 am.", 1, "tune/test"),
+    Pair("The shop opens at 9 am on weekdays.", "The shop opens at 7 am.", 0, "tune/test"),
+] * 4 + [
+    Pair("Refunds are paid within 5 days.", "Refunds take up to 5 days.", 1, "nli/test", validation=True),
+    Pair("Refunds are paid within 5 days.", "Refunds are paid in cash.", 0, "nli/test", validation=True),
+]
+
+
+def test_training_runs_end_to_end_resumes_and_exports_a_checked_int8_model(tmp_path):
+    from verification.scorer import training
+
+    settings = training.Settings(batch_size=4, checkpoint_every=2)
+    output, work = tmp_path / "model", tmp_path / "work"
+    figures = training.train(output, work, settings, pairs=PAIRS)
+    assert figures["training"]["steps"] == 8  # 16 pairs, the 8 tune ones seen 3 times: 32 pairs in batches of 4
+    model = CrossEncoder(output)
+    assert len(model.logits([("A window.", "A claim.")])) == 1
+    # The int8 file reads as the float model does, within what quantisation costs.
+    assert figures["int8_against_float"]["max_abs_logit_difference"] < 0.2
+    assert figures["validation"]["nli/test"]["pairs"] == 2
+    saved = json.loads((output / "figures.json").read_text(encoding="utf-8"))
+    assert saved["sha256"] == model.sha256
+    # A second run finds the last checkpoint: no step is trained again, and the export is the same model.
+    again = training.train(output, work, settings, pairs=PAIRS)
+    assert again["training"]["seconds_this_run"] == 0
+    assert again["sha256"] == figures["sha256"]
+
+
+def test_the_shipped_model_card_names_its_file():
+    card = (MODEL_DIR / "MODEL_CARD.md").read_text(encoding="utf-8")
+    figures = json.loads((MODEL_DIR / "figures.json").read_text(encoding="utf-8"))
+    assert figures["sha256"] == shipped().sha256
+    assert shipped().sha256 in card
+    assert Path(MODEL_DIR / "model.int8.onnx").stat().st_size <= 30 * 1024 * 1024

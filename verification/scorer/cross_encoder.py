@@ -1,0 +1,136 @@
+"""The learned scorer: a MiniLM cross-encoder that reads a claim against its window, run as int8 ONNX.
+
+It reads the window and the claim together ("[CLS] window [SEP] claim [SEP]", at most MAX_TOKENS
+tokens, the window cut before the claim is), so it sees paraphrase that word overlap misses ("can be
+refunded in full" / "request a full refund"). Only onnxruntime, tokenizers and numpy are needed to run
+it; training (`training.py`) needs torch. The model is loaded once per process and scores are kept by
+the pair's content, so a repair that re-verifies an unchanged claim costs nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from verification.errors import PermanentError
+
+MODEL_DIR = Path(__file__).with_name("model")
+MODEL_FILE = "model.int8.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+MAX_TOKENS = 128
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_CACHE_SIZE = 50_000
+_BATCH = 16
+
+
+class ModelUnavailable(PermanentError):
+    """The scorer's model file is missing or cannot be read; the message names the file."""
+
+
+def load_tokenizer(path: Path, max_tokens: int = MAX_TOKENS) -> Any:
+    """The WordPiece tokenizer, cutting the longer of window and claim (the window, all but always) to fit
+    `max_tokens`."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.enable_truncation(max_length=max_tokens, strategy="longest_first")
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def padded(encodings: Sequence[Any], width: int) -> dict[str, np.ndarray]:
+    """The model's three inputs for a batch, padded with zeros to `width` tokens."""
+    arrays = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in INPUTS}
+    for row, encoding in enumerate(encodings):
+        size = len(encoding.ids)
+        arrays["input_ids"][row, :size] = encoding.ids
+        arrays["attention_mask"][row, :size] = encoding.attention_mask
+        arrays["token_type_ids"][row, :size] = encoding.type_ids
+    return arrays
+
+
+class CrossEncoder:
+    """One loaded model: `probabilities` of support for (window, claim) pairs."""
+
+    def __init__(self, folder: Path = MODEL_DIR, threads: int = 0) -> None:
+        model_path, tokenizer_path = folder / MODEL_FILE, folder / TOKENIZER_FILE
+        for path in (model_path, tokenizer_path):
+            if not path.is_file():
+                raise ModelUnavailable(f"scorer model file missing: {path}")
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        # Idle threads sleep instead of spinning for the next batch: a worker's cores are shared with
+        # the rest of the engine and with other workers.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            self.session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+            self.tokenizer = load_tokenizer(tokenizer_path)
+        except Exception as error:  # onnxruntime raises its own classes for every kind of bad file
+            raise ModelUnavailable(f"scorer model file unreadable: {model_path} ({type(error).__name__})") from error
+        self.sha256 = _file_sha256(model_path)
+        self._cache: OrderedDict[str, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def run(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The model's logit of support for each (window, claim) pair, uncached."""
+        result = np.zeros(len(pairs), dtype=np.float32)
+        if not pairs:
+            return result
+        encodings = self.tokenizer.encode_batch(list(pairs))
+        # Pairs of similar length run together so padding costs little.
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), _BATCH):
+            rows = order[start:start + _BATCH]
+            batch = [encodings[i] for i in rows]
+            inputs = padded(batch, max(len(e.ids) for e in batch))
+            result[rows] = self.session.run(["logits"], inputs)[0].reshape(-1)
+        return result
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The logit for each pair; pairs seen before (by content) are not run again."""
+        keys = [_pair_key(window, claim) for window, claim in pairs]
+        with self._lock:
+            missing = list({key: i for i, key in enumerate(keys) if key not in self._cache}.values())
+        if missing:
+            computed = self.run([pairs[i] for i in missing]).tolist()
+            with self._lock:
+                for i, logit in zip(missing, computed, strict=True):
+                    self._cache[keys[i]] = logit
+                while len(self._cache) > _CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            return [self._cache[key] for key in keys]
+
+
+def _pair_key(window: str, claim: str) -> str:
+    return hashlib.sha256(f"{len(window)}:{window}\x00{claim}".encode()).hexdigest()
+
+
+@functools.cache
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def shipped(folder: Path = MODEL_DIR) -> CrossEncoder:
+    """The model in `folder` (by default the one committed with the engine), loaded once per process.
+
+    Per process, not per import: a session's thread pool does not survive a fork, so a worker child
+    (Celery's prefork pool) loads its own rather than inheriting its parent's."""
+    return _loaded(folder, os.getpid())
+
+
+@functools.cache
+def _loaded(folder: Path, pid: int) -> CrossEncoder:
+    return CrossEncoder(folder)
