@@ -87,14 +87,19 @@ POLICY_FIELDS = (
               "without a person; the release threshold is calibrated for it. 0.05 allows at most 5%."),
     FieldSpec("review_deadline_hours", "Review deadline (hours)", "number",
               "The queue marks a case overdue once it has waited this long; empty: no deadline."),
+    FieldSpec("calibration_group", "Calibration group",
+              help="The group of labelled answers this constitution's resemble, released at that group's own "
+              "threshold: wice/hold (single claims), summedits/hold (summaries), halueval/hold (short answers); "
+              "empty: the pooled threshold, which holds in every group."),
 )
 # Knobs an empty input leaves unset (None) rather than asking the model to parse "".
-_OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours"})
+_OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours", "calibration_group"})
 # Knobs whose every error reads better as one sentence naming the knob than as pydantic's wording.
 _POLICY_MESSAGES = {
     "max_unsafe_release_rate": "max_unsafe_release_rate must be a number strictly between 0 and 1, such as 0.05",
     "review_deadline_hours": "review_deadline_hours must be a whole number of hours from 1 to 2160 (90 days), "
                              "or empty for no deadline",
+    "calibration_group": "calibration_group must be a group's name of at most 100 characters, such as summedits/hold",
 }
 TERMINALS = [terminal.value for terminal in Terminal]
 _NEEDS_PERSON = "policy-needs_person"

@@ -87,3 +87,21 @@ def test_a_code_the_engine_does_not_know_is_refused_on_its_field(admin_client, f
     knob = field.removeprefix("policy-")
     assert _error(response.content.decode(), field) == f"{knob}: {value} is not one of the available choices."
     assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_a_calibration_group_is_saved_and_an_empty_one_is_the_pooled_threshold(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-calibration_group": "wice/hold"}))
+
+    assert response.status_code == 302
+    assert _saved_policy()["calibration_group"] == "wice/hold"
+    html = admin_client.get("/policy/constitutions/customer-support/v2/edit").content.decode()
+    assert 'name="policy-calibration_group" value="wice/hold"' in html
+    assert "summedits/hold (summaries)" in html
+
+
+def test_an_overlong_calibration_group_is_refused_on_its_field(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-calibration_group": "g" * 101}))
+
+    assert response.status_code == 400
+    assert "calibration_group" in _error(response.content.decode(), "policy-calibration_group")
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
