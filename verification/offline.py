@@ -259,10 +259,10 @@ def _coverage_verdict(
     if probability >= threshold and assessment.hits:
         # (No sentence retrieved at all: nothing could ground it, whatever the score.)
         ungrounded = [check.claim_value.text for check in assessment.values if not check.grounding]
-        # The scorer read the whole window: where no sentence of it carries the claim's words (a
-        # paraphrase), the window it read is what grounded the verdict, and it is what is cited.
-        cited = citations.grounding_spans(assessment) or tuple(hit.passage.span() for hit in assessment.hits)
         if not ungrounded or "ungrounded-value" in off:
+            # The scorer read the whole window: where no sentence of it carries the claim's words (a
+            # paraphrase), the window it read is what grounded the verdict, and it is what is cited.
+            cited = citations.grounding_spans(assessment) or tuple(hit.passage.span() for hit in assessment.hits)
             return Verdict(
                 state=State.SUPPORTED,
                 evidence=cited,

@@ -58,7 +58,7 @@ def padded(encodings: Sequence[Any], width: int) -> dict[str, np.ndarray]:
 
 
 class CrossEncoder:
-    """One loaded model: `probabilities` of support for (window, claim) pairs."""
+    """One loaded model: the logit of support for (window, claim) pairs."""
 
     def __init__(self, folder: Path = MODEL_DIR, threads: int = 0) -> None:
         model_path, tokenizer_path = folder / MODEL_FILE, folder / TOKENIZER_FILE
@@ -79,7 +79,7 @@ class CrossEncoder:
             self.tokenizer = load_tokenizer(tokenizer_path)
         except Exception as error:  # onnxruntime raises its own classes for every kind of bad file
             raise ModelUnavailable(f"scorer model file unreadable: {model_path} ({type(error).__name__})") from error
-        self.sha256 = _file_sha256(model_path)
+        self.sha256 = hashlib.sha256(model_path.read_bytes()).hexdigest()
         self._cache: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -102,25 +102,21 @@ class CrossEncoder:
         """The logit for each pair; pairs seen before (by content) are not run again."""
         keys = [_pair_key(window, claim) for window, claim in pairs]
         with self._lock:
-            missing = list({key: i for i, key in enumerate(keys) if key not in self._cache}.values())
+            found = {key: self._cache[key] for key in keys if key in self._cache}
+        missing = list({key: i for i, key in enumerate(keys) if key not in found}.values())
         if missing:
             computed = self.run([pairs[i] for i in missing]).tolist()
+            found.update((keys[i], logit) for i, logit in zip(missing, computed, strict=True))
             with self._lock:
-                for i, logit in zip(missing, computed, strict=True):
-                    self._cache[keys[i]] = logit
+                for i in missing:
+                    self._cache[keys[i]] = found[keys[i]]
                 while len(self._cache) > _CACHE_SIZE:
                     self._cache.popitem(last=False)
-        with self._lock:
-            return [self._cache[key] for key in keys]
+        return [found[key] for key in keys]
 
 
 def _pair_key(window: str, claim: str) -> str:
     return hashlib.sha256(f"{len(window)}:{window}\x00{claim}".encode()).hexdigest()
-
-
-@functools.cache
-def _file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def shipped(folder: Path = MODEL_DIR) -> CrossEncoder:
