@@ -37,7 +37,7 @@ def run(verifier: OfflineVerifier, records: dict[str, list[Record]]) -> tuple[di
     for dataset, rows in records.items():
         out[dataset] = []
         for record in rows:
-            claims = [claim for claim in extract_claims(record.answer) if claim.checkable]
+            claims = [claim for claim in extract_claims(record.answer, record.question) if claim.checkable]
             verdicts = verifier.verify_claims(claims, SourceIndex(record.sources)) if claims else []
             out[dataset].append((record.supported, answer_score(verdicts), tuple(str(v.state) for v in verdicts)))
     return out, time.process_time() - started

@@ -48,8 +48,8 @@ def cases() -> Iterator[tuple[str, Case]]:
     for dataset in evaluation.DATASETS:
         for record in evaluation.load(dataset, "tune"):
             name = f"{dataset}/{record.id}"
-            yield name, Case(external_id=name, question=f"Labelled record {name}", answer=record.answer,
-                             sources=record.sources)
+            yield name, Case(external_id=name, question=record.question or f"Labelled record {name}",
+                             answer=record.answer, sources=record.sources)
     for number, raw in enumerate(json.loads(_DEMO_PATH.read_text(encoding="utf-8"))):
         case = Case.model_validate(raw)
         yield f"demo/{case.external_id or number}", case
@@ -63,7 +63,7 @@ def cases() -> Iterator[tuple[str, Case]]:
 def outputs(name: str, case: Case, verifier: OfflineVerifier) -> dict:
     """Everything the engine decides about one case, in a form that compares exactly."""
     record: RunRecord = check_case(case, verifier=verifier)
-    claims = extract_claims(case.answer or "")
+    claims = extract_claims(case.answer or "", case.question)
     verdicts = verifier.verify(claims, case.sources)
     return {
         "case": name,

@@ -27,20 +27,21 @@ class VerificationCache:
         self._config = verifier.config_fingerprint()
         self._verdicts: dict[tuple[str, str, str, str], Verdict] = {}
 
-    def key(self, claim_text: str) -> tuple[str, str, str, str]:
-        """The cache key of a claim's verdict."""
-        return sha256_text(claim_text), self.snapshot, self._verifier.name, self._config
+    def key(self, claim: ExtractedClaim) -> tuple[str, str, str, str]:
+        """The cache key of a claim's verdict: its text and the context it is read with."""
+        read = f"{claim.context}\n{claim.text}" if claim.context else claim.text
+        return sha256_text(read), self.snapshot, self._verifier.name, self._config
 
     def verify(
         self, claims: Sequence[ExtractedClaim], *, use_cache: bool = True
     ) -> tuple[list[Verdict], list[Verdict]]:
         """One verdict per claim, and the fresh ones among them: only cache misses reach the verifier."""
-        misses = [c for c in claims if not use_cache or self.key(c.text) not in self._verdicts]
+        misses = [c for c in claims if not use_cache or self.key(c) not in self._verdicts]
         fresh = self._verifier.verify(misses, self._sources) if misses else []
         if len(fresh) != len(misses):
             raise PermanentError(f"verifier {self._verifier.name} gave {len(fresh)} verdicts for {len(misses)} claims")
         by_claim = {id(claim): verdict for claim, verdict in zip(misses, fresh, strict=True)}
         for claim, verdict in zip(misses, fresh, strict=True):
-            self._verdicts[self.key(claim.text)] = verdict
-        verdicts = [by_claim.get(id(claim)) or self._verdicts[self.key(claim.text)] for claim in claims]
+            self._verdicts[self.key(claim)] = verdict
+        verdicts = [by_claim.get(id(claim)) or self._verdicts[self.key(claim)] for claim in claims]
         return verdicts, fresh

@@ -70,7 +70,7 @@ class CandidateBuilder:
     ) -> tuple[Candidate, Outcome | None]:
         """The candidate for `text`, verified and judged, and the budget's stop when a budget cut that short."""
         disclosures = self._constitution.disclosures()
-        extraction = extract(text)
+        extraction = extract(text, self._case.question)
         found = [c for c in extraction.claims if c.text.strip() not in disclosures]
         if parent is None:
             self._notes.extend(_claim_notes(extraction, found))
@@ -126,7 +126,7 @@ class CandidateBuilder:
         """
         budget = self._budget
         verdicts: list[Verdict | None] = [None] * len(claims)
-        pending = [i for i, c in enumerate(claims) if fresh or self._cache.key(c.text) not in self._verified]
+        pending = [i for i, c in enumerate(claims) if fresh or self._cache.key(c) not in self._verified]
         hits = sorted(set(range(len(claims))) - set(pending))
         if hits:
             cached, _ = self._cache.verify([claims[i] for i in hits])
@@ -148,7 +148,7 @@ class CandidateBuilder:
             budget.verifier_calls += len(fresh_verdicts)
             self.cache_hits += len(batch) - len(fresh_verdicts)
             budget.model_calls += sum(_model_calls(verdict) for verdict in fresh_verdicts)
-            self._verified.update(self._cache.key(claims[i].text) for i in batch)
+            self._verified.update(self._cache.key(claims[i]) for i in batch)
         if pending and stop is not None:
             verdicts = _placed(verdicts, pending, [unverified(stop)] * len(pending))
         return [verdict for verdict in verdicts if verdict is not None], stop

@@ -10,6 +10,7 @@ the refund takes 5 days.") keeps its assertion as a claim.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -38,6 +39,9 @@ class ExtractedClaim:
     checkable: bool = True
     """Whether a verifier should check it against the sources. `extract_claims` makes every claim
     checkable; False (judged NOT_VERIFIABLE without a look) is only for claims built by hand."""
+    context: str = ""
+    """The question, when the claim is a bare answer to it: "Delhi" (no verb) says nothing on its own, so
+    the scorer reads the question beside it. Never the rest of the draft."""
 
 
 @dataclass(frozen=True)
@@ -154,13 +158,17 @@ _FINITE_VERB = re.compile(
 )
 
 
-def extract_claims(text: str) -> list[ExtractedClaim]:
+def extract_claims(text: str, question: str = "") -> list[ExtractedClaim]:
     """Every claim of `text` in order, with exact spans; only non-factual sentences are left out."""
-    return list(extract(text).claims)
+    return list(extract(text, question).claims)
 
 
-def extract(text: str) -> Extraction:
-    """The claims of `text` and the sentences left out of them as non-factual, both in text order."""
+def extract(text: str, question: str = "") -> Extraction:
+    """The claims of `text` and the sentences left out of them as non-factual, both in text order.
+
+    A claim with no finite verb carries the question as its context: a bare answer ("Delhi", "President
+    Richard Nixon") leans on the question for what it asserts, where a sentence states it itself.
+    """
     claims: list[ExtractedClaim] = []
     left_out: list[LeftOut] = []
     signed_off = False
@@ -190,6 +198,10 @@ def extract(text: str) -> Extraction:
         for piece_start, piece_end in _split_conjoined(sentence):
             span_start, span_end = start + piece_start, start + piece_end
             claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end))
+    context = " ".join(question.split())
+    if context:
+        claims = [claim if _FINITE_VERB.search(claim.text) else dataclasses.replace(claim, context=context)
+                  for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
 
 

@@ -327,7 +327,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     else:
         rows = []
         for group, consistent, case in _read_labelled(args.labelled):
-            _, score = evaluation.score_answer(_answer_of(case), list(case.sources), verifier)
+            _, score = evaluation.score_answer(_answer_of(case), list(case.sources), verifier, case.question)
             rows.append((group, consistent, score))
         groups = release.group_scores(rows)
     try:

@@ -122,7 +122,7 @@ class Policy(_Frozen):
     max_rule_iterations: int = Field(default=2, ge=0, le=10)
     """Critique-revise rounds for failing rules before a rule is recorded as non-converging."""
     max_blast_radius: float = Field(default=0.5, gt=0.0, le=1.0)
-    """Largest share of a candidate's claims one repair may change or remove."""
+    """Largest share of a candidate's claims one repair may change or remove beyond the claim it repairs."""
     max_unsafe_release_rate: float = Field(default=DEFAULT_MAX_UNSAFE_RELEASE_RATE, gt=0.0, lt=1.0)
     """The risk budget: the largest share of inconsistent answers this constitution accepts to release
     without a person. The release threshold is calibrated for it (`verification.release`)."""

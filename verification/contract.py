@@ -43,7 +43,7 @@ class RepairContract:
     allowed_operations: tuple[str, ...]
     """Operations the repair may use."""
     max_blast_radius: float
-    """Largest share of the candidate's claims the repair may change or remove."""
+    """Largest share of the candidate's claims the repair may change or remove beyond its targets."""
     failing_rules: tuple[RuleVerdict, ...] = ()
     """Rules the repair should make pass, with their critiques."""
 
@@ -117,9 +117,13 @@ def contract_violations(
     new_values = new_unsourced_values(parent.text, child.text, sources)
     if new_values:
         violations.append(f"adds what no source contains: {', '.join(new_values)}")
-    radius = surface_blast_radius(parent, child)
+    # The bound is on collateral: a repair of the one claim of a one-claim answer changes all of it, and
+    # that is the repair it was asked for.
+    collateral = [claim_id for claim_id in changed_claims(parent, child) if claim_id not in contract.target_claim_ids]
+    radius = len(collateral) / len(parent.claims) if parent.claims else 0.0
     if radius > contract.max_blast_radius + 1e-9:
-        violations.append(f"surface blast radius {radius:.2f} exceeds {contract.max_blast_radius:.2f}")
+        violations.append(f"changes {radius:.2f} of the claims beyond its target, more than "
+                          f"{contract.max_blast_radius:.2f}")
     return violations
 
 

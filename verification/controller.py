@@ -155,6 +155,9 @@ class Controller:
                     if result:
                         unrepairable.clear()
                         continue
+                if any(c.severity is Severity.CRITICAL for c in failing):
+                    # A refund or a dosage the customer asked about is owed an answer: a person writes it.
+                    return unrepaired(failing)
                 return Outcome(Terminal.REJECT, Reason.NOTHING_SUPPORTED, None)
             targets = [c for c in _by_priority(failing) if c.id not in unrepairable]
             if failing and self.plan.by_state and targets:

@@ -77,6 +77,8 @@ class Record:
     """The SummEdits domain, empty elsewhere."""
     gold_sets: list[list[tuple[int, int]]] = field(default_factory=list)
     """WiCE: sufficient sets of supporting sentences, as (start, end) offsets into the single source."""
+    question: str = ""
+    """HaluEval: the question the answer answers; empty where the set has none."""
 
 
 def data_dir() -> Path:
@@ -187,9 +189,9 @@ def _release_figures(rows: list[dict], calibration: ReleaseCalibration | None) -
     return figures
 
 
-def score_answer(answer: str, sources: list[Source], verifier: Verifier) -> tuple[list, float]:
+def score_answer(answer: str, sources: list[Source], verifier: Verifier, question: str = "") -> tuple[list, float]:
     """The verdicts on an answer's checkable claims and the answer's release score."""
-    claims = [claim for claim in extract_claims(answer) if claim.checkable]
+    claims = [claim for claim in extract_claims(answer, question) if claim.checkable]
     verdicts = verifier.verify(claims, sources) if claims else []
     return verdicts, answer_score(verdicts)
 
@@ -199,7 +201,7 @@ def labelled_scores(dataset: str, split: str, verifier: Verifier, *, progress: b
     consistent: list[float] = []
     inconsistent: list[float] = []
     for record in tqdm(load(dataset, split), desc=f"{dataset}/{split}", file=sys.stderr, disable=not progress):
-        _, score = score_answer(record.answer, record.sources, verifier)
+        _, score = score_answer(record.answer, record.sources, verifier, record.question)
         (consistent if record.supported else inconsistent).append(score)
     return LabelledScores(name=f"{dataset}/{split}", consistent=consistent, inconsistent=inconsistent)
 
@@ -216,7 +218,7 @@ def balanced_accuracy(gold: list[bool], predicted: list[bool]) -> float:
 
 def _evaluate(record: Record, verifier: OfflineVerifier) -> dict:
     index = SourceIndex(record.sources)
-    claims = extract_claims(record.answer)
+    claims = extract_claims(record.answer, record.question)
     verdicts = [verifier.verify_claim(claim, index) for claim in claims]
     states = [verdict.state for verdict in verdicts]
     checked = [state for claim, state in zip(claims, states, strict=True) if claim.checkable]
@@ -328,10 +330,12 @@ def _halueval(root: Path, split: str) -> Iterator[Record]:
         if not _kept(split, raw["knowledge"]):
             continue
         sources = [Source(id="knowledge", text=raw["knowledge"])]
+        question = raw["question"].strip()
         # Alternate so that any prefix (--limit) keeps the 50/50 balance.
-        yield Record(id=f"{number}-right", sources=sources, answer=raw["right_answer"], supported=True)
+        yield Record(id=f"{number}-right", sources=sources, answer=raw["right_answer"], supported=True,
+                     question=question)
         yield Record(id=f"{number}-hallucinated", sources=sources, answer=raw["hallucinated_answer"],
-                     supported=False)
+                     supported=False, question=question)
 
 
 def _require(path: Path) -> None:

@@ -57,6 +57,8 @@ class Assessment:
     """The evidence selected for the claim, best first."""
     claim_text: str = ""
     """The claim as written."""
+    context: str = ""
+    """The question the claim answers on its own (`ExtractedClaim.context`); only the scorer reads it."""
     values: list[ValueCheck] = field(default_factory=list)
     """One check per typed value of the claim."""
     negation_mismatch: Passage | None = None
@@ -79,13 +81,17 @@ class Assessment:
     """The measures, in FEATURE_NAMES order."""
 
 
-def assess(claim_text: str, index: SourceIndex) -> Assessment:
-    """Retrieve evidence for the claim and measure how well it is covered and where it disagrees."""
+def assess(claim_text: str, index: SourceIndex, context: str = "") -> Assessment:
+    """Retrieve evidence for the claim and measure how well it is covered and where it disagrees.
+
+    Retrieval and every measure read the claim alone: the question may name things the answer never
+    commits to, so only the scorer reads `context`."""
     hits = index.select(claim_text, 3)
     stems = content_stems(claim_text)
     unique = list(dict.fromkeys(stems))
     mentions = find_mentions(claim_text)
-    assessment = Assessment(hits=hits, claim_text=claim_text, claim_stems=unique, mentions=mentions)
+    assessment = Assessment(hits=hits, claim_text=claim_text, context=context, claim_stems=unique,
+                            mentions=mentions)
     if not unique:
         assessment.vector = (0.0,) * len(FEATURE_NAMES)
         return assessment

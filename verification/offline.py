@@ -98,7 +98,7 @@ class OfflineVerifier:
     def verify_claims(self, claims: Sequence[ExtractedClaim], index: SourceIndex) -> list[Verdict]:
         """The verdicts for a case's claims: each assessed on its own, then scored in one batch."""
         checkable = [claim for claim in claims if claim.checkable]
-        assessments = [assess(claim.text, index) for claim in checkable]
+        assessments = [assess(claim.text, index, claim.context) for claim in checkable]
         probabilities = iter(self.scorer.probabilities(assessments) if assessments else [])
         found = iter(assessments)
         return [

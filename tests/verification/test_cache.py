@@ -30,7 +30,16 @@ def test_every_part_of_the_key_matters() -> None:
     other_config = VerificationCache(KeywordVerifier({"Oslo": State.REFUTED}), SOURCES)
     other_version = VerificationCache(KeywordVerifier({}, name="keyword/2"), SOURCES)
 
-    keys = {cache.key(claim.text) for cache in (base, other_sources, other_config, other_version)}
+    keys = {cache.key(claim) for cache in (base, other_sources, other_config, other_version)}
+    [other_claim] = extract_claims("Acme is based in Bergen.")
 
     assert len(keys) == 4
-    assert base.key(claim.text) != base.key("Acme is based in Bergen.")
+    assert base.key(claim) != base.key(other_claim)
+
+
+def test_a_bare_answer_read_with_another_question_is_a_miss() -> None:
+    cache = VerificationCache(KeywordVerifier({}), SOURCES)
+    [for_city] = extract_claims("Oslo", "Where is Acme based?")
+    [for_founding] = extract_claims("Oslo", "Where was Acme founded?")
+
+    assert cache.key(for_city) != cache.key(for_founding)

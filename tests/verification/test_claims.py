@@ -22,6 +22,17 @@ def test_greetings_questions_and_sign_offs_are_not_claims():
     assert [c.text for c in extract_claims(text)] == ["Refunds are issued within 30 days of purchase."]
 
 
+def test_a_bare_answer_carries_the_question_and_a_sentence_does_not():
+    question = "The Oberoi family's hotel company has its head office in what city?"
+    [bare] = extract_claims("Delhi", question)
+    yes, sentence = extract_claims("Yes. Its head office is in Delhi.", question)
+
+    assert (bare.text, bare.context) == ("Delhi", question)
+    assert yes.context == question
+    assert sentence.context == ""
+    assert extract_claims("Delhi")[0].context == ""
+
+
 def test_ids_follow_text_order():
     claims = extract_claims("Acme was founded in 1987. It has 200 employees. Its office is in Boston.")
     assert [c.id for c in claims] == ["k1", "k2", "k3"]

@@ -275,9 +275,16 @@ def test_budgets_stop_the_loop_with_abstain(budget: dict[str, int], reason: Reas
 
 
 def test_nothing_supported_without_a_model_is_rejected() -> None:
-    record = check_case(_case("Q3 revenue was about $46 million."), verifier=KeywordVerifier({"Q3": IE}))
+    record = check_case(_case("The Q3 report was published in October."), verifier=KeywordVerifier({"Q3": IE}))
 
     assert (record.terminal, record.reason) == (Terminal.REJECT, Reason.NOTHING_SUPPORTED)
+
+
+def test_nothing_supported_with_a_critical_claim_goes_to_a_person() -> None:
+    record = check_case(_case("Q3 revenue was about $46 million."), verifier=KeywordVerifier({"Q3": IE}))
+
+    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.CRITICAL_CLAIM)
+    assert record.review_package is not None
 
 
 def test_full_regeneration_sees_a_typed_failure_record_and_is_verified_from_scratch() -> None:

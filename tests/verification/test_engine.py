@@ -78,7 +78,10 @@ LARKSPUR_ANSWER = "Hello! " + " ".join(LARKSPUR_CLAIMS)  # three CRITICAL claims
         (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, R, U], Terminal.REVIEW, Reason.UNRESOLVED_CLAIM),
         (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [S, S, R], Terminal.REVIEW, Reason.CRITICAL_CLAIM),
         (ACME, ACME_SOURCES, [S, IE, S], Terminal.REVIEW, Reason.UNSUPPORTED_CLAIM),
-        (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [R, IE, R], Terminal.REJECT, Reason.NOTHING_SUPPORTED),
+        # Nothing supported: a customer asking about a refund is owed an answer, so a person writes it...
+        (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [R, IE, R], Terminal.REVIEW, Reason.CRITICAL_CLAIM),
+        # ...while an answer with nothing critical in it is rejected.
+        (ACME, ACME_SOURCES, [IE, IE, IE], Terminal.REJECT, Reason.NOTHING_SUPPORTED),
         (LARKSPUR_ANSWER, LARKSPUR_SOURCES, [N, N, N], Terminal.REVIEW, Reason.NO_CHECKABLE_CLAIMS),
     ],
 )

@@ -105,12 +105,20 @@ def test_contract_violations_name_each_broken_invariant() -> None:
     child = _candidate("Acme was founded in 2001. Acme has 40 staff in Berlin.", {"k1": State.SUPPORTED,
                                                                                     "k2": State.SUPPORTED}, "c1")
 
-    violations = contract_violations(parent, child, _contract(("k2",), ("k1",), radius=0.5), SOURCES)
+    violations = contract_violations(parent, child, _contract(("k2",), ("k1",), radius=0.4), SOURCES)
 
     assert "protected claim k1 was changed: 'Acme was founded in 2001.'" in violations
     assert any(v.startswith("adds what no source contains: 2001, Berlin") for v in violations)
-    assert "surface blast radius 1.00 exceeds 0.50" in violations
+    # k2 was the target: k1, half of the claims, is the collateral.
+    assert "changes 0.50 of the claims beyond its target, more than 0.40" in violations
     assert surface_blast_radius(parent, child) == 1.0
+
+
+def test_the_one_claim_of_an_answer_may_be_repaired() -> None:
+    parent = _candidate("Acme has 40 staff in Berlin.", {"k1": State.REFUTED})
+    child = _candidate("Acme has 40 staff in Oslo.", {"k1": State.SUPPORTED}, "c1")
+
+    assert contract_violations(parent, child, _contract(("k1",), (), radius=0.5), SOURCES) == []
 
 
 def test_values_already_in_the_sources_are_not_new() -> None:

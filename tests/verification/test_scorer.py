@@ -11,13 +11,16 @@ from pathlib import Path
 import pytest
 
 from verification.claims import extract_claims
-from verification.features import Assessment
+from verification.evidence import SourceIndex
+from verification.features import Assessment, assess
 from verification.offline import OfflineVerifier
 from verification.scorer import UnknownScorer, make_scorer
 from verification.scorer.cross_encoder import MODEL_DIR, CrossEncoder, ModelUnavailable, shipped
+from verification.scorer.learned import LearnedScorer
 from verification.scorer.pairs import Pair
-from verification.types import Source, State
+from verification.types import Case, Source, State
 
+DEMO_CASES = Path(__file__).resolve().parents[2] / "verification" / "demo_cases.json"
 REFUNDS = Source(id="refunds", text=(
     "Annual plans can be refunded in full within 30 days of purchase. After 30 days, annual plans are not "
     "refundable. Monthly plans can be cancelled at any time and are not refunded."
@@ -105,6 +108,21 @@ def test_a_corrupt_model_file_is_one_line_naming_it(tmp_path):
     assert "\n" not in str(raised.value)
 
 
+def test_the_question_reaches_only_a_model_trained_to_read_it(tmp_path):
+    for name in ("model.int8.onnx", "tokenizer.json"):
+        shutil.copyfile(MODEL_DIR / name, tmp_path / name)
+    (tmp_path / "figures.json").write_text(json.dumps({"hypothesis": "question claim"}), encoding="utf-8")
+    index = SourceIndex([Source(id="k", text="The Oberoi Group is a hotel company with its head office in Delhi.")])
+    [claim] = extract_claims("Delhi", "The Oberoi family's hotel company has a head office in what city?")
+    assessment = assess(claim.text, index, claim.context)
+    bare = assess(claim.text, index)
+
+    trained_on_bare, trained_on_questions = LearnedScorer(shipped()), LearnedScorer(CrossEncoder(tmp_path))
+
+    assert trained_on_bare.model_logits([assessment]) == trained_on_bare.model_logits([bare])
+    assert trained_on_questions.model_logits([assessment]) != trained_on_questions.model_logits([bare])
+
+
 def test_an_unknown_scorer_is_refused_by_name():
     with pytest.raises(UnknownScorer, match="VERIFICATION_SCORER: unknown scorer 'fast'"):
         make_scorer("fast")
@@ -147,3 +165,17 @@ def test_the_shipped_model_card_names_its_file():
     assert figures["sha256"] == shipped().sha256
     assert shipped().sha256 in card
     assert Path(MODEL_DIR / "model.int8.onnx").stat().st_size <= 30 * 1024 * 1024
+
+
+def test_nothing_is_supported_without_a_cited_sentence_however_sure_the_scorer():
+    verifier = OfflineVerifier(Certain())
+    cases = [Case.model_validate(raw) for raw in json.loads(DEMO_CASES.read_text(encoding="utf-8"))]
+    answers = [(case.answer or "", case.question, list(case.sources)) for case in cases]
+    answers += [("We guarantee it. Refunds are instant.", "Can I get a refund?", [REFUNDS])]
+    bare = []
+    for answer, question, sources in answers:
+        claims = extract_claims(answer, question)
+        bare += [(claim.text, verdict.rationale) for claim, verdict in zip(claims, verifier.verify(claims, sources),
+                                                                           strict=True)
+                 if verdict.state is State.SUPPORTED and not verdict.evidence]
+    assert bare == []

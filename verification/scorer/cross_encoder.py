@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from verification.errors import PermanentError
+from verification.scorer.window import HYPOTHESIS
 
 MODEL_DIR = Path(__file__).with_name("model")
 MODEL_FILE = "model.int8.onnx"
@@ -80,6 +82,11 @@ class CrossEncoder:
         except Exception as error:  # onnxruntime raises its own classes for every kind of bad file
             raise ModelUnavailable(f"scorer model file unreadable: {model_path} ({type(error).__name__})") from error
         self.sha256 = hashlib.sha256(model_path.read_bytes()).hexdigest()
+        figures = folder / "figures.json"
+        self.reads_question = figures.is_file() and json.loads(figures.read_text(encoding="utf-8")).get(
+            "hypothesis") == HYPOTHESIS
+        """Whether the model was trained on claims read after their question (`window.hypothesis`); one
+        trained on bare claims is given bare claims."""
         self._cache: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 

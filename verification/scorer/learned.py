@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from verification.features import Assessment
 from verification.scorer.cross_encoder import CrossEncoder
 from verification.scorer.rules import RulesScorer, rules_logit, sigmoid
-from verification.scorer.window import window_text
+from verification.scorer.window import hypothesis, window_text
 
 # Fitted by `benchmarks/fit_offline.py --stack pair --folds 5`; paste its output here after retraining.
 STACK: dict[str, float] = {
@@ -43,7 +43,10 @@ class LearnedScorer:
 
     def model_logits(self, assessments: Sequence[Assessment]) -> list[float]:
         """The cross-encoder's logit for each claim against the window retrieval chose for it."""
-        return self.model.logits([(window_text(a.hits), a.claim_text) for a in assessments])
+        reads_question = self.model.reads_question
+        return self.model.logits([
+            (window_text(a.hits), hypothesis(a.claim_text, a.context if reads_question else "")) for a in assessments
+        ])
 
     def probabilities(self, assessments: Sequence[Assessment]) -> list[float]:
         """P(supported) for each assessed claim."""

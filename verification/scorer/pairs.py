@@ -27,7 +27,7 @@ from pathlib import Path
 from verification.claims import extract_claims
 from verification.evaluation import Record, data_dir, fold, load
 from verification.evidence import SourceIndex
-from verification.scorer.window import window_text
+from verification.scorer.window import hypothesis, window_text
 from verification.types import Source
 
 _SUPPORTED = {"entailment", "supports", "fully attributable"}
@@ -43,7 +43,7 @@ class Pair:
     premise: str
     """The window of source text."""
     claim: str
-    """The claim judged against it."""
+    """The claim judged against it, as the model reads it (`window.hypothesis`)."""
     label: int
     """1 when the premise supports the claim, else 0."""
     origin: str
@@ -136,13 +136,13 @@ def _claim_pairs(record: Record, origin: str, label_of: dict[str, int] | None = 
     """Each claim of a record's answer against its retrieved window, labelled by the record (or by
     `label_of`, a claim text's own label, where the record's label does not hold for every claim)."""
     index = SourceIndex(record.sources)
-    for claim in extract_claims(record.answer):
+    for claim in extract_claims(record.answer, record.question):
         label = label_of.get(claim.text) if label_of is not None else int(record.supported)
         if label is None:
             continue
         hits = index.select(claim.text, 3)
         if hits:
-            yield Pair(window_text(hits), claim.text, label, origin, validation)
+            yield Pair(window_text(hits), hypothesis(claim.text, claim.context), label, origin, validation)
 
 
 def _wice_train(root: Path) -> Iterator[Pair]:

