@@ -6,8 +6,15 @@ BIN := $(VENV)/bin
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 
+# `make demo PORT=8123` serves elsewhere; links the console's commands print name the same address.
+PORT ?= 8000
+CONSOLE_BASE_URL ?= http://127.0.0.1:$(PORT)
+
 RUNTIME_VENV := var/runtime-venv
-SMOKE_DATABASE_URL := sqlite:///$(CURDIR)/var/smoke.sqlite3
+SMOKE_VAR := var/smoke
+# The smoke's own state and database, and none of a deployment's variables the caller's shell may hold.
+SMOKE_ENV := env -u REDIS_URL -u MIGRATION_DATABASE_URL -u DATABASE_ROLE -u AUDIT_HEADS_FILE DEMO=1 \
+	VAR_DIR=$(CURDIR)/$(SMOKE_VAR) DATABASE_URL=sqlite:///$(CURDIR)/$(SMOKE_VAR)/reviewconsole.sqlite3
 
 .PHONY: demo test lint benchmarks services drills smoke
 
@@ -24,16 +31,17 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
-## demo: the console with demo accounts and cases on http://127.0.0.1:8000 (SQLite, tasks in-process)
+## demo: the console with demo accounts and cases on http://127.0.0.1:$(PORT) (PORT=8000 unless given; SQLite, tasks in-process)
 demo: $(VENV)/.installed
-	DEMO=1 $(BIN)/python manage.py migrate --no-input
-	DEMO=1 $(BIN)/python manage.py demo
-	@echo "Serving the console on http://127.0.0.1:8000 (Ctrl-C stops it)"
-	DEMO=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEMO=1 CONSOLE_BASE_URL=$(CONSOLE_BASE_URL) $(BIN)/python manage.py migrate --no-input
+	DEMO=1 CONSOLE_BASE_URL=$(CONSOLE_BASE_URL) $(BIN)/python manage.py demo
+	@echo "Serving the console on http://127.0.0.1:$(PORT) (Ctrl-C stops it)"
+	DEMO=1 CONSOLE_BASE_URL=$(CONSOLE_BASE_URL) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 ## test: lint and type-check, then the whole suite on PostgreSQL, real Celery workers over Redis, headless Chromium
 test: $(VENV)/.installed-dev services
 	$(BIN)/ruff check .
+	$(BIN)/deptry .
 	$(BIN)/lint-imports
 	$(BIN)/mypy verification reviewconsole
 	$(MAKE) smoke
@@ -43,18 +51,21 @@ test: $(VENV)/.installed-dev services
 services:
 	bin/ensure-services
 
-## smoke: `make demo`'s steps on the runtime dependencies alone, in a fresh venv without the dev extra
+## smoke: `make demo` on the runtime dependencies alone, in a fresh venv without the dev extra: migrate, the demo
+## cases, then the console served (gunicorn, a free port) answering /healthz and taking one case through the API
 smoke:
-	rm -rf $(RUNTIME_VENV) var/smoke.sqlite3
-	$(PYTHON) -m venv $(RUNTIME_VENV)
-	$(RUNTIME_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(RUNTIME_VENV)/bin/pip install --quiet -e .
-	DEMO=1 DATABASE_URL=$(SMOKE_DATABASE_URL) $(RUNTIME_VENV)/bin/python manage.py migrate --no-input
-	DEMO=1 DATABASE_URL=$(SMOKE_DATABASE_URL) $(RUNTIME_VENV)/bin/python manage.py demo
-	rm -rf $(RUNTIME_VENV) var/smoke.sqlite3
+	rm -rf $(RUNTIME_VENV) $(SMOKE_VAR)
+	trap 'rm -rf $(RUNTIME_VENV) $(SMOKE_VAR)' EXIT; set -e; \
+	$(PYTHON) -m venv $(RUNTIME_VENV); \
+	$(RUNTIME_VENV)/bin/python -m pip install --quiet --upgrade pip; \
+	$(RUNTIME_VENV)/bin/pip install --quiet -e .; \
+	$(SMOKE_ENV) $(RUNTIME_VENV)/bin/python manage.py migrate --no-input; \
+	$(SMOKE_ENV) $(RUNTIME_VENV)/bin/python manage.py demo; \
+	$(SMOKE_ENV) $(RUNTIME_VENV)/bin/python bin/smoke-serve
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/deptry .
 	$(BIN)/lint-imports
 	$(BIN)/mypy verification reviewconsole
 

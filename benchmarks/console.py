@@ -171,7 +171,8 @@ def _reviewer():
 def _deep_page_url(page: int) -> tuple[str, int]:
     """The link Next shows on page `page - 1`, and the case that must open that page."""
     from reviewconsole.review.models import Escalation, EscalationStatus
-    from reviewconsole.review.queue import QUEUE_ORDER, QUEUE_PAGE_SIZE, QueueCursor
+    from reviewconsole.review.queue import QUEUE_PAGE_SIZE, QueueCursor
+    from reviewconsole.review.queue_order import QUEUE_ORDER
 
     queue = Escalation.objects.filter(status=EscalationStatus.OPEN).order_by(*QUEUE_ORDER)
     offset = (page - 1) * QUEUE_PAGE_SIZE

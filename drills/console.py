@@ -155,9 +155,17 @@ class Person:
     def release(self, case_id: int) -> Answer:
         return self.post(f"/review/cases/{case_id}/release")
 
+    def _holding(self, case_id: int, action: str, data: dict[str, str]) -> Answer:
+        """Claim the case ("Claim it"), then post the decision: only the reviewer holding a case decides it.
+        A claim the server failed is the answer (a drill retries it as it would the decision)."""
+        claimed = self.post(f"/review/cases/{case_id}/lease", {"take": "1"})
+        if claimed.status >= 500:
+            return claimed
+        return self.post(f"/review/cases/{case_id}/{action}", data)
+
     def approve(self, case_id: int, candidate: tuple[str, str]) -> Answer:
         candidate_id, sha256 = candidate
-        return self.post(f"/review/cases/{case_id}/approve", {
+        return self._holding(case_id, "approve", {
             "candidate_id": candidate_id, "sha256": sha256, "note": "drill",
             # Claims may still fail: a written reason lets the approval through, as a reviewer would give one.
             "override_reason": "Checked against the sources by hand (drill).",
@@ -165,12 +173,12 @@ class Person:
 
     def reject(self, case_id: int, candidate: tuple[str, str]) -> Answer:
         candidate_id, sha256 = candidate
-        return self.post(f"/review/cases/{case_id}/reject", {
+        return self._holding(case_id, "reject", {
             "candidate_id": candidate_id, "sha256": sha256, "reason_code": "WRONG_FACTS", "note": "drill",
         })
 
     def edit(self, case_id: int, candidate: tuple[str, str], text: str) -> Answer:
         candidate_id, sha256 = candidate
-        return self.post(f"/review/cases/{case_id}/edit", {
+        return self._holding(case_id, "edit", {
             "candidate_id": candidate_id, "sha256": sha256, "text": text, "note": "drill edit",
         })

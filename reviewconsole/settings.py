@@ -222,7 +222,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "webhooks-dispatch-due": {
         "task": "webhooks.dispatch_due_webhooks",
-        "schedule": 30.0,
+        "schedule": env_float("WEBHOOK_DISPATCH_SECONDS", 30.0, minimum=1.0, maximum=3600.0),
         "options": {"queue": TaskQueue.WEBHOOKS.value, "expires": 25},
     },
 }
@@ -239,10 +239,10 @@ API_MAX_QUESTION_CHARS = env_int("API_MAX_QUESTION_CHARS", 4_000, minimum=10)
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 # Share (0..1) of automatically released cases also queued for a person as spot checks.
 SPOT_CHECK_RATE = env_float("SPOT_CHECK_RATE", 0.05, minimum=0.0, maximum=1.0)
-# A case queued or running this long without finishing is re-enqueued by the sweeper.
-STUCK_CASE_SECONDS = env_int("STUCK_CASE_SECONDS", 600, minimum=30)
+STUCK_CASE_SECONDS = env_int("STUCK_CASE_SECONDS", 600, minimum=30)  # queued or running this long: re-enqueued
 # How long "Next case" holds a case for one reviewer; the open case page renews it.
 REVIEW_LEASE_SECONDS = env_int("REVIEW_LEASE_SECONDS", 300, minimum=30, maximum=86_400)
+REVIEW_UNDO_SECONDS = env_int("REVIEW_UNDO_SECONDS", 30, minimum=0, maximum=600)  # undo window (webhooks wait it)
 
 # --- Webhooks -----------------------------------------------------------------------------------
 

@@ -29,4 +29,5 @@ urlpatterns = [
     path("", include("reviewconsole.accounts.urls")),
 ]
 
+handler404 = "reviewconsole.server_errors.page_not_found"
 handler500 = "reviewconsole.server_errors.server_error"

@@ -93,6 +93,8 @@ class Decision(_Shape):
     """The reviewer's note."""
     override: bool
     """Whether the reviewer approved over claims that still failed, giving a written reason."""
+    adjudicated: bool
+    """Whether a review lead took it, settling two independent reviews of the case that disagreed."""
     decided_at: Timestamp
     """When."""
 
@@ -115,9 +117,11 @@ class CaseStatus(_Shape):
     released_answer: str | None
     """The only text to show the end user: set when released or approved by a person."""
     constitution: str | None
-    """The constitution the case named; null for the default."""
+    """The constitution the case runs under: the one it named, or "default" when it named none."""
     constitution_version: str | None
-    """The version of it pinned when the case was submitted."""
+    """The version of it pinned when the case was submitted (the engine's version string)."""
+    constitution_version_number: int | None
+    """That version's number, as the console shows it ("default v3")."""
     submitted_at: Timestamp
     """When the case was submitted."""
     finished_at: Timestamp | None

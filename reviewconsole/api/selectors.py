@@ -9,14 +9,16 @@ from reviewconsole.api import schemas
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
 from reviewconsole.review.models import Decision
 from reviewconsole.review.selectors import case_released_answer, decision_summary
-from verification import Origin, Reason, Terminal
+from verification import DEFAULT_CONSTITUTION, Origin, Reason, Terminal
 from verification import types as contract
 
 
 # How the API spells each of the review app's decision kinds (the same words).
 def client_case(*, client: Client, case_id: int) -> Case | None:
     """The case, if `client` submitted it: a client sees its own cases only."""
-    return Case.objects.filter(pk=case_id, client=client).first()
+    # The pinned version's number is in the answer; its content is not.
+    found = Case.objects.filter(pk=case_id, client=client).select_related("constitution_pin")
+    return found.defer("constitution_pin__content").first()
 
 
 def case_status(case: Case) -> schemas.CaseStatus:
@@ -50,8 +52,10 @@ def _status(
         terminal=Terminal(case.terminal) if case.terminal else None,
         reason=Reason(case.reason) if case.reason else None,
         released_answer=released_answer,
-        constitution=case.constitution_name or None,
+        # What the run used, not what the client sent: a case that named none runs under the default.
+        constitution=case.constitution_name or DEFAULT_CONSTITUTION.name,
         constitution_version=case.constitution_version or None,
+        constitution_version_number=case.constitution_pin.number if case.constitution_pin is not None else None,
         submitted_at=case.submitted_at,
         finished_at=case.finished_at,
         error=case.error or None,

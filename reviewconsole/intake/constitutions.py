@@ -21,8 +21,9 @@ from verification import Constitution
 
 # The engine's rule for a constitution name; anything else (a client's junk, a NUL byte) names nothing.
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
-# What a pin needs of its version: the row to point at and the version string the case records.
-_PIN_FIELDS = ("id", "sha256")
+# What a pin needs of its version: the row to point at, the version string the case records and the
+# number people know the version by, which the API's answer to the submission reports.
+_PIN_FIELDS = ("id", "sha256", "number")
 # A backstop only: a version put in force past policy's services (a shell, SQL) is pinned within this long.
 CACHE_SECONDS = 30.0
 # Far more than there are constitutions: only names found are kept, so unknown names never fill it.

@@ -7,7 +7,7 @@ through these functions only, inside its own transaction (they do not open one).
 from __future__ import annotations
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
-from verification import Origin, sha256_text
+from verification import Origin, Terminal, sha256_text
 
 
 def case_release_approved(*, case: Case, candidate: Candidate) -> None:
@@ -21,6 +21,17 @@ def case_reject(*, case: Case) -> None:
     """A person refused the case: nothing is released."""
     case.status = CaseStatus.REJECTED
     case.save(update_fields=["status", "updated_at"])
+
+
+def case_decision_undo(*, case: Case) -> None:
+    """A person's decision was undone: the case is again as its run left it, waiting in review."""
+    record = case.run_record or {}
+    # The status the run set (services.case_run_finish): a spot check was released, REJECT refused.
+    case.status = {Terminal.PERMIT.value: CaseStatus.RELEASED, Terminal.REJECT.value: CaseStatus.REJECTED}.get(
+        case.terminal, CaseStatus.ESCALATED
+    )
+    case.final_answer = record.get("final_answer") or ""
+    case.save(update_fields=["status", "final_answer", "updated_at"])
 
 
 def candidate_reviewer_add(*, case_id: int, parent: Candidate | None, text: str) -> Candidate:

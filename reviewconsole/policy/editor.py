@@ -20,15 +20,10 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from reviewconsole.policy.models import NamedConstitution
+from reviewconsole.vocabulary import REASON_LABELS, RULE_KIND_LABELS, SEVERITY_LABELS, TERMINAL_LABELS
 from verification import Constitution, Reason, Severity, Terminal
 
-RULE_KINDS: dict[str, str] = {
-    "word_limit": "Word limit",
-    "forbidden_phrases": "Forbidden phrases",
-    "required_disclosure": "Required disclosure",
-    "no_promise_outside_sources": "No promise outside the sources",
-    "judged": "Judged rule",
-}
+RULE_KINDS: dict[str, str] = RULE_KIND_LABELS
 
 
 @dataclass(frozen=True)
@@ -101,14 +96,17 @@ _POLICY_MESSAGES = {
                              "or empty for no deadline",
     "calibration_group": "calibration_group must be a group's name of at most 100 characters, such as summedits/hold",
 }
-TERMINALS = [terminal.value for terminal in Terminal]
 _NEEDS_PERSON = "policy-needs_person"
-# The knobs that are lists of codes, each drawn as a row of checkboxes: input name, knob, choices, label.
-_CHOICE_LISTS: tuple[tuple[str, str, list[str], str], ...] = (
-    (_NEEDS_PERSON, "needs_person", TERMINALS, "Terminal states that go to a person"),
-    ("policy-double_review_reasons", "double_review_reasons", [reason.value for reason in Reason],
+# The knobs that are lists of codes, each drawn as a row of checkboxes: input name, knob, the (code, words)
+# choices in the engine's order, label. The words come from the one label map of each vocabulary.
+_CHOICE_LISTS: tuple[tuple[str, str, list[tuple[str, str]], str], ...] = (
+    (_NEEDS_PERSON, "needs_person", [(terminal.value, TERMINAL_LABELS[terminal.value]) for terminal in Terminal],
+     "Terminal states that go to a person"),
+    ("policy-double_review_reasons", "double_review_reasons",
+     [(reason.value, REASON_LABELS[reason.value]) for reason in Reason],
      "Double review: reasons whose cases need two independent reviews"),
-    ("policy-double_review_severities", "double_review_severities", [severity.value for severity in Severity],
+    ("policy-double_review_severities", "double_review_severities",
+     [(severity.value, SEVERITY_LABELS[severity.value]) for severity in Severity],
      "Double review: severities whose cases need two independent reviews"),
 )
 
@@ -177,7 +175,7 @@ class ConstitutionForm(forms.Form):
         super().__init__(data, initial=initial, auto_id="%s")
         for input_name, knob, choices, label in _CHOICE_LISTS:
             self.fields[input_name] = forms.MultipleChoiceField(
-                required=False, choices=[(choice, choice) for choice in choices], label=label,
+                required=False, choices=choices, label=label,
                 error_messages={"invalid_choice": f"{knob}: %(value)s is not one of the available choices."},
             )
         for spec in POLICY_FIELDS:

@@ -90,6 +90,14 @@ class NamedConstitution(models.Model):
     """A constitution a case can name; its rules live in its versions."""
 
     name = models.CharField(max_length=100, unique=True)
+    # For reviewers, not the engine: what to check and examples, shown on the case page. Kept outside the
+    # versions (a run never reads it, so it is not part of the content hash a case pins); every change is
+    # an audit event holding the text (policy/guidelines.py).
+    guidelines = models.TextField(blank=True)
+    guidelines_updated_at = models.DateTimeField(null=True, blank=True)
+    guidelines_updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

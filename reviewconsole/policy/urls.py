@@ -25,6 +25,8 @@ urlpatterns = [
     path("", constitutions.constitution_list, name="constitutions"),
     path("constitutions/new", constitutions.constitution_create, name="constitution_create"),
     path("constitutions/<document:name>/", constitutions.constitution_detail, name="constitution"),
+    path("constitutions/<document:name>/guidelines", constitutions.constitution_guidelines,
+         name="constitution_guidelines"),
     path("constitutions/<document:name>/v<int:number>/", constitutions.version_detail, name="constitution_version"),
     path("constitutions/<document:name>/v<int:number>/edit", constitutions.constitution_edit, name="constitution_edit"),
     path("constitutions/<document:name>/v<int:number>/publish", constitutions.version_publish,

@@ -4,11 +4,12 @@ roles get 403. Assigning cases and adjudicating reviewers' disagreements are for
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser, AnonymousUser
+from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404
 
 from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role, has_role
-from reviewconsole.review.models import Escalation
+from reviewconsole.review.models import ClaimComment, Escalation
 
 # Sends anonymous users to sign in and refuses signed-in users with neither role.
 reviewer_required = role_required(
@@ -29,5 +30,8 @@ def escalation_for_reviewer(case_id: int) -> Escalation:
     """
     queryset = Escalation.objects.select_related(
         "case__client", "case__constitution_pin__document", "holder", "assigned_to"
+    ).annotate(
+        # In the same query: the case page reads the comments on its claims only when there are some.
+        has_claim_comments=Exists(ClaimComment.objects.filter(case_id=OuterRef("case_id")))
     )
     return get_object_or_404(queryset, case_id=case_id)

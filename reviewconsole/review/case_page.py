@@ -4,6 +4,7 @@ evidence marked, loaded in a fixed number of queries."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -11,13 +12,16 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from reviewconsole.intake.models import Candidate, Case, Claim, RepairAttempt, Source
-from reviewconsole.review import labels
+from reviewconsole.review import comments, double_review, labels
 from reviewconsole.review.budgets import Budget, case_budgets
 from reviewconsole.review.diff import ClaimChange, claim_diff
 from reviewconsole.review.highlight import Span, highlight
 from reviewconsole.review.marking import CaseMarks, ClaimRow, ReleaseGate, case_marks, claim_anchor
 from reviewconsole.review.models import (
     CaseNote,
+    ClaimComment,
+    Decision,
+    DecisionKind,
     EditVerification,
     EditVerificationStatus,
     Escalation,
@@ -58,6 +62,8 @@ class CaseReview:
     """Claims of the released answer the viewer has still to label before the verdicts are shown."""
     label_cells: list[labels.LabelCell] = field(default_factory=list)
     """The viewer's label of each claim in `claim_rows`, in the same order."""
+    claim_comments: dict[str, list[ClaimComment]] = field(default_factory=dict)
+    """Comments the viewer may see, by claim id (comments.py)."""
 
     @property
     def labelled_rows(self) -> list[tuple[ClaimRow, labels.LabelCell]]:
@@ -91,6 +97,14 @@ class CaseReview:
     @property
     def failed_repairs(self) -> list[RepairAttempt]:
         return [repair for repair in self.repairs if repair.outcome != "ACCEPTED"]
+
+    @cached_property
+    def decision(self) -> Decision | None:
+        """The approve or reject that closed the case; None while it is open. Read only when a page asks."""
+        if self.escalation.status != EscalationStatus.DECIDED:
+            return None
+        closing = Decision.objects.filter(case=self.case, kind__in=[DecisionKind.APPROVE, DecisionKind.REJECT])
+        return closing.select_related("reviewer", "candidate").order_by("-created_at").first()
 
 
 def case_review(escalation: Escalation, *, version: str = "", viewer: User | None = None) -> CaseReview:
@@ -144,6 +158,12 @@ def case_review(escalation: Escalation, *, version: str = "", viewer: User | Non
         review.candidate_html, review.marked_sources = marks.candidate_html, marks.marked_sources
         review.claim_rows, review.release_gate = marks.claim_rows, marks.release_gate
         review.label_cells = _label_cells(review, case_labels, viewer)
+    if getattr(escalation, "has_claim_comments", True):
+        independent = double_review.is_independent(escalation) and viewer is not None
+        review.claim_comments = comments.comments_by_claim_id(
+            case.pk, viewer=viewer, others_hidden=review.blind,
+            hidden_authors=double_review.other_reviewers(escalation, viewer) if independent and viewer else (),
+        )
     return review
 
 

@@ -8,13 +8,14 @@ agree (double_review.py), and a review lead's adjudication of two that do not.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 
 from reviewconsole.intake import outcomes
 from reviewconsole.intake.models import Candidate
-from reviewconsole.review import audit_events
+from reviewconsole.review import audit_events, progress
 from reviewconsole.review.models import Decision, DecisionKind, Escalation, EscalationStatus, Review
 from reviewconsole.review.queue_counts import queue_count_move
 from reviewconsole.review.selectors import decision_summary
@@ -43,9 +44,13 @@ def decision_close(
         raise ValueError(f"a decision that closes a case approves or rejects, not {kind!r}")
     from_status = escalation.status
     adjudicated = from_status == EscalationStatus.ADJUDICATION
+    seconds_spent = progress.seconds_spent(escalation, reviewer, now)
+    if seconds_spent is None and reviews and reviews[-1].reviewer_id == reviewer.pk:
+        # The review that agreed with the first one: its time is the decision's (the lease is gone by now).
+        seconds_spent = reviews[-1].seconds_spent
     decision = Decision.objects.create(
         case=escalation.case, reviewer=reviewer, kind=kind, candidate=candidate, reason_code=reason_code,
-        note=note, override_reason=override_reason,
+        note=note, override_reason=override_reason, seconds_spent=seconds_spent, adjudicated=adjudicated,
     )
     if kind == DecisionKind.APPROVE:
         outcomes.case_release_approved(case=escalation.case, candidate=candidate)
@@ -63,5 +68,9 @@ def decision_close(
     }
     if decision.kind == DecisionKind.APPROVE:
         payload["answer"] = candidate.text
-    webhooks.webhook_event_record(case=escalation.case, event_type=webhooks.CASE_DECIDED, payload=payload)
+    # Sent once the reviewer's undo window has passed (review/undo.py): an undone decision is never pushed.
+    webhooks.webhook_event_record(
+        case=escalation.case, event_type=webhooks.CASE_DECIDED, payload=payload,
+        due_at=now + timedelta(seconds=settings.REVIEW_UNDO_SECONDS),
+    )
     return decision

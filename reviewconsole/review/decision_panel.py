@@ -27,7 +27,8 @@ class DecisionPanel:
     """A double-reviewed case in its independent reviews: approve and reject record a review, and no
     edit is offered (it would show the other reviewer this one's judgement)."""
     adjudicating: bool
-    """A review lead deciding a case whose reviews disagree: both reviews are shown, edits offered."""
+    """A review lead looking at a case whose reviews disagree: both reviews are shown; they decide it (and
+    may edit) unless they gave one of the reviews (`own_review`)."""
     lead: bool
     """The viewer is a review lead."""
     is_open: bool
@@ -48,6 +49,11 @@ class DecisionPanel:
         return double_review.NO_EDIT_WHILE_INDEPENDENT if self.independent else ""
 
     @property
+    def adjudication_refused(self) -> str:
+        """Why a lead looking at the disagreement may not settle it: they gave one of its reviews ("" else)."""
+        return double_review.OWN_DISAGREEMENT if self.adjudicating and self.own_review is not None else ""
+
+    @property
     def assignable(self) -> bool:
         """A lead may give an open case to a reviewer, or take it back."""
         return self.lead and self.is_open
@@ -57,14 +63,16 @@ def decision_panel(escalation: Escalation, viewer: User, now: datetime) -> Decis
     lead = is_lead(viewer)
     own_review = double_review.review_by(escalation, viewer) if escalation.reviews_required > 1 else None
     if escalation.status == EscalationStatus.ADJUDICATION:
+        # A lead who gave one of the two reviews sees them side by side, but another lead decides.
         return DecisionPanel(
-            decidable=lead, independent=False, adjudicating=lead, lead=lead, is_open=False, own_review=own_review,
-            reviews=double_review.reviews_of(escalation) if lead else [],
+            decidable=lead and own_review is None, independent=False, adjudicating=lead, lead=lead, is_open=False,
+            own_review=own_review, reviews=double_review.reviews_of(escalation) if lead else [],
         )
     is_open = escalation.status == EscalationStatus.OPEN
     independent = double_review.is_independent(escalation)
-    # The service refuses a second review by the same person, so the page does not offer one.
-    decidable = is_open and not leases.lease_held_by_other(escalation, viewer, now) \
+    # Only the reviewer holding the case decides it (the service refuses anyone else), and the service
+    # refuses a second review by the same person, so the page offers neither.
+    decidable = is_open and leases.lease_held(escalation, viewer, now) \
         and not (independent and own_review is not None)
     return DecisionPanel(
         decidable=decidable, independent=independent, adjudicating=False, lead=lead, is_open=is_open,

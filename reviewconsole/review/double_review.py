@@ -15,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser, User
 from django.db.models import QuerySet
 
 from reviewconsole.intake.models import Candidate
-from reviewconsole.review import audit_events
+from reviewconsole.review import audit_events, progress
 from reviewconsole.review.closing import decision_close
 from reviewconsole.review.models import Escalation, EscalationStatus, Review
 from reviewconsole.review.queue_counts import queue_count_move
@@ -24,6 +24,13 @@ from reviewconsole.review.queue_counts import queue_count_move
 NO_EDIT_WHILE_INDEPENDENT = (
     "Edits are not offered while two reviewers review this case independently: an edit would show the "
     "other reviewer your judgement. Approve or reject; if the reviews disagree, a review lead can edit."
+)
+
+
+# Said by the case page and by the services to a review lead who gave one of the disagreeing reviews.
+OWN_DISAGREEMENT = (
+    "You gave one of the two reviews that disagree: another review lead adjudicates this case, so that the "
+    "disagreement is not settled by one of its sides."
 )
 
 
@@ -83,7 +90,7 @@ def review_record(
     """
     review = Review.objects.create(
         escalation=escalation, reviewer=reviewer, kind=kind, candidate=candidate, reason_code=reason_code,
-        note=note, override_reason=override_reason,
+        note=note, override_reason=override_reason, seconds_spent=progress.seconds_spent(escalation, reviewer, now),
     )
     reviews = reviews_of(escalation)
     # The reviewer is done with the case: it goes back to the queue for the next reviewer, and an
@@ -112,12 +119,3 @@ def review_record(
         audit_events.adjudication_opened(escalation=escalation, reviews=reviews, actor=reviewer)
     return review
 
-
-def reviews_by(reviewer: AbstractBaseUser) -> QuerySet[Review]:
-    """The reviewer's own independent reviews, newest first (their "My decisions" page)."""
-    return (
-        Review.objects.filter(reviewer_id=reviewer.pk)
-        .select_related("escalation__case__client", "candidate")
-        .defer("escalation__case__run_record", "candidate__text")
-        .order_by("-created_at", "-id")
-    )

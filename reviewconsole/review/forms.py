@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.models import User
+from django.http import QueryDict
+from django.utils.http import urlencode
 
 from reviewconsole.review.assignment import assignable_reviewers
-from reviewconsole.review.queue import QueueCursor, QueueFilters, QueuePosition, constitution_names
+from reviewconsole.review.bulk import BulkAction
+from reviewconsole.review.queue import QUEUE_PAGE_SIZE, QueueCursor, QueueFilters, QueuePosition, constitution_names
+from reviewconsole.review.queue_order import QueueSort
 from reviewconsole.review.reasons import RejectReason
 from verification import Severity
 
@@ -31,8 +35,13 @@ class QueueCursorField(forms.Field):
 
 
 class QueueFilterForm(forms.Form):
-    # Rendered on its own, in the results, so the counts per reason can switch it.
+    q = forms.CharField(
+        required=False, max_length=200, label="Search",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Ticket id, question or answer words"}),
+    )
+    # Rendered on their own, in the results, so the counts per reason and the column headers can switch them.
     reason = forms.CharField(required=False, max_length=40, widget=forms.HiddenInput)
+    sort = forms.ChoiceField(required=False, choices=QueueSort.choices, widget=forms.HiddenInput)
     severity = forms.ChoiceField(required=False, choices=[("", "Any")] + [(s.value, s.value.title()) for s in Severity])
     constitution = forms.ChoiceField(required=False)
     client = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
@@ -73,7 +82,18 @@ class QueueFilterForm(forms.Form):
             held=data.get("held") or "",
             spot_check=spot_check,
             overdue=data.get("overdue") == "1",
+            search=data.get("q") or "",
+            sort=QueueSort(data.get("sort") or QueueSort.PRIORITY),
         )
+
+    def query(self) -> str:
+        """The search, filters and order asked for as a query string, without the place in the queue:
+        what a saved filter keeps. Fields that did not validate are left out, as `filters` ignores them."""
+        self.is_valid()
+        return urlencode([
+            (name, self.data[name]) for name in _SAVED_FIELDS
+            if self.cleaned_data.get(name) not in (None, "") and self.data.get(name)
+        ])
 
     def position(self) -> QueuePosition:
         """Where the page asked for starts; the top of the queue if its cursor is not valid."""
@@ -92,6 +112,88 @@ class QueueFilterForm(forms.Form):
         data = super().clean()
         if data.get("after") and data.get("before"):
             self.add_error("before", "A link goes after a case or back before one, not both. Showing the first page.")
+        return data
+
+
+_SAVED_FIELDS = (
+    "q", "reason", "severity", "constitution", "client", "assignee", "held", "spot_check", "overdue", "sort",
+)
+
+
+class SaveFilterForm(forms.Form):
+    """A name for the queue's current search and filters (`query`, as QueueFilterForm.query writes it)."""
+
+    name = forms.CharField(
+        max_length=60, label="Name for these filters",
+        error_messages={"required": "name: give these filters a name to save them under.",
+                        "max_length": "name: at most 60 characters."},
+    )
+    query = forms.CharField(required=False, max_length=1000, widget=forms.HiddenInput,
+                            error_messages={"max_length": "filters: too long to save (at most 1,000 characters)."})
+
+    def __init__(self, *args, clients, **kwargs):
+        kwargs.setdefault("auto_id", "save_%s")
+        super().__init__(*args, **kwargs)
+        self.clients = clients
+
+    def clean_name(self) -> str:
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("name: give these filters a name to save them under.")
+        return name
+
+    def clean_query(self) -> str:
+        """Kept as the queue's own form reads it back, so a saved filter holds only what the queue applies."""
+        query = QueueFilterForm(QueryDict(self.cleaned_data["query"]), clients=self.clients).query()
+        if not query:
+            raise forms.ValidationError(
+                "filters: the queue shows everything as it is: search, filter or sort it, then save."
+            )
+        return query
+
+
+class _CaseIdsField(forms.Field):
+    """The case numbers ticked in the queue (one checkbox each, all named alike)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value) -> list[int]:
+        values = [str(item).strip() for item in (value or []) if str(item).strip()]
+        if not values:
+            raise forms.ValidationError("cases: select at least one case (x ticks the selected row).")
+        if len(values) > QUEUE_PAGE_SIZE:
+            raise forms.ValidationError(f"cases: at most {QUEUE_PAGE_SIZE} cases at once, a page of the queue.")
+        if not all(item.isdigit() and len(item) < 19 for item in values):
+            raise forms.ValidationError("cases: each selected case must be a case number.")
+        return [int(item) for item in values]
+
+
+class BulkForm(forms.Form):
+    """A review lead's action on the cases ticked in the queue."""
+
+    action = forms.ChoiceField(
+        choices=[(action.value, action.value) for action in BulkAction],
+        error_messages={"required": "action: choose assign, unassign or return to the queue.",
+                        "invalid_choice": "action: choose assign, unassign or return to the queue."},
+    )
+    cases = _CaseIdsField()
+    assignee = forms.ModelChoiceField(
+        queryset=User.objects.none(), required=False, label="Reviewer for the selected cases",
+        empty_label="Choose a reviewer",
+        error_messages={"invalid_choice": "assignee: choose an active reviewer from the list."},
+    )
+    # Where the lead was: the queue's query string, to go back to after the action.
+    query = forms.CharField(required=False, max_length=1000, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "bulk_%s")
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].queryset = assignable_reviewers()
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == BulkAction.ASSIGN and not data.get("assignee") and "assignee" not in self.errors:
+            self.add_error("assignee", "assignee: choose the reviewer to assign the selected cases to.")
         return data
 
 

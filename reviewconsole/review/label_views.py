@@ -75,7 +75,8 @@ def _cell_response(
     html = render_to_string("review/case.html#claim-label", {"cell": cell}, request=request)
     if blind_remaining:
         html += render_to_string(
-            "review/case.html#blind-note", {"blind_remaining": blind_remaining, "oob": True}, request=request
+            "review/case.html#blind-note",
+            {"blind_remaining": blind_remaining, "blind_can_label": cell.can_label, "oob": True}, request=request,
         )
     return HttpResponse(html, status=status)
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import timezone
 
 from reviewconsole.accounts.roles import Role, has_role
 from reviewconsole.intake.models import Candidate, Claim
-from reviewconsole.review import audit_events
+from reviewconsole.review import audit_events, double_review
 from reviewconsole.review.models import ClaimLabel, ClaimLabelKind, Escalation, EscalationStatus
 from verification import Origin
 
@@ -80,13 +82,45 @@ def claim_label_set(
         previous = existing.label if existing is not None else None
         if existing is None:
             stored = ClaimLabel.objects.create(
-                claim=claim, case_id=locked.case_id, reviewer=reviewer, label=label, blind=blind
+                claim=claim, case_id=locked.case_id, reviewer=reviewer, label=label, blind=blind, undo_open=True
             )
         else:
+            existing.previous_label, existing.undo_open = existing.label, True
             existing.label, existing.blind = label, blind
-            existing.save(update_fields=["label", "blind", "updated_at"])
+            existing.save(update_fields=["label", "blind", "previous_label", "undo_open", "updated_at"])
             stored = existing
         audit_events.claim_labelled(label=stored, previous=previous)
+        return stored
+
+
+def claim_label_undo(*, escalation: Escalation, claim: Claim, reviewer: User, now: datetime) -> ClaimLabel | None:
+    """Take back the reviewer's last change to the claim's label, within the undo window: the label it
+    replaced comes back, or (for a first label) the claim is unlabelled again (None). Audited as its own
+    event; the label's own event stays in the log. Refused after the window, once the case is decided,
+    or when the undo would hide again the verdicts of a blind spot check the reviewer has seen.
+    """
+    with transaction.atomic():
+        locked = Escalation.objects.select_for_update(of=("self",)).get(pk=escalation.pk)
+        refusal = _label_refusal(locked, reviewer, now)
+        if refusal:
+            raise LabelRefused(refusal)
+        stored = ClaimLabel.objects.select_for_update().filter(claim=claim, reviewer=reviewer).first()
+        if stored is None or not stored.undo_open or claim.candidate.case_id != locked.case_id:
+            raise LabelRefused("There is no label change of yours on this claim to undo.")
+        if now >= stored.updated_at + timedelta(seconds=settings.REVIEW_UNDO_SECONDS):
+            raise LabelRefused(f"The undo window ({settings.REVIEW_UNDO_SECONDS} seconds) has passed: "
+                               "choose another label instead.")
+        if not stored.previous_label and escalation_blind_remaining(locked, reviewer) == 0 and locked.is_spot_check:
+            raise LabelRefused("The engine's verdicts are shown now, so this blind label cannot be taken back: "
+                               "choose another label instead.")
+        undone, restored = stored.label, stored.previous_label or None
+        if restored is None:
+            audit_events.label_undone(label=stored, reviewer=reviewer, undone=undone, restored=None)
+            stored.delete()
+            return None
+        stored.label, stored.previous_label, stored.undo_open = restored, "", False
+        stored.save(update_fields=["label", "previous_label", "undo_open", "updated_at"])
+        audit_events.label_undone(label=stored, reviewer=reviewer, undone=undone, restored=restored)
         return stored
 
 
@@ -94,12 +128,13 @@ def _label_refusal(escalation: Escalation, viewer: User, now: datetime) -> str:
     """Why `viewer` may not label the case's claims now; "" when they may.
 
     An open case is labelled by whoever holds its lease; a case whose two reviews disagree, by a review
-    lead deciding it (it has no lease); a decided case by nobody.
+    lead deciding it (it has no lease) who gave neither review; a decided case by nobody.
     """
     if escalation.status == EscalationStatus.ADJUDICATION:
-        if has_role(viewer, Role.REVIEW_LEAD):
-            return ""
-        return "The two reviews of this case disagree: a review lead labels and decides it."
+        if not has_role(viewer, Role.REVIEW_LEAD):
+            return "The two reviews of this case disagree: a review lead labels and decides it."
+        # Relabelling would change one side of the disagreement from the chair that settles it.
+        return double_review.OWN_DISAGREEMENT if double_review.review_by(escalation, viewer) is not None else ""
     if escalation.status != EscalationStatus.OPEN:
         return "This case is no longer open for review: its claims cannot be labelled now."
     until = escalation.lease_expires_at
@@ -175,6 +210,8 @@ class LabelCell:
     can_label: bool = False
     """The viewer may label now (`may_label`)."""
     error: str = ""
+    undo_until: datetime | None = None
+    """Until when the viewer may undo their last change to this label; None when there is nothing to undo."""
 
     @property
     def choices(self) -> list[tuple[str, str, str, bool]]:
@@ -187,7 +224,11 @@ def label_cell(*, case_id: int, claim: Claim, anchor: str, labels: list[ClaimLab
                show_others: bool, can_label: bool, error: str = "") -> LabelCell:
     mine = next((label for label in labels if viewer is not None and label.reviewer_id == viewer.pk), None)
     others = [label for label in labels if label is not mine] if show_others else []
-    return LabelCell(case_id, claim, anchor, mine, others, can_label, error)
+    undo_until = None
+    if can_label and mine is not None and mine.undo_open:
+        until = mine.updated_at + timedelta(seconds=settings.REVIEW_UNDO_SECONDS)
+        undo_until = until if until > timezone.now() else None
+    return LabelCell(case_id, claim, anchor, mine, others, can_label, error, undo_until)
 
 
 def spot_check_outcome(claim_ids: Iterable[int], labels: Iterable[tuple[int, str]]) -> bool | None:

@@ -4,8 +4,9 @@ A lease is live while `lease_expires_at` is in the future. An expired lease need
 query treats it as free, so the case is back in the queue the moment its lease runs out.
 
 "Next case" serves the cases a review lead assigned to the reviewer first, then the unassigned ones in
-queue order; never a case assigned to someone else (it waits for its assignee), and never a case the
-reviewer has already reviewed (the second review of a double-reviewed case is another person's).
+queue order; never a case assigned to someone else (it waits for its assignee), never a case the
+reviewer has already reviewed (the second review of a double-reviewed case is another person's), and
+not, for a while, one the reviewer skipped (skips.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from reviewconsole.review import audit_events
-from reviewconsole.review.models import Escalation, EscalationStatus, Review
+from reviewconsole.review.models import Escalation, EscalationSkip, EscalationStatus, Review
 
 # Candidates one conditional UPDATE round tries before giving up (SQLite only; see _claim_by_update).
 _UPDATE_ATTEMPTS = 20
@@ -42,6 +43,11 @@ def reviewed_by(reviewer: User) -> Exists:
     return Exists(Review.objects.filter(escalation=OuterRef("pk"), reviewer_id=reviewer.pk))
 
 
+def _skipped_by(reviewer: User, now: datetime) -> Exists:
+    """Escalations the reviewer skipped lately: not served to them again until the skip runs out."""
+    return Exists(EscalationSkip.objects.filter(escalation=OuterRef("pk"), reviewer_id=reviewer.pk, until__gt=now))
+
+
 def _claimable(now: datetime, reviewer: User, *, assigned: bool) -> QuerySet[Escalation]:
     """Free open cases for `reviewer`: those assigned to them, or (not `assigned`) those assigned to nobody.
 
@@ -52,6 +58,7 @@ def _claimable(now: datetime, reviewer: User, *, assigned: bool) -> QuerySet[Esc
     return (
         Escalation.objects.filter(lease_free(now), owner, status=EscalationStatus.OPEN)
         .exclude(reviewed_by(reviewer))
+        .exclude(_skipped_by(reviewer, now))
         .order_by("-priority", "created_at", "id")
     )
 
@@ -94,7 +101,8 @@ def _claim_skip_locked(reviewer: User, now: datetime, *, assigned: bool) -> Esca
             return None
         escalation.holder = reviewer
         escalation.lease_expires_at = lease_until(now)
-        escalation.save(update_fields=["holder", "lease_expires_at"])
+        escalation.lease_claimed_at = now
+        escalation.save(update_fields=["holder", "lease_expires_at", "lease_claimed_at"])
         audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
         return escalation
 
@@ -107,7 +115,7 @@ def _claim_by_update(reviewer: User, now: datetime, *, assigned: bool) -> Escala
             return None
         with transaction.atomic():
             taken = Escalation.objects.filter(lease_free(now), pk=top, status=EscalationStatus.OPEN).update(
-                holder=reviewer, lease_expires_at=lease_until(now)
+                holder=reviewer, lease_expires_at=lease_until(now), lease_claimed_at=now
             )
             if taken:
                 escalation = Escalation.objects.get(pk=top)
@@ -140,12 +148,15 @@ def escalation_lease_take(*, escalation: Escalation, reviewer: User, now: dateti
             return True
         taken = Escalation.objects.filter(
             lease_free(now), pk=escalation.pk, status=EscalationStatus.OPEN
-        ).exclude(reviewed_by(reviewer)).update(holder=reviewer, lease_expires_at=lease_until(now))
+        ).exclude(reviewed_by(reviewer)).update(
+            holder=reviewer, lease_expires_at=lease_until(now), lease_claimed_at=now
+        )
         if taken:
             # One case per reviewer: the case they held before goes back to the queue.
             for other in Escalation.objects.filter(lease_held_by(reviewer, now)).exclude(pk=escalation.pk):
                 escalation_lease_release(escalation=other, reviewer=reviewer)
             escalation.holder, escalation.lease_expires_at = reviewer, lease_until(now)
+            escalation.lease_claimed_at = now
             audit_events.lease(escalation=escalation, reviewer=reviewer, claimed=True)
         return bool(taken)
 
@@ -172,3 +183,8 @@ def lease_holder(escalation: Escalation, now: datetime) -> User | None:
 
 def lease_held_by_other(escalation: Escalation, reviewer: User, now: datetime) -> bool:
     return _lease_live(escalation, now) and escalation.holder_id != reviewer.pk
+
+
+def lease_held(escalation: Escalation, reviewer: User, now: datetime) -> bool:
+    """Whether `reviewer` holds the case's live lease."""
+    return _lease_live(escalation, now) and escalation.holder_id == reviewer.pk

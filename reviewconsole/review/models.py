@@ -30,6 +30,9 @@ class Escalation(models.Model):
         help_text="The reviewer working on it now, while the lease lasts",
     )
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    lease_claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the holder claimed the case: the start of the time a decision took",
+    )
     assigned_to = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
         related_name="assigned_escalations", help_text="The reviewer a review lead gave the case to",
@@ -46,6 +49,8 @@ class Escalation(models.Model):
             # The queue: open items by priority, then age, then id. With the id, a page that starts after
             # a given case is an index range scan (review/queue.py, _seek) and needs no sort.
             models.Index(fields=["status", "-priority", "created_at", "id"], name="escalation_queue"),
+            # The queue sorted by waiting time (review/queue_order.py), paged the same way.
+            models.Index(fields=["status", "created_at", "id"], name="escalation_age"),
             models.Index(fields=["status", "reason"], name="escalation_reason"),
             models.Index(fields=["status", "severity"], name="escalation_severity"),
             models.Index(fields=["status", "holder"], name="escalation_holder"),
@@ -83,6 +88,33 @@ class QueueCount(models.Model):
         return f"{self.open} open: {self.reason}/{self.severity}{' spot check' if self.is_spot_check else ''}"
 
 
+class EscalationSkip(models.Model):
+    """A reviewer skipped this case: "Next case" does not serve it to them again until `until`."""
+
+    escalation = models.ForeignKey(Escalation, on_delete=models.CASCADE, related_name="skips")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    until = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["escalation", "reviewer"], name="one_skip_per_reviewer")]
+
+
+class SavedQueueFilter(models.Model):
+    """A reviewer's named search and filters of the queue, to get back in one click; theirs alone."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_queue_filters")
+    name = models.CharField(max_length=60)
+    query = models.CharField(max_length=1000, help_text="The queue's query string, as its filters form writes it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["owner", "name"]
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="saved_queue_filter_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name}: ?{self.query}"
+
+
 class DecisionKind(models.TextChoices):
     APPROVE = "APPROVE", "Approve"
     EDIT = "EDIT", "Edit"
@@ -99,6 +131,12 @@ class Decision(models.Model):
     reason_code = models.CharField(max_length=40, blank=True)
     note = models.TextField(blank=True)
     override_reason = models.TextField(blank=True, help_text="Why a candidate with failing claims was approved")
+    adjudicated = models.BooleanField(
+        default=False, help_text="A review lead took it, settling two independent reviews that disagreed",
+    )
+    seconds_spent = models.PositiveIntegerField(
+        null=True, blank=True, help_text="From the reviewer's claim of the case to this decision; none without a lease",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -164,6 +202,7 @@ class Review(models.Model):
     reason_code = models.CharField(max_length=40, blank=True)
     note = models.TextField(blank=True)
     override_reason = models.TextField(blank=True)
+    seconds_spent = models.PositiveIntegerField(null=True, blank=True, help_text="From the claim to this review")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -191,6 +230,10 @@ class ClaimLabel(models.Model):
     blind = models.BooleanField(
         default=False, help_text="Labelled before the engine's verdicts were shown (a blind spot check)",
     )
+    # The last change can be undone for a short while (review/undo.py): what the label was before it
+    # ("" when there was none, and the undo removes the label), and whether that undo is still open.
+    previous_label = models.CharField(max_length=20, choices=ClaimLabelKind.choices, blank=True)
+    undo_open = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -198,3 +241,16 @@ class ClaimLabel(models.Model):
         ordering = ["claim_id", "created_at"]
         constraints = [models.UniqueConstraint(fields=["claim", "reviewer"], name="one_label_per_reviewer")]
         indexes = [models.Index(fields=["case", "reviewer"], name="claim_label_case")]
+
+
+class ClaimComment(models.Model):
+    """A reviewer's comment on one claim, shown beside it to the reviewers who open the case later."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="comments")
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="claim_comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="claim_comments")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["case", "created_at", "id"]

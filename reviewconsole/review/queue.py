@@ -1,4 +1,5 @@
-"""The review queue: its filters, one page of it, and the cursor that pager links carry."""
+"""The review queue: its search and filters, one page of it, and the cursor that pager links carry.
+Its orders (by priority or by waiting time, each way) are in queue_order.py."""
 
 from __future__ import annotations
 
@@ -21,14 +22,15 @@ from reviewconsole.review.deadlines import deadlines_by_hours, overdue_annotatio
 from reviewconsole.review.leases import lease_free
 from reviewconsole.review.models import Escalation, EscalationStatus
 from reviewconsole.review.queue_counts import Tally, capped_count, capped_counts, kept_counts
+from reviewconsole.review.queue_order import QueueSort, past, queue_order
 from verification import constitution as constitutions
 
 QUEUE_PAGE_SIZE = 50
-# A total order, so that paging from one case to the next neither skips nor repeats one: the id breaks
-# ties between cases of equal priority and age. The queue index has the same columns (models.py).
-QUEUE_ORDER = ("-priority", "created_at", "id")
-_QUEUE_ORDER_BACKWARD = ("priority", "-created_at", "-id")
+# Every order is total (queue_order.py), so that paging from one case to the next neither skips nor
+# repeats one: the id breaks ties between cases of equal priority and age. An index has the same columns.
 QUESTION_PREVIEW_CHARS = 110
+# A search of more words than this uses the first ones: each word is one more pass over the texts.
+SEARCH_MAX_WORDS = 8
 _QUEUE_COLUMNS = (
     "case_id", "priority", "reason", "severity", "is_spot_check", "holder_id", "lease_expires_at", "created_at",
     "assigned_to_id", "reviews_required", "case__constitution_name", "case__constitution_pin_id",
@@ -38,8 +40,8 @@ _QUEUE_COLUMNS = (
 
 @dataclass(frozen=True)
 class QueueFilters:
-    """The queue's filters; empty means "any". `assignee` (whom a lead assigned the case to) and `held`
-    (who holds its lease now) are each "", "none", "me" or a user id."""
+    """The queue's search, filters and order; empty means "any". `assignee` (whom a lead assigned the
+    case to) and `held` (who holds its lease now) are each "", "none", "me" or a user id."""
 
     reason: str = ""
     severity: str = ""
@@ -49,6 +51,9 @@ class QueueFilters:
     held: str = ""
     spot_check: bool | None = None
     overdue: bool = False
+    search: str = ""
+    """A ticket id (`external_id`) or case number, or words that all appear in the question or the answer."""
+    sort: QueueSort = QueueSort.PRIORITY
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,8 @@ def _person(choice: str, reviewer: User) -> int:
 
 def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: Q | None) -> QuerySet[Escalation]:
     queryset = Escalation.objects.filter(status=EscalationStatus.OPEN)
+    if filters.search:
+        queryset = queryset.filter(_matching(filters.search))
     if filters.severity:
         queryset = queryset.filter(severity=filters.severity)
     if filters.constitution:
@@ -161,10 +168,31 @@ def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: 
     return queryset
 
 
+def _matching(search: str) -> Q:
+    """The cases a search finds: its ticket id exactly (the client's `external_id`) or its case number,
+    or every word of it (in any case) in the question, the submitted answer or the current answer.
+
+    A scan of the open cases' texts, as the filters by client or constitution are: fast at the size of a
+    review queue, and one index of the case's texts would serve this page alone.
+    """
+    search = search.strip()
+    words = search.split()[:SEARCH_MAX_WORDS]
+    in_texts = reduce(operator.and_, (
+        Q(case__question__icontains=word) | Q(case__answer__icontains=word) | Q(case__final_answer__icontains=word)
+        for word in words
+    ))
+    found = Q(case__external_id=search) | in_texts
+    number = search.removeprefix("#")
+    if number.isdigit() and len(number) < 19:  # past 19 digits it is no case number (bigint)
+        found |= Q(case_id=int(number))
+    return found
+
+
 def queue_page(
     *, filters: QueueFilters, reviewer: User, now: datetime, position: QueuePosition | None = None
 ) -> QueuePage:
-    """One page of open escalations, highest priority then oldest first, with the counts per reason."""
+    """One page of open escalations in the order asked for (highest priority then oldest first unless
+    sorted otherwise), with the counts per reason."""
     position = position or QueuePosition()
     overdue = overdue_condition(now, deadlines_by_hours())
     base = _filtered(filters, reviewer=reviewer, now=now, overdue=overdue)
@@ -173,16 +201,17 @@ def queue_page(
         # Nothing matches: skip the ordered scan, which would read the whole queue index to find no row.
         return QueuePage([], counts)
     rows = base.filter(reason=filters.reason) if filters.reason else base
+    sort = filters.sort
     # One row more than a page tells whether there is a page beyond, without counting. Towards where a
     # cursor came from there is the page its link was on.
     if position.before is not None:
-        found = _shown(_seek(rows, position.before, backward=True), backward=True, overdue=overdue)
+        found = _shown(_seek(rows, position.before, sort, backward=True), sort, backward=True, overdue=overdue)
         found.reverse()
         return QueuePage(found[-QUEUE_PAGE_SIZE:], counts, len(found) > QUEUE_PAGE_SIZE, True)
     if position.after is not None:
-        found = _shown(_seek(rows, position.after, backward=False), backward=False, overdue=overdue)
+        found = _shown(_seek(rows, position.after, sort, backward=False), sort, backward=False, overdue=overdue)
         return QueuePage(found[:QUEUE_PAGE_SIZE], counts, True, len(found) > QUEUE_PAGE_SIZE)
-    found = _shown(rows, backward=False, overdue=overdue)
+    found = _shown(rows, sort, backward=False, overdue=overdue)
     return QueuePage(found[:QUEUE_PAGE_SIZE], counts, False, len(found) > QUEUE_PAGE_SIZE)
 
 
@@ -200,6 +229,7 @@ def _counts(filters: QueueFilters, base: QuerySet[Escalation]) -> QueueCounts:
 
     counted_now = (
         filters.constitution or filters.client is not None or filters.assignee or filters.held or filters.overdue
+        or filters.search
     )
     counted = capped_counts(base) if counted_now else kept()
     if counted is None:
@@ -212,34 +242,26 @@ def _counts(filters: QueueFilters, base: QuerySet[Escalation]) -> QueueCounts:
     return QueueCounts(counted, all_reasons, total)
 
 
-def _seek(rows: QuerySet[Escalation], cursor: QueueCursor, *, backward: bool) -> QuerySet[Escalation]:
-    """The rows past `cursor` in queue order (before it if `backward`), for the caller to order and slice.
+def _seek(
+    rows: QuerySet[Escalation], cursor: QueueCursor, sort: QueueSort, *, backward: bool
+) -> QuerySet[Escalation]:
+    """The rows past `cursor` in `sort` order (before it if `backward`), for the caller to order and slice.
 
-    They are one stretch of the queue index, but priority runs down while age runs up, so no row
-    comparison describes it, and PostgreSQL answers the OR of its three ranges by walking the index from
+    They are one stretch of an index, but in the default order priority runs down while age runs up, so
+    no row comparison describes it, and PostgreSQL answers the OR of its ranges by walking the index from
     the top, as an OFFSET would. Each range alone is an index range scan: take a page from each, as a UNION of
     ids, and leave the caller at most three pages of rows to sort.
     """
-    pieces = _past(cursor, backward=backward)
+    pieces = past(cursor, sort, backward=backward)
     if not connections[rows.db].features.supports_slicing_ordering_in_compound:
         return rows.filter(reduce(operator.or_, pieces))  # SQLite (the demo): right, only not as fast
-    order = _QUEUE_ORDER_BACKWARD if backward else QUEUE_ORDER
+    order = queue_order(sort, backward=backward)
     ids = [rows.filter(piece).order_by(*order).values("pk")[: QUEUE_PAGE_SIZE + 1] for piece in pieces]
     return Escalation.objects.filter(pk__in=ids[0].union(*ids[1:], all=True))
 
 
-def _past(cursor: QueueCursor, *, backward: bool) -> list[Q]:
-    """The escalations after `cursor` (before it if `backward`) as three ranges of the queue index."""
-    at_priority, at_time = Q(priority=cursor.priority), Q(priority=cursor.priority, created_at=cursor.created_at)
-    if backward:
-        return [at_time & Q(id__lt=cursor.id), at_priority & Q(created_at__lt=cursor.created_at),
-                Q(priority__gt=cursor.priority)]
-    return [at_time & Q(id__gt=cursor.id), at_priority & Q(created_at__gt=cursor.created_at),
-            Q(priority__lt=cursor.priority)]
-
-
-def _shown(rows: QuerySet[Escalation], *, backward: bool, overdue: Q | None) -> list[Escalation]:
-    """Up to a page and one row, in queue order (reversed if `backward`), with what a row shows."""
+def _shown(rows: QuerySet[Escalation], sort: QueueSort, *, backward: bool, overdue: Q | None) -> list[Escalation]:
+    """Up to a page and one row, in `sort` order (reversed if `backward`), with what a row shows."""
     return list(
         rows.select_related("case__client", "holder", "assigned_to")
         .only(*_QUEUE_COLUMNS)
@@ -247,7 +269,7 @@ def _shown(rows: QuerySet[Escalation], *, backward: bool, overdue: Q | None) -> 
         # would cost more to send and truncate than the whole query.
         .annotate(question_preview=Left("case__question", QUESTION_PREVIEW_CHARS),
                   overdue=overdue_annotation(overdue))
-        .order_by(*(_QUEUE_ORDER_BACKWARD if backward else QUEUE_ORDER))[: QUEUE_PAGE_SIZE + 1]
+        .order_by(*queue_order(sort, backward=backward))[: QUEUE_PAGE_SIZE + 1]
     )
 
 

@@ -25,7 +25,7 @@ from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.review import audit_events, double_review
 from reviewconsole.review.approval import approval_check
 from reviewconsole.review.closing import decision_close
-from reviewconsole.review.leases import escalation_lease_renew, lease_held_by_other
+from reviewconsole.review.leases import escalation_lease_renew, lease_held, lease_held_by_other
 from reviewconsole.review.models import (
     CaseNote,
     Decision,
@@ -41,6 +41,9 @@ from verification import RunRecord
 NO_ANSWER_YET = (
     "The model could not draft an answer for this case: write one first (it is verified before it can be approved)."
 )
+
+
+CLAIM_FIRST = "Claim this case before you decide it: approve, edit and reject are for the reviewer who holds it."
 
 
 class DecisionRefused(Exception):
@@ -77,8 +80,8 @@ def _lock_for_decision(
     """Lock the escalation and check the reviewer may decide on exactly the candidate they saw.
 
     Runs inside the caller's transaction; the row lock serializes decisions on one case. An open case
-    is decided by whoever holds its lease (or anyone, while nobody does); a case in adjudication has
-    no lease and is decided by a review lead.
+    is decided by whoever holds its lease; a case in adjudication has no lease and is decided by a
+    review lead who gave neither of its reviews.
     """
     # Lock only the escalation row: locking the joined client too would serialize every reviewer's
     # decisions on that client's cases.
@@ -88,9 +91,15 @@ def _lock_for_decision(
     if escalation.status == EscalationStatus.ADJUDICATION:
         if not has_role(reviewer, Role.REVIEW_LEAD):
             raise LeadRequired("The two reviews of this case disagree: a review lead decides it.")
+        if double_review.review_by(escalation, reviewer) is not None:
+            raise LeadRequired(double_review.OWN_DISAGREEMENT)
     else:
         if lease_held_by_other(escalation, reviewer, now):
             raise DecisionRefused("Another reviewer holds this case.")
+        # One person decides an open case at a time: the one holding it, so that no one else's lease is
+        # overtaken by a decision posted from a page left open.
+        if not lease_held(escalation, reviewer, now):
+            raise DecisionRefused(CLAIM_FIRST)
         if double_review.is_independent(escalation) and double_review.review_by(escalation, reviewer):
             raise DecisionRefused("You reviewed this case already: the second review must be another reviewer's.")
     current = Candidate.objects.filter(case_id=escalation.case_id).order_by("-position").first()

@@ -1,6 +1,6 @@
-"""The reviewer's pages: the queue, a case, decisions, and "my decisions". Thin: validate, call, render.
+"""The reviewer's pages: a case, decisions, and "my decisions". Thin: validate, call, render.
 
-A review lead's own pages (adjudication, assignment) are in lead_views.py."""
+The queue page is in queue_views.py; a review lead's own pages (adjudication, assignment) in lead_views.py."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
 from reviewconsole.htmx import HtmxHttpRequest
-from reviewconsole.intake.models import Candidate, Client
+from reviewconsole.intake.models import Candidate
 from reviewconsole.review import case_page, double_review, leases, selectors, services
-from reviewconsole.review.access import escalation_for_reviewer, is_lead, reviewer_required
+from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
 from reviewconsole.review.approval import ApprovalCheck, approval_check
 from reviewconsole.review.decision_panel import decision_panel
-from reviewconsole.review.forms import ApproveForm, AssignForm, EditForm, NoteForm, QueueFilterForm, RejectForm
+from reviewconsole.review.forms import ApproveForm, AssignForm, EditForm, NoteForm, RejectForm
 from reviewconsole.review.models import (
     DecisionKind,
     EditVerification,
@@ -32,23 +32,6 @@ from reviewconsole.review.models import (
     EscalationStatus,
     Review,
 )
-from reviewconsole.review.queue import queue_page
-
-
-@require_GET
-@reviewer_required
-@vary_on_headers("HX-Request")
-def queue(request: HtmxHttpRequest) -> HttpResponse:
-    form = QueueFilterForm(request.GET, clients=Client.objects.only("pk", "name"))
-    filters = form.filters()
-    page = queue_page(filters=filters, reviewer=request.user, now=timezone.now(), position=form.position())
-    template = "review/queue.html#results" if request.htmx else "review/queue.html"
-    # A changed or cut-short pager link gets the first page, with why, as a 400 naming the field.
-    status = 400 if form.cursor_errors else 200
-    context = {"form": form, "filters": filters, "page": page, "now": timezone.now()}
-    if is_lead(request.user) and not request.htmx:
-        context["adjudication_waiting"] = double_review.adjudication_queue().count()
-    return render(request, template, context, status=status)
 
 
 @require_POST
@@ -61,7 +44,7 @@ def _to_next_case(request: HtmxHttpRequest) -> HttpResponse:
     escalation = leases.escalation_claim_next(reviewer=request.user, now=timezone.now())
     if escalation is None:
         messages.info(request, "No case is waiting for you: the queue is empty, or every case is held by a "
-                      "reviewer, assigned to another, or one you reviewed already.")
+                      "reviewer, assigned to another, one you reviewed already, or one you skipped.")
         return redirect("review:queue")
     return redirect("review:case", case_id=escalation.case_id)
 
@@ -291,6 +274,5 @@ def edit_status(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 @require_GET
 @reviewer_required
 def my_decisions(request: HtmxHttpRequest) -> HttpResponse:
-    decisions = selectors.decisions_of(request.user)[:200]
-    reviews = double_review.reviews_by(request.user)[:200]
-    return render(request, "review/decisions.html", {"decisions": decisions, "reviews": reviews})
+    decisions = selectors.past_decisions(request.user, limit=200)
+    return render(request, "review/decisions.html", {"decisions": decisions})

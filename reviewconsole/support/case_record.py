@@ -31,7 +31,8 @@ class CaseRecord:
 
 def case_record(case_id: int) -> CaseRecord | None:
     """The whole record of one case, in five queries; None when there is no such case."""
-    case = Case.objects.select_related("client").filter(pk=case_id).first()
+    found = Case.objects.select_related("client", "constitution_pin__document").defer("constitution_pin__content")
+    case = found.filter(pk=case_id).first()
     if case is None:
         return None
     candidates = list(

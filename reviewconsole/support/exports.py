@@ -17,6 +17,7 @@ from reviewconsole.audit.models import AuditExport, ExportFormat
 from reviewconsole.audit.rows import event_rows
 from reviewconsole.intake.models import Claim
 from reviewconsole.intake.services import case_contract
+from reviewconsole.review.labels import UNSAFE_LABELS
 from reviewconsole.review.models import Decision, DecisionKind
 from reviewconsole.support.selectors import AuditFilter, decisions_for_fixtures, events_matching
 from verification import Origin
@@ -95,9 +96,15 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
 
     The claims' labels come prefetched (`_fixture_chunks`); `label` is the deciding reviewer's, else the
     latest another reviewer gave, and `labels` lists them all.
+
+    An approval that went past failing claims or past a label saying a claim is wrong is `overridden`, with
+    those claims in `overridden_claims`: a person chose to release it anyway, so it is no clean example of
+    an answer that should pass.
     """
     candidate = decision.candidate
     approved = decision.kind == DecisionKind.APPROVE
+    claims = [_fixture_claim(claim, decision.reviewer_id) for claim in candidate.claims.all()]
+    labelled_unsafe = [claim["id"] for claim in claims if claim["label"] in UNSAFE_LABELS] if approved else []
     return {
         "case": case_contract(decision.case).model_dump(mode="json"),
         "expected": {
@@ -106,7 +113,9 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
             "rejected_answer": None if approved else candidate.text,
             # Stored origins are the engine's enum values ("REVIEWER"), as intake writes them.
             "corrected": approved and candidate.origin == Origin.REVIEWER.value,
-            "claims": [_fixture_claim(claim, decision.reviewer_id) for claim in candidate.claims.all()],
+            "overridden": approved and bool(decision.override_reason or labelled_unsafe),
+            "overridden_claims": labelled_unsafe,
+            "claims": claims,
         },
         "provenance": {
             "case_id": decision.case_id,

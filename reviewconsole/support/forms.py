@@ -27,6 +27,8 @@ def _action_choices() -> list[tuple[str, str]]:
 
 
 class AuditFilterForm(forms.Form):
+    q = forms.CharField(required=False, max_length=200, label="Search",
+                        help_text="a ticket (the client's external id) or words of the question")
     since = forms.DateTimeField(required=False, label="From", widget=_DATETIME)
     until = forms.DateTimeField(required=False, label="Until", widget=_DATETIME)
     client = forms.ChoiceField(required=False)
@@ -63,6 +65,7 @@ class AuditFilterForm(forms.Form):
             action=data.get("action") or "",
             decision=data.get("decision") or "",
             reason=data.get("reason") or "",
+            q=(data.get("q") or "").strip(),
         )
 
     def error_lines(self) -> list[str]:

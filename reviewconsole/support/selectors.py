@@ -26,6 +26,8 @@ class AuditFilter:
     action: str = ""
     decision: str = ""
     reason: str = ""
+    q: str = ""
+    """Words a case's ticket (external id) or question contains, in any case."""
 
     def as_json(self) -> dict[str, object]:
         """The filter as stored with an export (and shown to whoever reads the export later)."""
@@ -62,7 +64,7 @@ def events_matching(audit_filter: AuditFilter) -> QuerySet[AuditEvent]:
             events = events.filter(action__startswith=audit_filter.action)
         else:
             events = events.filter(action=audit_filter.action)
-    if audit_filter.client or audit_filter.decision or audit_filter.reason:
+    if audit_filter.client or audit_filter.decision or audit_filter.reason or audit_filter.q:
         events = events.filter(case_id__in=_case_ids(audit_filter))
     return events
 
@@ -101,6 +103,8 @@ def cases_matching(audit_filter: AuditFilter, *, with_time: bool = True) -> Quer
         cases = cases.filter(Q(reason=audit_filter.reason) | Q(escalation__reason=audit_filter.reason))
     if audit_filter.decision:
         cases = cases.filter(decisions__kind=audit_filter.decision).distinct()
+    if audit_filter.q:
+        cases = cases.filter(Q(external_id__icontains=audit_filter.q) | Q(question__icontains=audit_filter.q))
     if with_time and audit_filter.actor:
         actors = actor_labels(audit_filter.actor)
         cases = cases.filter(pk__in=AuditEvent.objects.filter(actor__in=actors).values("case_id"))
@@ -124,7 +128,8 @@ def decisions_for_fixtures(audit_filter: AuditFilter) -> QuerySet[Decision]:
     """Final decisions (approve, reject) on the cases the filter matches, oldest first."""
     decisions = Decision.objects.filter(kind__in=[DecisionKind.APPROVE, DecisionKind.REJECT])
     decisions = _in_period(decisions, "created_at", audit_filter)
-    if audit_filter.case is not None or audit_filter.client or audit_filter.reason or audit_filter.decision:
+    case_level = (audit_filter.client, audit_filter.reason, audit_filter.decision, audit_filter.q)
+    if audit_filter.case is not None or any(case_level):
         decisions = decisions.filter(case_id__in=_case_ids(audit_filter))
     if audit_filter.actor and (":" not in audit_filter.actor or audit_filter.actor.startswith("user:")):
         decisions = decisions.filter(reviewer__username=audit_filter.actor.removeprefix("user:"))

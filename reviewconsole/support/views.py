@@ -25,6 +25,10 @@ from reviewconsole.support.metrics import metrics_report
 from reviewconsole.webhooks.selectors import delivery_counts
 
 support_lead_required = role_required(Role.SUPPORT_LEAD, refusal="the audit pages are for support leads")
+# Review leads settle reviewers' disagreements and coach them: they read the agreement (κ) figures too.
+metrics_reader_required = role_required(
+    Role.SUPPORT_LEAD, Role.REVIEW_LEAD, refusal="the metrics are for support leads and review leads"
+)
 
 _CONTENT_TYPES = {
     ExportFormat.CSV: "text/csv; charset=utf-8",
@@ -110,7 +114,9 @@ def export_detail(request: HtmxHttpRequest, export_id: int) -> HttpResponse:
 @require_GET
 @support_lead_required
 def export_download(request: HtmxHttpRequest, export_id: int) -> FileResponse:
-    export = get_object_or_404(AuditExport, pk=export_id, status=ExportStatus.DONE)
+    export = get_object_or_404(AuditExport, pk=export_id)
+    if export.status != ExportStatus.DONE:
+        raise Http404("this export has no file yet: its page shows how far it is.")
     path = settings.AUDIT_EXPORT_DIR / export.file_name
     if not export.file_name or not path.is_file():
         raise Http404("the export file is gone")
@@ -126,7 +132,7 @@ def exports(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_GET
-@support_lead_required
+@metrics_reader_required
 def metrics(request: HtmxHttpRequest) -> HttpResponse:
     form = MetricsForm(request.GET)
     since, until = form.period(now=timezone.now())

@@ -37,9 +37,10 @@ def clients() -> QuerySet[Client]:
 
 
 def client_recent_cases(client: Client, limit: int = 20) -> QuerySet[Case]:
-    """The client's latest submissions, newest first."""
-    return Case.objects.filter(client=client).order_by("-pk").only(
-        "pk", "external_id", "status", "submitted_at", "constitution_name", "client_id"
+    """The client's latest submissions, newest first, each with the constitution version it ran under."""
+    return Case.objects.filter(client=client).order_by("-pk").select_related("constitution_pin__document").only(
+        "pk", "external_id", "status", "submitted_at", "constitution_name", "client_id", "constitution_pin",
+        "constitution_pin__number", "constitution_pin__sha256", "constitution_pin__document__name",
     )[:limit]
 
 

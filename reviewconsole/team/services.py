@@ -122,15 +122,17 @@ def client_webhook_set(*, actor: Actor, client: Client, webhook_url: str, new_se
 
 
 def webhook_resend(*, actor: Actor, delivery: WebhookDelivery) -> bool:
-    """Send a FAILED delivery again with a fresh run of attempts (same message id, so a client that got
-    it after all can tell); False, changing nothing, for a delivery that is not FAILED."""
+    """Send a FAILED delivery again with a fresh run of attempts, or a PENDING one without waiting for its
+    next attempt (same message id, so a client that got it after all can tell); False, changing nothing,
+    for a delivery that is sending or delivered."""
     with transaction.atomic():
+        was = delivery.status
         reopened = delivery_retry(delivery=delivery)
         if reopened:
             audit_record(actor=actor, action=AuditAction.WEBHOOK_RESENT, object_type="webhook_delivery",
                          object_id=delivery.pk, case=delivery.case_id,
                          payload={"client": delivery.client.name, "message_id": delivery.message_id,
-                                  "event": delivery.event_type, "last_error": delivery.last_error[:500]})
+                                  "event": delivery.event_type, "was": was, "last_error": delivery.last_error[:500]})
     return reopened
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
@@ -64,9 +67,12 @@ def person(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @team_admin_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def person_active(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """GET asks first (the Deactivate button is a link here); POST makes the change."""
     user = get_object_or_404(get_user_model(), pk=pk)
+    if request.method == "GET":
+        return _confirm(request, _person_active_confirmation(user))
     active = request.POST.get("active")
     if active not in ("0", "1"):
         messages.error(request, "active: must be 0 or 1.")
@@ -125,17 +131,41 @@ def client(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @team_admin_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def client_rotate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """GET asks first; POST rotates, then redirects to the page that shows the new token once."""
     found = get_object_or_404(Client, pk=pk)
+    if request.method == "GET":
+        return _confirm(request, {
+            "subject": found.name, "title": f"Rotate the token of {found.name}?",
+            "consequence": f"{found.name}'s current token stops working at once: the client must be given the new "
+                           "one, which is shown once.",
+            "action": reverse("team:client_rotate", args=[found.pk]), "fields": {},
+            "button": "Rotate token", "style": "danger", "cancel": reverse("team:client", args=[found.pk]),
+        })
     token = services.client_token_rotate(actor=request.user, client=found)
-    return render(request, "team/client_secret.html", {"client": found, "token": token})
+    # Held in the session for the one GET that shows it: a reload of that page shows nothing and rotates nothing.
+    request.session[_NEW_TOKEN] = {"client": found.pk, "token": token}
+    return redirect("team:client_token", pk=found.pk)
 
 
 @team_admin_required
-@require_POST
-def client_active(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+@require_GET
+@never_cache
+def client_token(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(Client, pk=pk)
+    held = request.session.get(_NEW_TOKEN)
+    token = request.session.pop(_NEW_TOKEN)["token"] if held and held.get("client") == found.pk else None
+    return render(request, "team/client_secret.html", {"client": found, "token": token, "token_gone": token is None})
+
+
+@team_admin_required
+@require_http_methods(["GET", "POST"])
+def client_active(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """GET asks first (the Revoke button is a link here); POST makes the change."""
+    found = get_object_or_404(Client, pk=pk)
+    if request.method == "GET":
+        return _confirm(request, _client_active_confirmation(found))
     active = request.POST.get("active")
     if active not in ("0", "1"):
         messages.error(request, "active: must be 0 or 1.")
@@ -171,7 +201,7 @@ def webhook_resend(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         messages.success(request, f"Delivery {delivery.message_id} to {delivery.client.name} is being sent again.")
     else:
         messages.error(request, f"Delivery {delivery.message_id} is {delivery.get_status_display().lower()}: "
-                                "only a failed delivery is sent again.")
+                                "only a failed or pending delivery is sent again.")
     back = request.POST.get("back", "")
     return redirect(back if _is_local(back) else "team:webhooks")
 
@@ -179,6 +209,42 @@ def webhook_resend(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def _is_local(path: str) -> bool:
     """Only a path on this console is followed back to (never another site)."""
     return path.startswith("/team/webhooks/") and "//" not in path and "\\" not in path
+
+
+_NEW_TOKEN = "team.new_token"
+
+
+def _confirm(request: HtmxHttpRequest, confirmation: dict[str, object]) -> HttpResponse:
+    """The page that asks before a change that cannot be taken back quietly; its form POSTs the change."""
+    return render(request, "team/confirm.html", {"confirm": confirmation})
+
+
+def _person_active_confirmation(user: AbstractBaseUser) -> dict[str, object]:
+    back = reverse("team:person", args=[user.pk])
+    if user.is_active:
+        return {"subject": user.get_username(), "title": f"Deactivate {user.get_username()}?",
+                "consequence": f"{user.get_username()} can no longer sign in, and every open session of the account "
+                               "stops on its next request. A team admin can reactivate the account later.",
+                "action": reverse("team:person_active", args=[user.pk]), "fields": {"active": "0"},
+                "button": "Deactivate", "style": "danger", "cancel": back}
+    return {"subject": user.get_username(), "title": f"Reactivate {user.get_username()}?",
+            "consequence": f"{user.get_username()} can sign in again with the roles the account holds.",
+            "action": reverse("team:person_active", args=[user.pk]), "fields": {"active": "1"},
+            "button": "Reactivate", "style": "primary", "cancel": back}
+
+
+def _client_active_confirmation(client: Client) -> dict[str, object]:
+    back = reverse("team:client", args=[client.pk])
+    if client.is_active:
+        return {"subject": client.name, "title": f"Revoke {client.name}?",
+                "consequence": f"{client.name}'s token is refused from now on; its cases stay. "
+                               "It can be restored later.",
+                "action": reverse("team:client_active", args=[client.pk]), "fields": {"active": "0"},
+                "button": "Revoke", "style": "danger", "cancel": back}
+    return {"subject": client.name, "title": f"Restore {client.name}?",
+            "consequence": f"{client.name}'s current token works again.",
+            "action": reverse("team:client_active", args=[client.pk]), "fields": {"active": "1"},
+            "button": "Restore", "style": "primary", "cancel": back}
 
 
 def _add_errors(form: forms.Form, error: ValidationError) -> None:

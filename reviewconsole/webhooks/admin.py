@@ -39,14 +39,15 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         error = delivery.last_error
         return error if len(error) <= _ERROR_PREVIEW_CHARS else error[: _ERROR_PREVIEW_CHARS - 1] + "…"
 
-    @admin.action(description="Retry now (failed deliveries only)", permissions=["change"])
+    @admin.action(description="Retry now (failed or pending deliveries)", permissions=["change"])
     def retry_now(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
-        failed = list(queryset.filter(status=DeliveryStatus.FAILED))
-        retried = sum(delivery_retry(delivery=delivery) for delivery in failed)
+        waiting = list(queryset.filter(status__in=[DeliveryStatus.FAILED, DeliveryStatus.PENDING]))
+        retried = sum(delivery_retry(delivery=delivery) for delivery in waiting)
         skipped = queryset.count() - retried
         self.message_user(request, f"{retried} delivery(ies) put back to pending and queued to send.", messages.SUCCESS)
         if skipped:
-            self.message_user(request, f"{skipped} skipped: only failed deliveries can be retried.", messages.WARNING)
+            self.message_user(request, f"{skipped} skipped: only failed or pending deliveries can be retried.",
+                              messages.WARNING)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -29,8 +29,11 @@ CASE_FAILED = EventType.CASE_FAILED
 _LAST_ERROR_CHARS = 2000
 
 
-def webhook_event_record(*, case: Case, event_type: str, payload: dict[str, Any]) -> WebhookDelivery | None:
-    """Put an event for the case's client in the outbox and send it once the caller's transaction commits.
+def webhook_event_record(
+    *, case: Case, event_type: str, payload: dict[str, Any], due_at: datetime | None = None
+) -> WebhookDelivery | None:
+    """Put an event for the case's client in the outbox and send it once the caller's transaction commits
+    (or at `due_at`, by the periodic dispatch: a decision waits out its undo window).
 
     Call it inside the transaction that makes the change the event reports, so the event exists exactly
     when the change does. Returns None when the client has no webhook URL (it polls instead).
@@ -49,10 +52,23 @@ def webhook_event_record(*, case: Case, event_type: str, payload: dict[str, Any]
         message_id=f"msg_{uuid.uuid4().hex}",
         payload=payload,
         body=json.dumps(envelope, cls=DjangoJSONEncoder),
-        next_attempt_at=now,
+        next_attempt_at=max(now, due_at) if due_at is not None else now,
     )
-    _enqueue_delivery(delivery.pk)
+    if due_at is None or due_at <= now:
+        _enqueue_delivery(delivery.pk)
     return delivery
+
+
+def delivery_withdraw(*, case: Case, event_type: str) -> bool | None:
+    """Take the newest `event_type` delivery of the case out of the outbox before any attempt at it: the
+    change it reports was undone. False when an attempt was made already (the client may have it);
+    None when there is none (the client has no webhook URL)."""
+    newest = WebhookDelivery.objects.filter(case=case, event_type=event_type).order_by("-created_at", "-pk").first()
+    if newest is None:
+        return None
+    # Conditional, so an attempt claimed at this moment wins and the withdrawal is refused.
+    withdrawn, _ = WebhookDelivery.objects.filter(pk=newest.pk, status=DeliveryStatus.PENDING, attempts=0).delete()
+    return bool(withdrawn)
 
 
 DELIVERIES = work_claims.WorkKind(
@@ -160,16 +176,18 @@ def deliveries_sweep(*, now: datetime) -> list[int]:
 
 
 def delivery_retry(*, delivery: WebhookDelivery, now: datetime | None = None) -> bool:
-    """Put a FAILED delivery back to PENDING with a fresh schedule of attempts, and send it now.
+    """Send a FAILED or PENDING delivery now: a failed one back to PENDING with a fresh schedule of attempts,
+    a pending one without waiting out its backoff (its attempts so far still count).
 
     For an operator once the client's endpoint is fixed. The last error stays visible until the next
-    attempt replaces it. Returns False, changing nothing, if the delivery is not FAILED.
+    attempt replaces it. Returns False, changing nothing, for a delivery that is sending or delivered.
     """
     now = now or timezone.now()
     with transaction.atomic():
-        reopened = WebhookDelivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.FAILED).update(
+        this = WebhookDelivery.objects.filter(pk=delivery.pk)
+        reopened = this.filter(status=DeliveryStatus.FAILED).update(
             status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=now
-        )
+        ) or this.filter(status=DeliveryStatus.PENDING).update(next_attempt_at=now)
         if reopened:
             _enqueue_delivery(delivery.pk)
     delivery.refresh_from_db()

@@ -21,9 +21,12 @@ class RuleHealth:
     constitution: str
     rule: str
     cases: int
-    """Cases whose answer, as submitted, was judged against the rule."""
+    """Cases whose answer, as submitted, was judged against the rule: it passed or failed."""
     failed: int
     """Of those, cases whose answer failed it."""
+    not_checked: int
+    """Cases whose answer, as submitted, was never judged against the rule (a judged rule with no model
+    configured): counted apart, since a rule nobody checked neither passed nor failed."""
     not_converging: int
     """Cases whose run stopped with the rule still failing after the bounded critique-revise rounds."""
     overridden: int
@@ -54,8 +57,9 @@ def rule_health(*, constitution: str = "") -> list[RuleHealth]:
         verdicts.filter(candidate__position=0)
         .values("candidate__case__constitution_name", "rule")
         .annotate(
-            cases=Count("candidate__case", distinct=True),
+            cases=Count("candidate__case", filter=Q(passed__isnull=False), distinct=True),
             failed=Count("candidate__case", filter=Q(passed=False), distinct=True),
+            not_checked=Count("candidate__case", filter=Q(passed__isnull=True), distinct=True),
         )
     )
     overridden = (
@@ -73,11 +77,13 @@ def rule_health(*, constitution: str = "") -> list[RuleHealth]:
     totals: dict[tuple[str, str], list[int]] = {}
     for row in judged:
         key = (_name(row["candidate__case__constitution_name"]), row["rule"])
-        total = totals.setdefault(key, [0, 0])
+        total = totals.setdefault(key, [0, 0, 0])
         total[0] += row["cases"]
         total[1] += row["failed"]
+        total[2] += row["not_checked"]
     rows = [
-        RuleHealth(name, rule, cases_judged, failed, not_converging[(name, rule)], overrides[(name, rule)])
-        for (name, rule), (cases_judged, failed) in totals.items()
+        RuleHealth(name, rule, cases_judged, failed, not_checked, not_converging[(name, rule)],
+                   overrides[(name, rule)])
+        for (name, rule), (cases_judged, failed, not_checked) in totals.items()
     ]
     return sorted(rows, key=lambda row: (-row.fail_rate, -row.overridden, row.constitution, row.rule))

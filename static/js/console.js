@@ -2,9 +2,11 @@
 (() => {
   "use strict";
 
+  // A ticked checkbox or a pressed button takes no text: the keys go on working from it.
   const isTyping = (element) =>
     element instanceof HTMLElement &&
-    (element.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(element.tagName));
+    (element.isContentEditable || ["TEXTAREA", "SELECT"].includes(element.tagName) ||
+      (element.tagName === "INPUT" && !["checkbox", "radio", "button", "submit"].includes(element.type)));
 
   const queueRows = () => Array.from(document.querySelectorAll("[data-queue-row]"));
 
@@ -53,11 +55,49 @@
     panel.querySelector("textarea, select, input:not([type=hidden])")?.focus();
   }
 
+  // The queue's own keys: search, saved filters, and (for review leads) ticking cases to act on together.
+  function focusElement(element) {
+    if (!element) return;
+    element.focus();
+    if (element instanceof HTMLInputElement) element.select();
+    element.scrollIntoView({ block: "nearest" });
+  }
+
+  function toggleSelectedRow() {
+    if (!document.querySelector("[data-queue-row].is-selected")) moveInQueue(0);
+    document.querySelector("[data-queue-row].is-selected input[data-bulk-select]")?.click();
+  }
+
   function toggleHelp() {
     const dialog = document.getElementById("keys-help");
     if (!dialog) return;
     if (dialog.open) dialog.close();
     else dialog.showModal();
+  }
+
+  // c: the comment form of the focused claim (j/k focus a claim first).
+  function commentOnFocusedClaim() {
+    const form = document.activeElement?.closest("[data-claim-row]")?.querySelector("[data-comment-form]");
+    if (!form) return;
+    form.open = true;
+    form.querySelector("textarea")?.focus();
+  }
+
+  // u: the focused claim's last label if it can still be undone, else the reviewer's last decision.
+  function undoLast() {
+    const labelUndo = document.activeElement?.closest("[data-claim-row]")?.querySelector("[data-label-undo] button");
+    (labelUndo ?? document.querySelector("[data-undo-decision]"))?.click();
+  }
+
+  // g: the constitution's guidelines for reviewers, beside the case.
+  function toggleGuidelines() {
+    const panel = document.getElementById("guidelines-panel");
+    if (!panel) return;
+    panel.open = !panel.open;
+    if (panel.open) {
+      panel.scrollIntoView({ block: "nearest" });
+      panel.querySelector("summary")?.focus();
+    }
   }
 
   const keys = {
@@ -68,20 +108,33 @@
     3: () => labelFocusedClaim("3"),
     Enter: openSelected,
     n: () => document.getElementById("next-case-form")?.requestSubmit(),
+    s: () => document.getElementById("skip-form")?.requestSubmit(),
+    "/": () => focusElement(document.querySelector("#queue-filters input[name=q]")),
+    f: () => focusElement(document.querySelector("#saved-filters nav a")),
+    x: toggleSelectedRow,
+    b: () => focusElement(document.querySelector("#bulk-form select")),
     a: () => openDecision("approve"),
     e: () => openDecision("edit"),
     r: () => openDecision("reject"),
+    c: commentOnFocusedClaim,
+    u: undoLast,
+    g: toggleGuidelines,
     "?": toggleHelp,
   };
 
   document.addEventListener("keydown", (event) => {
     // Ctrl/Cmd+Enter sends the decision form being typed in.
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && isTyping(event.target)) {
-      const form = event.target.closest("details[id^=decide-] form");
+      const form = event.target.closest("details[id^=decide-] form, [data-comment-form] form");
       if (form) {
         event.preventDefault();
         form.requestSubmit();
       }
+      return;
+    }
+    // Esc leaves the search box, so that j/k move in the queue again.
+    if (event.key === "Escape" && event.target instanceof HTMLInputElement && event.target.name === "q") {
+      event.target.blur();
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
@@ -112,11 +165,21 @@
   let labelledRow = null;
   document.addEventListener("htmx:beforeRequest", (event) => {
     const source = event.detail.elt;
-    if (source instanceof Element && source.closest("[data-label-form]")) labelledRow = source.closest("[data-claim-row]");
+    if (source instanceof Element && source.closest("[data-label-form], [data-label-undo], [data-comment-form]")) {
+      labelledRow = source.closest("[data-claim-row]");
+    }
   });
   document.addEventListener("htmx:afterSettle", () => {
     if (labelledRow?.isConnected && (document.activeElement === document.body || !document.activeElement)) labelledRow.focus();
     labelledRow = null;
+  });
+
+  // "Select every case on this page" ticks (or clears) each row's box.
+  document.addEventListener("change", (event) => {
+    if (!(event.target instanceof HTMLInputElement) || !event.target.matches("[data-bulk-all]")) return;
+    document.querySelectorAll("input[data-bulk-select]").forEach((box) => {
+      box.checked = event.target.checked;
+    });
   });
 
   document.addEventListener("click", (event) => {

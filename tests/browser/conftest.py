@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.session import sign_in
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,3 +40,21 @@ def page(browser, live_server) -> Iterator[object]:
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+@pytest.fixture
+def as_person(browser, live_server):
+    """A page of its own per person: each signs in in a separate browser context, as on separate machines."""
+    contexts = []
+
+    def open_as(username: str):
+        context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        sign_in(page, username)
+        return page
+
+    yield open_as
+    for context in contexts:
+        context.close()

@@ -64,3 +64,24 @@ def test_a_support_lead_opens_a_released_case_from_the_audit_search(page, suppor
     assert page.get_by_role("button", name="Reject").count() == 0
     page.locator("#timeline details").first.click()
     assert "client" in page.locator("#timeline pre").first.inner_text()
+
+
+def test_a_support_lead_finds_cases_by_ticket_and_by_words_of_the_question(page, support_lead, history):  # noqa: F811
+    sign_in(page, "sam")
+    page.goto("/audit/cases/?q=TICKET-2002")
+    rows = page.locator("#audit-results tbody tr")
+    assert rows.count() == 1 and f"#{history.released.pk}" in rows.first.inner_text()
+    assert page.get_by_label("Search").input_value() == "TICKET-2002"
+
+    # Typed into the box, the search runs in place and lands in the address, so it can be shared.
+    page.get_by_label("Search").fill("")
+    page.get_by_label("Search").press_sequentially("annual plan")
+    page.wait_for_url("**/audit/cases/?*q=annual*plan*")
+    page.get_by_text("Page 1 of 1 · 2 cases").wait_for()
+    shown = page.locator("#audit-results tbody").inner_text()
+    assert f"#{history.approved.pk}" in shown and f"#{history.rejected.pk}" in shown
+    assert f"#{history.released.pk}" not in shown
+
+    page.get_by_label("Search").fill("")
+    page.get_by_label("Search").press_sequentially("no such words")
+    page.get_by_text("No case matches these filters.").wait_for()

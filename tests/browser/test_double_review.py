@@ -41,24 +41,6 @@ def lead(db):
     return _user_with("lena", Role.REVIEWER, Role.REVIEW_LEAD)
 
 
-@pytest.fixture
-def as_person(browser, live_server):
-    """A page of its own per person: each signs in in a separate browser context, as on separate machines."""
-    contexts = []
-
-    def open_as(username: str):
-        context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        sign_in(page, username)
-        return page
-
-    yield open_as
-    for context in contexts:
-        context.close()
-
-
 def test_two_reviewers_disagree_and_a_lead_adjudicates(as_person, reviewer, second_reviewer, lead, api_client):
     default_policy_publish(double_review_reasons=["CRITICAL_CLAIM"])
     case = escalate_case(api_client, refund_case())
@@ -166,3 +148,58 @@ def test_labelling_failing_claims_supported_lifts_the_override_in_place(page, re
     page.get_by_text(f"Approved case {case.pk}.").wait_for()
     # Every failing claim is labelled supported: approved without an override.
     assert Decision.objects.get().override_reason == ""
+
+
+def test_a_lead_cannot_adjudicate_a_disagreement_they_took_part_in_and_my_decisions_lists_reviews(
+    as_person, reviewer, lead, api_client
+):
+    default_policy_publish(double_review_reasons=["CRITICAL_CLAIM"])
+    case = escalate_case(api_client, refund_case())
+
+    rita = as_person("rita")
+    rita.keyboard.press("n")
+    rita.wait_for_url(f"**/review/cases/{case.pk}/")
+    rita.keyboard.press("r")
+    rita.locator("#reject_reason_code").select_option("WRONG_FACTS")
+    rita.locator("#reject_note").fill("Sixty days contradicts the policy.")
+    rita.keyboard.press("Control+Enter")
+    rita.get_by_text(f"Your review of case {case.pk} is recorded.").wait_for()
+
+    # Rita's review is in "My decisions", with where the case is now.
+    rita.get_by_role("navigation", name="Main").get_by_role("link", name="My decisions").click()
+    assert rita.locator("#my-decisions tbody tr").count() == 1
+    row = _my_decisions_row(rita)
+    assert row["Case"].startswith(f"#{case.pk}") and row["Decision"] == "Reject independent review"
+    assert (row["Reason"], row["Note"], row["Case now"]) == (
+        "Facts contradict the sources", "Sixty days contradicts the policy.", "Open"
+    )
+
+    # Lena, a lead who reviews too, approves: the reviews disagree, and she is one side of it.
+    lena = as_person("lena")
+    lena.keyboard.press("n")
+    lena.wait_for_url(f"**/review/cases/{case.pk}/")
+    lena.keyboard.press("a")
+    lena.get_by_label("Note (optional)").fill("Thirty days, as the policy says.")
+    lena.keyboard.press("Control+Enter")
+    lena.get_by_text("The two reviews differ: a review lead decides the case.").wait_for()
+    lena.goto("/review/adjudication/")
+    lena.get_by_text("yours: another lead decides").wait_for()
+    lena.locator(f'a.open-case[href="/review/cases/{case.pk}/"]').click()
+    lena.locator("#reviews-compared").wait_for()
+    assert "another review lead adjudicates this case" in lena.locator("#adjudication-note").inner_text()
+    assert "one of the reviews is yours" in lena.locator("#own-disagreement").inner_text()
+    assert lena.locator("#decide-approve, #decide-reject, #decide-edit, [data-label-form]").count() == 0
+    lena.keyboard.press("a")  # the approve key finds nothing to open
+    assert lena.locator("#decide-approve").count() == 0
+    assert Escalation.objects.get(case=case).status == EscalationStatus.ADJUDICATION
+    assert not Decision.objects.exists()
+
+    rita.reload()
+    assert _my_decisions_row(rita)["Case now"] == "Reviewers disagree"
+
+
+def _my_decisions_row(page) -> dict[str, str]:
+    """The first row of "My decisions", by column heading."""
+    headings = page.locator("#my-decisions thead th").all_inner_texts()
+    cells = page.locator("#my-decisions tbody tr").first.locator("td").all_inner_texts()
+    return dict(zip(headings, cells, strict=True))

@@ -31,3 +31,14 @@ def test_a_reviewer_opening_a_policy_page_sees_the_styled_refusal_with_navigatio
 
     navigation.get_by_role("link", name="Queue").click()
     page.wait_for_url("**/review/")
+
+
+def test_a_reviewer_opening_a_case_that_is_not_there_reads_why_in_the_consoles_words(page, reviewer):
+    sign_in(page, "rita")
+    response = page.goto("/review/cases/999999/")
+
+    assert response.status == 404
+    assert page.get_by_role("heading", level=1).inner_text() == "There is nothing here"
+    reason = page.locator(".error-reason").inner_text()
+    assert reason == "Why: there is no case in review at this address."
+    assert "Escalation" not in page.locator("main").inner_text()

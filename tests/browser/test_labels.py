@@ -123,3 +123,64 @@ def test_a_blind_spot_check_hides_the_verdicts_until_every_claim_is_labelled(pag
     assert page.get_by_text("No legal advice is given.").count() == 1
     assert page.locator("#diff").count() == 1
     assert sorted(ClaimLabel.objects.values_list("label", "blind")) == [("REFUTED", True), ("SUPPORTED", True)]
+
+
+def _console_errors(page) -> list[str]:
+    """Errors the page logs or throws from now on (htmx logs a selector that matches nothing as one)."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
+def test_a_spot_check_opened_from_the_queue_is_blind_from_its_header_and_says_to_claim_it(page, reviewer, spot_check):
+    errors = _console_errors(page)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_in(page, "rita")
+    page.goto(f"/review/cases/{spot_check.pk}/")
+
+    # Not held: the header tells nothing of the engine's verdict, and the hint matches what the page offers.
+    header = page.locator("header.case-head")
+    for verdict in ("Cleared for release", "Repaired", "All claims supported", "Moderate"):
+        assert verdict not in header.inner_text(), verdict
+    assert "Hidden until you have labelled every claim" in header.inner_text()
+    note = page.locator("#blind-note")
+    assert "Claim it (at the top of the page) to label each claim" in note.inner_text()
+    assert "label it:" not in note.inner_text()
+    assert page.locator("[data-label-form]").count() == 0
+    assert page.locator("#decide-approve").count() == 0 and page.locator("#decide-reject").count() == 0
+    claim_first = page.locator("#claim-first-note").inner_text()
+    assert "Claim it (at the top of the page) to approve, edit or reject" in claim_first
+
+    page.get_by_role("button", name="Claim it").click()
+    page.locator("#label-claim-0 [data-label-form]").wait_for()
+    assert "Read each claim against the sources and label it:" in note.inner_text()
+    assert page.locator("#decide-approve").count() == 1 and page.locator("#claim-first-note").count() == 0
+    assert "Cleared for release" not in header.inner_text()
+
+    page.locator("#label-claim-0").get_by_role("button", name="Supported").click()
+    page.locator("#label-claim-0 .label").get_by_text("Supported").wait_for()
+    page.wait_for_load_state("networkidle")  # the approve rule asked for again after the label
+    page.locator("#label-claim-1").get_by_role("button", name="Refuted").click()
+    # The last label reloads the page: now the verdict is in the header.
+    page.locator("#release-gate").wait_for()
+    assert "Cleared for release" in page.locator("header.case-head").inner_text()
+    page.wait_for_load_state("networkidle")
+    assert errors == []
+
+
+def test_labelling_claims_logs_no_error_in_the_browser(page, reviewer, api_client):
+    case = escalate_case(api_client, refund_case())
+    errors = _console_errors(page)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_in(page, "rita")
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/review/cases/{case.pk}/")
+
+    for position in range(latest(case).claims.count()):
+        page.locator(f"#label-claim-{position}").get_by_role("button", name="Supported").click()
+        page.locator(f"#label-claim-{position} .label").get_by_text("Supported").wait_for()
+        page.wait_for_load_state("networkidle")
+
+    assert ClaimLabel.objects.filter(label="SUPPORTED").count() == latest(case).claims.count()
+    assert errors == []

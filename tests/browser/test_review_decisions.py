@@ -10,7 +10,7 @@ from reviewconsole.review import services as review_services
 from reviewconsole.review.models import Decision, DecisionKind
 from reviewconsole.review.tasks import verify_edit
 from tests.browser.session import sign_in
-from tests.reviewconsole.review.conftest import escalate_case, refund_case
+from tests.reviewconsole.review.conftest import PLANS_CASE, escalate_case, gate_record, refund_case
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -91,3 +91,33 @@ def test_the_editor_is_as_wide_as_the_answer_and_the_notes_scroll_with_the_page(
     page.keyboard.type("Customer called twice.")
     page.get_by_role("button", name="Add note").click()
     page.locator("#notes").get_by_text("Customer called twice.").wait_for()
+
+
+def test_approving_a_claim_labelled_refuted_shows_the_conflict_and_needs_a_reason(page, reviewer, api_client,
+                                                                                  monkeypatch):
+    # Both claims supported by the engine, held back only by the release gate.
+    monkeypatch.setattr("reviewconsole.intake.services.run_engine", lambda case, **options: gate_record())
+    case = escalate_case(api_client, PLANS_CASE)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_in(page, "rita")
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/review/cases/{case.pk}/")
+    page.keyboard.press("a")
+    assert page.locator("#approval-warning").count() == 0
+
+    page.locator("#label-claim-0").get_by_role("button", name="Refuted").click()
+    warning = page.locator("#approval-warning")
+    warning.wait_for()
+    assert warning.inner_text() == ("You labelled “The Team plan costs $20 per user per month.” refuted: approving "
+                                    "needs a written reason.")
+
+    # Without a reason the browser keeps the form; with one, the approval goes through and says it overrode.
+    page.get_by_role("button", name="Approve c0").click()
+    reason = page.get_by_label("Override reason (required while claims fail)")
+    assert reason.evaluate("e => e.matches(':invalid')")
+    page.wait_for_timeout(300)
+    assert not Decision.objects.exists()
+    reason.fill("The customer holds a written quote at this price.")
+    page.get_by_role("button", name="Approve c0").click()
+    page.get_by_text(f"Approved case {case.pk}.").wait_for()
+    assert Decision.objects.get().override_reason == "The customer holds a written quote at this price."

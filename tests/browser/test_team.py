@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from reviewconsole.accounts.roles import Role
+from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.services import client_create
 from reviewconsole.review.models import Decision
 from reviewconsole.webhooks.models import DeliveryStatus, WebhookDelivery
@@ -33,7 +34,7 @@ def test_an_admin_adds_a_reviewer_who_sets_a_password_signs_in_and_works_the_que
     page.get_by_label("Reviewer").check()
     page.get_by_role("button", name="Add and make an invitation link").click()
     link = page.get_by_label("Set-password link").input_value()
-    assert "/set-password/" in link
+    assert link.startswith(f"{live_server.url}/set-password/"), "the link names the address the console is served on"
 
     newcomer = browser.new_context(base_url=live_server.url).new_page()
     try:
@@ -74,6 +75,9 @@ def test_a_deactivated_reviewers_open_session_stops_working(browser, live_server
 
         sign_in(page, "tina")
         page.goto(f"/team/people/{reviewer.pk}/")
+        page.get_by_role("link", name="Deactivate…").click()
+        page.get_by_role("heading", name="Deactivate rita?").wait_for()
+        assert User.objects.get(pk=reviewer.pk).is_active, "the first click only asks"
         page.get_by_role("button", name="Deactivate").click()
         assert "Deactivated: cannot sign in" in page.locator("#status").inner_text()
 
@@ -105,3 +109,64 @@ def test_an_operator_sends_a_failed_webhook_again_and_the_receiver_gets_it_signe
     resent = receiver.requests[-1]
     assert len(receiver.requests) == 2
     assert resent.verify_error == "" and resent.verified["data"] == {"case_id": case.pk}
+
+
+def test_an_operator_sends_a_pending_webhook_now_instead_of_waiting_for_its_retry(
+    page, team_admin, case, receiver  # noqa: F811
+):
+    receiver.respond(503)
+    delivery = webhook_event_record(case=case, event_type=CASE_RELEASED, payload={"case_id": case.pk})
+    delivery.refresh_from_db()
+    assert delivery.status == DeliveryStatus.PENDING and delivery.attempts == 1
+
+    sign_in(page, "tina")
+    page.goto("/team/webhooks/")
+    row = page.locator("#deliveries tbody tr").first
+    assert "Pending" in row.inner_text() and "503" in row.inner_text()
+    row.get_by_role("button", name="Send again").click()
+    page.get_by_text("is being sent again").wait_for()
+
+    assert "Delivered" in page.locator("#deliveries tbody tr").first.inner_text()
+    assert len(receiver.requests) == 2 and receiver.requests[-1].verify_error == ""
+    event = AuditEvent.objects.get(action="webhook.resent")
+    assert event.actor == "user:tina" and event.payload["was"] == "PENDING"
+
+
+def test_rotating_a_token_asks_first_then_shows_the_new_one_once_and_a_reload_rotates_nothing(page, team_admin):
+    client, old_token = client_create(name="support-bot")
+    sign_in(page, "tina")
+    page.goto(f"/team/clients/{client.pk}/")
+    page.get_by_role("link", name="Rotate token…").click()
+    page.get_by_role("heading", name="Rotate the token of support-bot?").wait_for()
+    client.refresh_from_db()
+    assert client.token_prefix == old_token[:12], "the first click only asks"
+
+    page.get_by_role("button", name="Rotate token").click()
+    page.wait_for_url(f"**/team/clients/{client.pk}/token")
+    new_token = page.get_by_label("API token").input_value()
+    client.refresh_from_db()
+    assert new_token != old_token and client.token_prefix == new_token[:12]
+
+    page.reload()
+    assert page.get_by_label("API token").count() == 0
+    assert "was shown once" in page.locator("main").inner_text()
+    client.refresh_from_db()
+    assert client.token_prefix == new_token[:12], "the reload rotated nothing"
+    assert AuditEvent.objects.filter(action="client.token_rotated").count() == 1
+
+
+def test_revoking_a_client_asks_first_and_cancel_leaves_it_working(page, team_admin):
+    client, _ = client_create(name="support-bot")
+    sign_in(page, "tina")
+    page.goto(f"/team/clients/{client.pk}/")
+    page.get_by_role("link", name="Revoke…").click()
+    page.get_by_role("heading", name="Revoke support-bot?").wait_for()
+    page.get_by_role("link", name="Cancel").click()
+    assert "Active: its token works" in page.locator("#client-status").inner_text()
+    client.refresh_from_db()
+    assert client.is_active
+
+    page.get_by_role("link", name="Revoke…").click()
+    page.get_by_role("button", name="Revoke").click()
+    assert "Revoked: its token is refused" in page.locator("#client-status").inner_text()
+    assert AuditEvent.objects.filter(action="client.revoked").count() == 1

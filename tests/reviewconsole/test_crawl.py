@@ -28,6 +28,7 @@ from reviewconsole.policy.calibration import calibration_request
 from reviewconsole.policy.models import RubricVersion
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC_NAME
 from reviewconsole.review.models import Escalation
+from reviewconsole.review.saved_filters import queue_filter_save
 from reviewconsole.support.selectors import AuditFilter
 from reviewconsole.support.services import export_start
 from reviewconsole.webhooks.models import WebhookDelivery
@@ -91,6 +92,7 @@ def seeded(reviewer, support_lead, policy_admin) -> Seeded:
     delivery = WebhookDelivery.objects.order_by("pk").first()
     assert delivery is not None and AuditExport.objects.filter(pk=export.pk).exists()
     token = default_token_generator.make_token(reviewer)
+    saved_filter = queue_filter_save(owner=reviewer, name="Critical", query="severity=CRITICAL")
     return Seeded({
         ("policy/constitutions/", "name"): "customer-support",
         ("policy/constitutions/", "number"): "1",
@@ -99,6 +101,7 @@ def seeded(reviewer, support_lead, policy_admin) -> Seeded:
         ("policy/calibration/", "run_id"): str(run.pk),
         ("", "case_id"): str(decided.pk),
         ("review/cases/", "case_id"): str(open_case.pk),
+        ("review/saved-filters/", "saved_filter_id"): str(saved_filter.pk),
         ("review/cases/", "claim_pk"): str(Claim.objects.filter(candidate__case=open_case).order_by("pk").first().pk),
         ("api/", "case_id"): str(decided.pk),
         ("api/", "path"): "v0/no-such-endpoint",

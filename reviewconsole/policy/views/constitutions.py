@@ -5,11 +5,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from reviewconsole.htmx import HtmxHttpRequest
-from reviewconsole.policy import editor, selectors, services
+from reviewconsole.policy import editor, guidelines, selectors, services
 from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.diff import constitution_diff
 from reviewconsole.policy.models import ConstitutionVersion, NamedConstitution
@@ -48,6 +50,24 @@ def constitution_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     context = {"document": document, "versions": versions, **_diff_context(request, versions)}
     template = "policy/constitution.html#diff" if request.htmx else "policy/constitution.html"
     return render(request, template, context)
+
+
+@require_POST
+@policy_admin_required
+def constitution_guidelines(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    """Save the reviewers' guidelines of the constitution; a refusal shows the page again with why (400)."""
+    document = get_object_or_404(NamedConstitution, name=name)
+    text = request.POST.get("guidelines", "")
+    try:
+        guidelines.constitution_guidelines_set(document=document, text=text, actor=request.user, now=timezone.now())
+    except guidelines.GuidelinesRefused as refused:
+        versions = list(selectors.versions_of(document))
+        return render(request, "policy/constitution.html", {
+            "document": document, "versions": versions, **_diff_context(request, versions),
+            "guidelines_error": str(refused), "guidelines_text": text,
+        }, status=400)
+    messages.success(request, f"Saved the reviewer guidelines of {name}: reviewers see them on its cases now.")
+    return redirect(reverse("policy:constitution", args=[name]) + "#guidelines")
 
 
 def _diff_context(request: HtmxHttpRequest, versions: list[ConstitutionVersion]) -> dict[str, object]:
@@ -93,7 +113,7 @@ def constitution_edit(request: HtmxHttpRequest, name: str, number: int) -> HttpR
 
 def _render_editor(request, base: ConstitutionVersion, form: editor.ConstitutionForm, status: int = 200):
     return render(request, "policy/edit.html", {
-        "base": base, "form": form, "rule_kinds": editor.RULE_KINDS, "terminals": editor.TERMINALS,
+        "base": base, "form": form, "rule_kinds": editor.RULE_KINDS,
         "own_calibration": selectors.release_calibration_text(base),
     }, status=status)
 

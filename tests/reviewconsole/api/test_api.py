@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -219,3 +220,19 @@ def test_the_openapi_document_describes_the_contract(client, db):
     assert set(case_schema["required"]) == {"question", "sources"}
     assert {"external_id", "answer", "constitution", "metadata"} <= set(case_schema["properties"])
     assert "RunRecord" in document["components"]["schemas"]
+
+
+def test_a_retry_without_external_id_is_a_second_case_as_the_readme_warns(
+    client, api_client, django_capture_on_commit_callbacks
+):
+    body = case_body()
+    del body["external_id"]
+
+    first = _submit(client, api_client, body, django_capture_on_commit_callbacks)
+    again = _submit(client, api_client, body, django_capture_on_commit_callbacks)
+
+    assert (first.status_code, again.status_code) == (202, 202)
+    assert again.json()["id"] != first.json()["id"]
+    assert Case.objects.filter(external_id__isnull=True).count() == 2
+    readme = " ".join((Path(__file__).resolve().parents[3] / "README.md").read_text().split())
+    assert "`external_id` is optional" in readme and "a retry (after a timeout, say) makes a duplicate case" in readme

@@ -95,3 +95,56 @@ def test_a_labelled_rejection_written_to_a_file_reads_back_with_its_labels(
         fixtures = _read_fixtures(file.read())
 
     _expect_labels(fixtures[labelled_rejection.pk], labelled_rejection)
+
+
+OVERRIDE = "The customer was promised this by phone; the manager signed it off."
+
+
+@pytest.fixture
+def approved_over_own_label(client, reviewer):
+    """Rita labels a claim of the refund answer refuted, then approves it anyway with a written reason."""
+    case = run_case(client_create(name="support-bot")[0], refund_case(external_id="refund-overridden"))
+    signed_in(client, reviewer)
+    assert client.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
+    current = latest(case)
+    first, *rest = current.claims.all()
+    client.post(f"/review/cases/{case.pk}/claims/{first.pk}/label", {"label": "REFUTED"})
+    for claim in rest:
+        client.post(f"/review/cases/{case.pk}/claims/{claim.pk}/label", {"label": "SUPPORTED"})
+    version = {"candidate_id": current.candidate_id, "sha256": current.sha256}
+    assert client.post(f"/review/cases/{case.pk}/approve", version).status_code == 400  # no reason: refused
+    assert client.post(f"/review/cases/{case.pk}/approve", {**version, "override_reason": OVERRIDE}).status_code == 302
+    client.logout()
+    return case
+
+
+def test_an_approval_over_the_reviewers_own_refuted_label_exports_as_overridden(
+    client, support_lead, approved_over_own_label
+):
+    response = signed_in(client, support_lead).post(reverse("audit:export_create"), {"format": "fixtures"})
+
+    fixture = _read_fixtures(b"".join(response.streaming_content).decode())[approved_over_own_label.pk]
+
+    expected = fixture["expected"]
+    first = latest(approved_over_own_label).claims.first()
+    assert expected["terminal"] == "PERMIT" and expected["claims"][0]["label"] == "REFUTED"
+    # Not a clean example of an answer that should pass: a person released it over their own label.
+    assert (expected["overridden"], expected["overridden_claims"]) == (True, [first.claim_id])
+    assert fixture["provenance"]["override_reason"] == OVERRIDE
+
+
+def test_a_clean_approval_exports_as_not_overridden(client, reviewer, support_lead):
+    case = run_case(client_create(name="support-bot")[0], refund_case(external_id="refund-clean"))
+    signed_in(client, reviewer)
+    client.post("/review/next")
+    current = latest(case)
+    for claim in current.claims.all():
+        client.post(f"/review/cases/{case.pk}/claims/{claim.pk}/label", {"label": "SUPPORTED"})
+    version = {"candidate_id": current.candidate_id, "sha256": current.sha256}
+    assert client.post(f"/review/cases/{case.pk}/approve", version).status_code == 302
+    client.logout()
+
+    response = signed_in(client, support_lead).post(reverse("audit:export_create"), {"format": "fixtures"})
+
+    expected = _read_fixtures(b"".join(response.streaming_content).decode())[case.pk]["expected"]
+    assert (expected["terminal"], expected["overridden"], expected["overridden_claims"]) == ("PERMIT", False, [])

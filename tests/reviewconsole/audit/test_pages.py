@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.services import client_create
 from reviewconsole.support import selectors
+from tests.personas import _user_with
 from tests.reviewconsole.audit.conftest import run_case
 from tests.reviewconsole.review.conftest import PLANS_CASE, gate_record
 
@@ -33,6 +35,17 @@ def test_anonymous_users_are_sent_to_sign_in(client, name):
 def test_other_roles_are_refused(client, request, name, persona):
     signed_in(client, request.getfixturevalue(persona))
     assert client.get(reverse(name)).status_code == 403
+
+
+@pytest.mark.django_db
+def test_review_leads_read_the_metrics_and_no_other_audit_page(client):
+    signed_in(client, _user_with("lou", Role.REVIEW_LEAD))
+    response = client.get(reverse("audit:metrics"))
+    html = response.content.decode()
+    assert response.status_code == 200 and "Agreement between reviewers (Cohen's κ)" in html
+    assert f'href="{reverse("audit:metrics")}"' in html and f'href="{reverse("audit:events")}"' not in html
+    for name in ("audit:events", "audit:cases", "audit:exports"):
+        assert client.get(reverse(name)).status_code == 403, name
 
 
 @pytest.mark.django_db

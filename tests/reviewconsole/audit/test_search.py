@@ -111,3 +111,16 @@ def test_an_event_not_sealed_yet_is_listed_on_top_as_sealing_and_numbered_once_s
     (batch,) = log_seal_pending()
     rows = _rows(client.get(reverse("audit:events"), **HTMX).content.decode())
     assert rows[0].startswith(f"<tr>\n          <td>{batch.head.tree_size}</td>") and "sealing…" not in rows[0]
+
+
+def test_the_search_words_find_the_events_of_matching_cases_and_travel_with_an_export(client, support_lead, history):
+    signed_in(client, support_lead)
+
+    events = client.get(reverse("audit:events"), {"q": "Refund-Rejected"}, **HTMX).content.decode()
+    cases = client.get(reverse("audit:cases"), {"q": "arrive"}, **HTMX).content.decode()
+
+    matching = AuditEvent.objects.filter(case_id=history.rejected.pk).count()
+    assert matching > 0 and f"{matching} event{'s' if matching > 1 else ''}" in events
+    assert f'?case={history.released.pk}"' in cases  # "How long do refunds take to arrive?"
+    assert f'?case={history.approved.pk}"' not in cases and f'?case={history.rejected.pk}"' not in cases
+    assert '<input type="hidden" name="q" value="arrive">' in cases, "the export repeats the search"

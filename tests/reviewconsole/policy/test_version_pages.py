@@ -70,5 +70,6 @@ def test_the_version_page_shows_who_reviews_twice_and_the_review_deadline(admin_
 
     page = admin_client.get(f"/policy/constitutions/default/v{version.number}/").content.decode()
 
-    assert "<code>CRITICAL_CLAIM</code>; severity critical" in page
+    assert ('<dd id="double-review">For a case escalated for <span title="CRITICAL_CLAIM">critical claim not '
+            "supported</span>, or whose most severe failing claim is critical.</dd>") in page
     assert "48 hours, then the queue marks a case overdue" in page

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client as HttpClient
 from django.utils import timezone
 
 from reviewconsole.accounts.roles import Role
@@ -207,3 +208,18 @@ def run_as_engine(monkeypatch, webhook_client) -> Callable[..., Case]:
         return case
 
     return run
+
+
+def signed_in(user: User) -> HttpClient:
+    """A test client signed in as `user`."""
+    http = HttpClient()
+    http.force_login(user)
+    return http
+
+
+@pytest.fixture
+def two_cases(escalate) -> tuple[Case, Case]:
+    """The refund case on top of the queue, the earnings case below it."""
+    refund, earnings = escalate(), escalate(EARNINGS_CASE)
+    Escalation.objects.filter(case=refund).update(priority=999)
+    return refund, earnings

@@ -11,6 +11,7 @@ import re
 import pytest
 from django.utils import timezone
 
+from reviewconsole.audit.models import AuditEvent
 from reviewconsole.review.approval import approval_check
 from reviewconsole.review.labels import claim_label_set
 from reviewconsole.review.models import ClaimLabelKind, Decision, DecisionKind, Escalation
@@ -67,10 +68,13 @@ def test_a_failing_claim_labelled_supported_no_longer_counts(client, reviewer, h
     _label(held, reviewer, 1, ClaimLabelKind.REFUTED)
 
     page = client.get(f"/review/cases/{held.pk}/").content.decode()
-    assert WARNING.search(page).group(1).startswith("1 claim still fails and is not labelled supported:")
+    # The claim still failing is the one Rita labelled refuted: the page names it as her own conflict.
+    assert WARNING.search(page).group(1) == ("You labelled “It includes phone support.” refuted: approving needs a "
+                                             "written reason.")
     refused = client.post(f"/review/cases/{held.pk}/approve", on_version(latest(held)))
     assert refused.status_code == 400
-    assert "1 claim still fails and is not labelled supported." in refused.content.decode()
+    assert "Approving needs an override reason: you labelled “It includes phone support.” refuted." in \
+        refused.content.decode()
 
     _label(held, reviewer, 1, ClaimLabelKind.SUPPORTED)
 
@@ -124,3 +128,58 @@ def test_the_rule_is_asked_for_again_after_a_label_keeping_the_reason_typed(
     assert 'name="override_reason"' not in fragment and "approving needs" not in fragment
     # Without htmx the same address is the whole case page.
     assert "<html" in client.get(url).content.decode()
+
+
+# --- A claim the reviewer labelled wrong: the engine found it supported, the person did not ------------
+
+
+@pytest.fixture
+def held_supported(client, reviewer, run_as_engine):
+    """Rita holds a case whose claims the engine found supported (held back only by the release gate)."""
+    case = run_as_engine(gate_record())
+    assert not latest(case).claims.exclude(state="SUPPORTED").exists()
+    client.force_login(reviewer)
+    assert client.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
+    return case
+
+
+def test_approving_a_claim_the_reviewer_labelled_refuted_names_it_and_needs_a_reason(client, reviewer, held_supported):
+    case = held_supported
+    assert 'id="approval-warning"' not in client.get(f"/review/cases/{case.pk}/").content.decode()
+    _label(case, reviewer, 0, ClaimLabelKind.REFUTED)
+    _label(case, reviewer, 1, ClaimLabelKind.NOT_IN_SOURCES)
+
+    page = client.get(f"/review/cases/{case.pk}/").content.decode()
+    assert WARNING.search(page).group(1) == (
+        "You labelled “The Team plan costs $20 per user per month.” refuted and “It includes phone support.” not "
+        "in the sources: approving needs a written reason."
+    )
+    assert re.search(r'<textarea name="override_reason"[^>]* required', page)
+
+    refused = client.post(f"/review/cases/{case.pk}/approve", on_version(latest(case)))
+    assert refused.status_code == 400
+    assert "Approving needs an override reason: you labelled “The Team plan costs $20 per user per month.” " \
+        "refuted" in refused.content.decode()
+    assert not Decision.objects.exists()
+
+    approved = client.post(f"/review/cases/{case.pk}/approve",
+                           on_version(latest(case), override_reason="The customer was quoted this price in writing."))
+    assert approved.status_code == 302
+    decision = Decision.objects.get()
+    assert decision.override_reason == "The customer was quoted this price in writing."
+    event = AuditEvent.objects.get(action="decision.approved", object_id=str(decision.pk))
+    assert event.payload["override_reason"] == "The customer was quoted this price in writing."
+    assert event.payload["overrides_labels"] == [
+        {"claim": "k1", "label": "REFUTED"}, {"claim": "k2", "label": "NOT_IN_SOURCES"},
+    ]
+
+
+def test_an_approval_with_no_label_against_it_records_no_overridden_label(client, reviewer, held_supported):
+    _label(held_supported, reviewer, 0, ClaimLabelKind.SUPPORTED)
+
+    approved = client.post(f"/review/cases/{held_supported.pk}/approve", on_version(latest(held_supported)))
+
+    assert approved.status_code == 302
+
+    event = AuditEvent.objects.get(action="decision.approved")
+    assert (event.payload["override_reason"], event.payload["overrides_labels"]) == ("", [])

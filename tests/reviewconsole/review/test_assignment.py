@@ -7,32 +7,19 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client as HttpClient
 
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.review.models import Escalation, EscalationStatus
-from tests.reviewconsole.review.conftest import EARNINGS_CASE, latest, on_version
+from tests.reviewconsole.review.conftest import latest, on_version, signed_in
 
 pytestmark = pytest.mark.django_db
 
 
-def _signed_in(user) -> HttpClient:
-    http = HttpClient()
-    http.force_login(user)
-    return http
-
-
-@pytest.fixture
-def two_cases(escalate):
-    """The refund case on top of the queue, the earnings case below it."""
-    refund, earnings = escalate(), escalate(EARNINGS_CASE)
-    Escalation.objects.filter(case=refund).update(priority=999)
-    return refund, earnings
 
 
 def test_a_lead_assigns_a_case_from_its_page(lead, second_reviewer, two_cases):
     refund, _ = two_cases
-    http = _signed_in(lead)
+    http = signed_in(lead)
     page = http.get(f"/review/cases/{refund.pk}/").content.decode()
     assert "Assigned to nobody." in page and f'<option value="{second_reviewer.pk}">ravi</option>' in page
 
@@ -50,7 +37,7 @@ def test_a_lead_assigns_a_case_from_its_page(lead, second_reviewer, two_cases):
 def test_htmx_assignment_swaps_only_the_assignment_card(lead, second_reviewer, two_cases):
     refund, _ = two_cases
 
-    response = _signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": second_reviewer.pk},
+    response = signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": second_reviewer.pk},
                                      headers={"HX-Request": "true"})
 
     html = response.content.decode()
@@ -61,7 +48,7 @@ def test_htmx_assignment_swaps_only_the_assignment_card(lead, second_reviewer, t
 
 def test_a_lead_takes_an_assignment_back(lead, second_reviewer, two_cases):
     refund, _ = two_cases
-    http = _signed_in(lead)
+    http = signed_in(lead)
     http.post(f"/review/cases/{refund.pk}/assign", {"assignee": second_reviewer.pk})
 
     response = http.post(f"/review/cases/{refund.pk}/assign", {"assignee": ""})
@@ -75,7 +62,7 @@ def test_a_lead_takes_an_assignment_back(lead, second_reviewer, two_cases):
 def test_an_unknown_assignee_is_refused_on_its_field(lead, two_cases, assignee):
     refund, _ = two_cases
 
-    response = _signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": assignee},
+    response = signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": assignee},
                                      headers={"HX-Request": "true"})
 
     assert response.status_code == 400
@@ -87,7 +74,7 @@ def test_an_unknown_assignee_is_refused_on_its_field(lead, two_cases, assignee):
 def test_someone_who_is_not_a_reviewer_cannot_be_assigned(lead, support_lead, two_cases):
     refund, _ = two_cases
 
-    response = _signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": support_lead.pk})
+    response = signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": support_lead.pk})
 
     assert response.status_code == 400
     assert "assignee: choose an active reviewer from the list." in response.content.decode()
@@ -96,12 +83,12 @@ def test_someone_who_is_not_a_reviewer_cannot_be_assigned(lead, support_lead, tw
 
 def test_a_decided_case_cannot_be_assigned(lead, reviewer, two_cases):
     refund, _ = two_cases
-    http = _signed_in(reviewer)
+    http = signed_in(reviewer)
     http.post("/review/next")
     http.post(f"/review/cases/{refund.pk}/reject", on_version(latest(refund), reason_code="OTHER", note="No."))
     assert Escalation.objects.get(case=refund).status == EscalationStatus.DECIDED
 
-    response = _signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": reviewer.pk})
+    response = signed_in(lead).post(f"/review/cases/{refund.pk}/assign", {"assignee": reviewer.pk})
 
     assert response.status_code == 409 and "this one is not open" in response.content.decode()
     assert Escalation.objects.get(case=refund).assigned_to is None
@@ -121,13 +108,13 @@ def test_only_leads_assign(client, reviewer, lead, two_cases):
 
 def test_next_case_serves_the_assigned_case_first_and_to_nobody_else(lead, reviewer, second_reviewer, two_cases):
     refund, earnings = two_cases
-    _signed_in(lead).post(f"/review/cases/{earnings.pk}/assign", {"assignee": second_reviewer.pk})
+    signed_in(lead).post(f"/review/cases/{earnings.pk}/assign", {"assignee": second_reviewer.pk})
 
     # Ravi gets his assigned case although the refund case is higher in the queue.
-    assert _signed_in(second_reviewer).post("/review/next")["Location"] == f"/review/cases/{earnings.pk}/"
+    assert signed_in(second_reviewer).post("/review/next")["Location"] == f"/review/cases/{earnings.pk}/"
     Escalation.objects.update(holder=None, lease_expires_at=None)
     # Rita is never served Ravi's case: she gets the refund case, then nothing.
-    rita = _signed_in(reviewer)
+    rita = signed_in(reviewer)
     assert rita.post("/review/next")["Location"] == f"/review/cases/{refund.pk}/"
     rita.post(f"/review/cases/{refund.pk}/release")
     Escalation.objects.filter(case=refund).update(status=EscalationStatus.DECIDED)
@@ -139,8 +126,8 @@ def test_next_case_serves_the_assigned_case_first_and_to_nobody_else(lead, revie
 
 def test_the_queue_shows_and_filters_by_assignee_and_holder(lead, reviewer, second_reviewer, two_cases):
     refund, earnings = two_cases
-    _signed_in(lead).post(f"/review/cases/{earnings.pk}/assign", {"assignee": second_reviewer.pk})
-    rita = _signed_in(reviewer)
+    signed_in(lead).post(f"/review/cases/{earnings.pk}/assign", {"assignee": second_reviewer.pk})
+    rita = signed_in(reviewer)
     rita.post("/review/next")  # she holds the refund case
 
     html = rita.get("/review/").content.decode()
@@ -158,15 +145,15 @@ def test_the_queue_shows_and_filters_by_assignee_and_holder(lead, reviewer, seco
     assert listed(f"assignee={second_reviewer.pk}") == {earnings.pk}
     assert listed("assignee=none") == {refund.pk}
     assert listed("assignee=me") == set()
-    assert listed("assignee=me", _signed_in(second_reviewer)) == {earnings.pk}
+    assert listed("assignee=me", signed_in(second_reviewer)) == {earnings.pk}
     assert listed("held=me") == {refund.pk} and listed("held=none") == {earnings.pk}
     assert listed(f"held={second_reviewer.pk}") == set()
 
 
 def test_an_assignee_who_reviewed_a_double_reviewed_case_is_done_with_it(double_review, lead, reviewer, escalate):
     case = escalate()
-    _signed_in(lead).post(f"/review/cases/{case.pk}/assign", {"assignee": reviewer.pk})
-    rita = _signed_in(reviewer)
+    signed_in(lead).post(f"/review/cases/{case.pk}/assign", {"assignee": reviewer.pk})
+    rita = signed_in(reviewer)
     assert rita.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
 
     rita.post(f"/review/cases/{case.pk}/reject", on_version(latest(case), reason_code="OTHER", note="No."))
@@ -175,7 +162,7 @@ def test_an_assignee_who_reviewed_a_double_reviewed_case_is_done_with_it(double_
     assert escalation.assigned_to is None and escalation.status == EscalationStatus.OPEN
     assert AuditEvent.objects.get(action="escalation.reviewed").payload["assignment_done"] is True
     # And the second review cannot be given back to her.
-    response = _signed_in(lead).post(f"/review/cases/{case.pk}/assign", {"assignee": reviewer.pk})
+    response = signed_in(lead).post(f"/review/cases/{case.pk}/assign", {"assignee": reviewer.pk})
     assert response.status_code == 400 and "rita reviewed this case already" in response.content.decode()
 
 
@@ -183,6 +170,6 @@ def test_inactive_reviewers_are_not_offered(lead, reviewer, two_cases):
     refund, _ = two_cases
     User.objects.filter(pk=reviewer.pk).update(is_active=False)
 
-    page = _signed_in(lead).get(f"/review/cases/{refund.pk}/").content.decode()
+    page = signed_in(lead).get(f"/review/cases/{refund.pk}/").content.decode()
 
     assert f'<option value="{reviewer.pk}">' not in page

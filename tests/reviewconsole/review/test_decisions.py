@@ -173,7 +173,7 @@ def test_edit_makes_a_reviewer_candidate_that_a_worker_verifies(
 def test_an_edit_that_breaks_a_blocking_rule_is_stored_and_shown_as_blocking(client, reviewer, escalate):
     case = escalate(constitution="customer-support")
     client.force_login(reviewer)
-    client.get(f"/review/cases/{case.pk}/")
+    assert client.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
     parent = latest(case)
     promise = "Refunds are guaranteed within 30 days of purchase."
     assert client.post(f"/review/cases/{case.pk}/edit", on_version(parent, text=promise)).status_code == 302
@@ -232,6 +232,26 @@ def test_a_case_held_by_another_reviewer_cannot_be_decided(client, claimed):
     # The server still refuses a decision posted anyway.
     assert response.status_code == 409 and "Another reviewer holds this case" in response.content.decode()
     assert not Decision.objects.exists()
+
+
+def test_a_case_nobody_holds_offers_no_decision_until_it_is_claimed(client, reviewer, escalate):
+    case = escalate()
+    client.force_login(reviewer)
+    actions = [f'action="/review/cases/{case.pk}/{action}"' for action in ("approve", "edit", "reject")]
+
+    page = client.get(f"/review/cases/{case.pk}/").content.decode()
+    response = client.post(f"/review/cases/{case.pk}/approve", on_version(latest(case)))
+
+    # Opened from the queue: the reviewer reads it, and is told to claim it to decide.
+    assert "Nobody holds this case." in page and 'id="claim-first-note"' in page
+    assert not any(action in page for action in actions) and 'id="decide-' not in page
+    # The server refuses a decision posted anyway, and says what to do.
+    assert response.status_code == 409 and "Claim this case before you decide it" in response.content.decode()
+    assert not Decision.objects.exists()
+
+    client.post(f"/review/cases/{case.pk}/lease", {"take": "1"})
+    page = client.get(f"/review/cases/{case.pk}/").content.decode()
+    assert all(action in page for action in actions) and 'id="claim-first-note"' not in page
 
 
 def test_a_decided_case_cannot_be_decided_again(client, claimed):

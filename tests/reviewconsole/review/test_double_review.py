@@ -11,6 +11,7 @@ from django.utils import timezone
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.models import Candidate, CaseStatus
+from reviewconsole.review import double_review
 from reviewconsole.review.labels import claim_label_set
 from reviewconsole.review.models import (
     ClaimLabelKind,
@@ -28,6 +29,7 @@ from tests.reviewconsole.review.conftest import (
     gate_record,
     latest,
     on_version,
+    signed_in,
 )
 from verification import Reason, Terminal
 
@@ -36,11 +38,6 @@ pytestmark = pytest.mark.django_db
 OVERRIDE = "Checked the refund policy by hand."
 REVIEW_NOTE = "Sixty days is wrong, but the customer was promised it."
 
-
-def _signed_in(user) -> HttpClient:
-    http = HttpClient()
-    http.force_login(user)
-    return http
 
 
 @pytest.fixture
@@ -95,7 +92,7 @@ def test_spot_checks_are_never_double_reviewed(run_as_engine):
 
 
 def test_the_first_review_is_stored_as_a_review_and_the_case_goes_back_to_the_queue(reviewer, double_case):
-    http = _signed_in(reviewer)
+    http = signed_in(reviewer)
 
     response = _review(http, double_case, "approve", note=REVIEW_NOTE)
 
@@ -118,7 +115,7 @@ def test_the_first_review_is_stored_as_a_review_and_the_case_goes_back_to_the_qu
 
 
 def test_next_case_never_serves_a_reviewer_a_case_they_reviewed(reviewer, double_case):
-    http = _signed_in(reviewer)
+    http = signed_in(reviewer)
     _review(http, double_case, "reject")
 
     assert http.post("/review/next")["Location"] == "/review/"
@@ -137,7 +134,7 @@ def test_next_case_never_serves_a_reviewer_a_case_they_reviewed(reviewer, double
 def test_the_second_reviewer_sees_neither_the_first_review_nor_its_note_nor_labels(
     reviewer, second_reviewer, double_case
 ):
-    first = _signed_in(reviewer)
+    first = signed_in(reviewer)
     first.post("/review/next")
     escalation = Escalation.objects.get(case=double_case)
     refuted = latest(double_case).claims.order_by("position").first()
@@ -147,7 +144,7 @@ def test_the_second_reviewer_sees_neither_the_first_review_nor_its_note_nor_labe
     first.post(f"/review/cases/{double_case.pk}/reject",
                on_version(latest(double_case), reason_code="WRONG_FACTS", note=REVIEW_NOTE))
 
-    second = _signed_in(second_reviewer)
+    second = signed_in(second_reviewer)
     assert second.post("/review/next")["Location"] == f"/review/cases/{double_case.pk}/"
     page = second.get(f"/review/cases/{double_case.pk}/").content.decode()
 
@@ -160,7 +157,7 @@ def test_the_second_reviewer_sees_neither_the_first_review_nor_its_note_nor_labe
 
 
 def test_an_edit_posted_during_independent_reviews_is_refused(reviewer, double_case):
-    http = _signed_in(reviewer)
+    http = signed_in(reviewer)
     http.post("/review/next")
 
     response = http.post(f"/review/cases/{double_case.pk}/edit", on_version(latest(double_case), text=FIXED_ANSWER))
@@ -173,9 +170,9 @@ def test_an_edit_posted_during_independent_reviews_is_refused(reviewer, double_c
 
 
 def test_two_reviews_that_agree_take_the_decision(reviewer, second_reviewer, double_case):
-    _review(_signed_in(reviewer), double_case, "approve")
+    _review(signed_in(reviewer), double_case, "approve")
 
-    response = _review(_signed_in(second_reviewer), double_case, "approve", note="Fine as repaired.")
+    response = _review(signed_in(second_reviewer), double_case, "approve", note="Fine as repaired.")
 
     assert response.status_code == 302
     decision = Decision.objects.get()
@@ -201,8 +198,8 @@ def test_two_reviews_that_agree_take_the_decision(reviewer, second_reviewer, dou
 @pytest.fixture
 def disputed(reviewer, second_reviewer, double_case):
     """Rita approved the refund case, Ravi rejected it: it waits for a review lead."""
-    _review(_signed_in(reviewer), double_case, "approve", note="Promised by phone.")
-    _review(_signed_in(second_reviewer), double_case, "reject", note=REVIEW_NOTE)
+    _review(signed_in(reviewer), double_case, "approve", note="Promised by phone.")
+    _review(signed_in(second_reviewer), double_case, "reject", note=REVIEW_NOTE)
     return double_case
 
 
@@ -211,13 +208,13 @@ def test_reviews_that_disagree_send_the_case_to_adjudication_out_of_the_queue(re
     assert escalation.status == EscalationStatus.ADJUDICATION and escalation.holder is None
     assert not Decision.objects.exists()
     assert AuditEvent.objects.get(action="escalation.adjudication_opened").payload["reviews"][1]["kind"] == "REJECT"
-    queue = _signed_in(reviewer).get("/review/").content.decode()
+    queue = signed_in(reviewer).get("/review/").content.decode()
     assert f"/review/cases/{disputed.pk}/" not in queue
     assert "Adjudication" not in queue  # only leads see the way there
 
-    lead_queue = _signed_in(lead).get("/review/").content.decode()
+    lead_queue = signed_in(lead).get("/review/").content.decode()
     assert re.search(r'<a href="/review/adjudication/">Adjudication</a>: 1 case where two reviews disagree', lead_queue)
-    listing = _signed_in(lead).get("/review/adjudication/").content.decode()
+    listing = signed_in(lead).get("/review/adjudication/").content.decode()
     assert f'href="/review/cases/{disputed.pk}/"' in listing and "rita: approve · ravi: reject" in listing
 
 
@@ -232,7 +229,7 @@ def test_only_review_leads_open_the_adjudication_queue(client, reviewer, lead, d
 
 @pytest.fixture
 def third_reviewer_client(db) -> HttpClient:
-    return _signed_in(_user_with("tess", Role.REVIEWER))
+    return signed_in(_user_with("tess", Role.REVIEWER))
 
 
 def test_a_plain_reviewer_may_read_but_not_decide_a_disputed_case(third_reviewer_client, disputed):
@@ -247,7 +244,7 @@ def test_a_plain_reviewer_may_read_but_not_decide_a_disputed_case(third_reviewer
 
 
 def test_the_lead_sees_both_reviews_side_by_side_and_decides(lead, disputed):
-    http = _signed_in(lead)
+    http = signed_in(lead)
 
     page = http.get(f"/review/cases/{disputed.pk}/").content.decode()
 
@@ -275,7 +272,7 @@ def test_the_lead_sees_both_reviewers_labels(reviewer, second_reviewer, lead, do
     claim = latest(double_case).claims.order_by("position").first()
     for person, label, kind in ((reviewer, ClaimLabelKind.SUPPORTED, "approve"),
                                 (second_reviewer, ClaimLabelKind.REFUTED, "reject")):
-        http = _signed_in(person)
+        http = signed_in(person)
         http.post("/review/next")
         escalation = Escalation.objects.get(case=double_case)
         claim_label_set(escalation=escalation, claim=claim, reviewer=person, label=label, blind=False,
@@ -284,14 +281,65 @@ def test_the_lead_sees_both_reviewers_labels(reviewer, second_reviewer, lead, do
             on_version(latest(double_case), reason_code="WRONG_FACTS", note="No.")
         http.post(f"/review/cases/{double_case.pk}/{kind}", data)
 
-    page = _signed_in(lead).get(f"/review/cases/{double_case.pk}/").content.decode()
+    page = signed_in(lead).get(f"/review/cases/{double_case.pk}/").content.decode()
 
     cell = re.search(rf'<td class="claim-label" id="label-claim-{claim.position}">(.*?)</td>', page, re.S).group(1)
     assert "<strong>rita</strong>: Supported" in cell and "<strong>ravi</strong>: Refuted" in cell
 
 
+@pytest.fixture
+def disputed_by_the_lead(reviewer, lead, double_case):
+    """Rita approved the refund case, Lena (a review lead who reviews too) rejected it."""
+    _review(signed_in(reviewer), double_case, "approve", note="Promised by phone.")
+    _review(signed_in(lead), double_case, "reject", note=REVIEW_NOTE)
+    assert Escalation.objects.get(case=double_case).status == EscalationStatus.ADJUDICATION
+    return double_case
+
+
+def test_a_lead_who_gave_one_of_the_reviews_may_not_adjudicate_them(lead, disputed_by_the_lead):
+    case, http = disputed_by_the_lead, signed_in(lead)
+
+    page = http.get(f"/review/cases/{case.pk}/").content.decode()
+
+    # The page says why and offers nothing to decide with: no approve, edit, reject or label buttons.
+    assert 'id="reviews-compared"' in page and 'id="own-disagreement"' in page
+    note = re.search(r'<p class="muted" id="adjudication-note">(.*?)</p>', page, re.S).group(1)
+    assert note == double_review.OWN_DISAGREEMENT
+    for control in ('id="decide-approve"', 'id="decide-reject"', 'id="decide-edit"', "data-label-form"):
+        assert control not in page, control
+
+    # Posted anyway, every adjudication is refused with the same reason, and nothing is written.
+    current = latest(case)
+    for action, data in (("approve", on_version(current, override_reason=OVERRIDE)),
+                         ("reject", on_version(current, reason_code="WRONG_FACTS", note="No.")),
+                         ("edit", on_version(current, text=FIXED_ANSWER))):
+        response = http.post(f"/review/cases/{case.pk}/{action}", data)
+        assert response.status_code == 403, action
+        assert "another review lead adjudicates this case" in response.content.decode(), action
+    claim = current.claims.first()
+    refused = http.post(f"/review/cases/{case.pk}/claims/{claim.pk}/label", {"label": "SUPPORTED"})
+    assert refused.status_code == 409 and "another review lead adjudicates" in refused.content.decode()
+    assert not Decision.objects.exists() and latest(case) == current
+    assert Escalation.objects.get(case=case).status == EscalationStatus.ADJUDICATION
+
+    # The adjudication list says which disagreements are the lead's own.
+    listed = http.get("/review/adjudication/").content.decode()
+    assert "yours: another lead decides" in listed
+
+
+def test_another_lead_adjudicates_a_disagreement_a_lead_took_part_in(disputed_by_the_lead):
+    other_lead = signed_in(_user_with("lou", Role.REVIEW_LEAD))
+    page = other_lead.get(f"/review/cases/{disputed_by_the_lead.pk}/").content.decode()
+    assert "Adjudicate: decide on version" in page and 'id="own-disagreement"' not in page
+
+    response = other_lead.post(f"/review/cases/{disputed_by_the_lead.pk}/approve",
+                               on_version(latest(disputed_by_the_lead), override_reason=OVERRIDE))
+
+    assert response.status_code == 302 and Decision.objects.get().reviewer.username == "lou"
+
+
 def test_the_lead_may_edit_when_adjudicating(lead, disputed, django_capture_on_commit_callbacks):
-    http = _signed_in(lead)
+    http = signed_in(lead)
 
     with django_capture_on_commit_callbacks():
         response = http.post(f"/review/cases/{disputed.pk}/edit", on_version(latest(disputed), text=FIXED_ANSWER))
@@ -303,18 +351,60 @@ def test_the_lead_may_edit_when_adjudicating(lead, disputed, django_capture_on_c
     assert Escalation.objects.get(case=disputed).status == EscalationStatus.ADJUDICATION
 
 
+def _my_decisions(http) -> list[dict[str, str]]:
+    """The rows of "My decisions", each by column heading, as text."""
+    html = http.get("/review/decisions/").content.decode()
+    table = re.search(r'<table class="queue-table" id="my-decisions">(.*?)</table>', html, re.S)
+    assert table, "no table of decisions on the page"
+
+    def text(cells: list[str]) -> list[str]:
+        return [re.sub(r"<[^>]+>", "", cell).strip() for cell in cells]
+
+    headings = text(re.findall(r"<th[^>]*>(.*?)</th>", table.group(1), re.S))
+    body = re.search(r"<tbody>(.*?)</tbody>", table.group(1), re.S).group(1)
+    return [dict(zip(headings, text(re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)), strict=True))
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)]
+
+
 def test_my_decisions_lists_my_independent_reviews(reviewer, double_case):
-    http = _signed_in(reviewer)
+    http = signed_in(reviewer)
     _review(http, double_case, "reject")
 
-    html = http.get("/review/decisions/").content.decode()
+    (row,) = _my_decisions(http)
 
-    assert "My independent reviews" in html and f"#{double_case.pk}" in html
-    assert "<td>Reject</td>" in html and "<td>Facts contradict the sources</td>" in html
+    assert row["Case"].startswith(f"#{double_case.pk}") and row["Decision"] == "Reject independent review"
+    assert (row["Version"], row["Reason"], row["Note"], row["Case now"]) == (
+        latest(double_case).candidate_id, "Facts contradict the sources", "Wrong.", "Open"
+    )
+
+
+def test_my_decisions_lists_reviews_that_agreed_once_each_with_the_case_decided(reviewer, second_reviewer, double_case):
+    first, second = signed_in(reviewer), signed_in(second_reviewer)
+    _review(first, double_case, "approve")
+    _review(second, double_case, "approve")
+
+    # Ravi's review decided the case (a Decision in his name): he sees it once, as the review it was.
+    for http in (first, second):
+        (row,) = _my_decisions(http)
+        assert (row["Decision"], row["Case now"]) == ("Approve independent review override", "Decided")
+
+
+def test_my_decisions_lists_decisions_and_reviews_newest_first(reviewer, double_case, escalate):
+    single = escalate(external_id="ticket-single", constitution="customer-support")
+    assert Escalation.objects.get(case=single).reviews_required == 1
+    http = signed_in(reviewer)
+    _review(http, double_case, "reject")
+    _review(http, single, "reject")
+
+    rows = _my_decisions(http)
+
+    assert [(row["Case"].split(" ")[0], row["Decision"]) for row in rows] == [
+        (f"#{single.pk}", "Reject"), (f"#{double_case.pk}", "Reject independent review"),
+    ]
 
 
 def test_a_review_lead_without_the_reviewer_role_uses_the_console_and_adjudicates(disputed):
-    lead_only = _signed_in(_user_with("lou", Role.REVIEW_LEAD))
+    lead_only = signed_in(_user_with("lou", Role.REVIEW_LEAD))
 
     assert lead_only.get("/review/").status_code == 200
     page = lead_only.get(f"/review/cases/{disputed.pk}/").content.decode()
@@ -330,7 +420,7 @@ def test_the_lead_labels_the_claims_of_a_disputed_case_and_approves_without_an_o
     lead, disputed, third_reviewer_client
 ):
     """Adjudicating, the lead reads the claims against the sources: labels settle what the engine failed."""
-    http = _signed_in(lead)
+    http = signed_in(lead)
     claims = list(latest(disputed).claims.order_by("position"))
     page = http.get(f"/review/cases/{disputed.pk}/").content.decode()
     assert page.count('name="label"') >= len(claims)  # the label buttons are offered to the lead

@@ -215,3 +215,54 @@ def test_an_escalated_case_is_never_blind(client, reviewer, escalate):
     html = client.get(f"/review/cases/{case.pk}/").content.decode()
 
     assert "Blind spot check." not in html and 'class="state state-' in html
+
+
+def _header(html: str) -> str:
+    return re.search(r'<header class="card case-head">.*?</header>', html, re.S).group(0)
+
+
+def test_the_header_of_a_blind_spot_check_shows_no_verdict_and_no_severity(client, held_spot_check):
+    header = _header(client.get(f"/review/cases/{held_spot_check.pk}/").content.decode())
+
+    for verdict in ("Cleared for release", "Repaired", "All claims supported", "Moderate", "Minor", "Critical",
+                    'id="terminal-reason"', 'class="severity', 'class="budgets"'):
+        assert verdict not in header, verdict
+    assert "Hidden until you have labelled every claim" in header
+
+    for claim in _released_claims(held_spot_check):
+        _label(client, held_spot_check, claim, "SUPPORTED", **HTMX)
+
+    header = _header(client.get(f"/review/cases/{held_spot_check.pk}/").content.decode())
+    assert 'id="terminal-reason">Repaired</span>' in header and "Cleared for release" in header
+    assert 'class="severity severity-' in header and "Hidden until" not in header
+
+
+def _blind_note(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", re.search(r'<p class="blind-note".*?</p>', html, re.S).group(0))
+
+
+def test_the_blind_hint_says_to_claim_the_case_when_no_label_buttons_show(client, reviewer, spot_check):
+    client.force_login(reviewer)
+
+    html = client.get(f"/review/cases/{spot_check.pk}/").content.decode()
+
+    # Opened from the queue, not held: nothing to label with, so the hint does not say "label it".
+    assert "data-label-form" not in html
+    assert _blind_note(html).startswith("Blind spot check. Claim it (at the top of the page) to label each claim")
+    assert "and label it" not in html and ">Claim it</button>" in html
+
+    client.post(f"/review/cases/{spot_check.pk}/lease", {"take": "1"})
+    html = client.get(f"/review/cases/{spot_check.pk}/").content.decode()
+    assert html.count("data-label-form") == 2
+    assert _blind_note(html).startswith("Blind spot check. Read each claim against the sources and label it:")
+
+
+def test_the_blind_hint_names_who_holds_the_case(client, reviewer, held_spot_check):
+    vera = User.objects.create_user(username="vera", password="x")
+    vera.groups.add(Group.objects.get_or_create(name=Role.REVIEWER.value)[0])
+    client.force_login(vera)
+
+    html = client.get(f"/review/cases/{held_spot_check.pk}/").content.decode()
+
+    assert "data-label-form" not in html
+    assert _blind_note(html).startswith("Blind spot check. rita holds this case: only they can label its claims now:")

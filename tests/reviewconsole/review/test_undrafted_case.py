@@ -39,6 +39,7 @@ def test_the_case_page_explains_a_case_with_no_answer_and_takes_the_reviewers(
     client.force_login(support_lead)
     assert client.get(f"/audit/cases/{case.pk}/").status_code == 200
     client.force_login(reviewer)
+    assert client.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
 
     page = client.get(f"/review/cases/{case.pk}/")
     assert page.status_code == 200

@@ -41,7 +41,7 @@ def test_a_client_made_on_the_page_submits_with_its_token_until_rotated_or_revok
     [case] = client.cases.all()
     assert f"<td>#{case.pk}</td>" in detail and case.get_status_display() in detail
 
-    rotated = admin.post(f"/team/clients/{client.pk}/rotate").context["token"]
+    rotated = admin.post(f"/team/clients/{client.pk}/rotate", follow=True).context["token"]
     assert rotated != token
     assert _submit(token) == 401 and _submit(rotated) == 202
 
@@ -116,3 +116,34 @@ def test_client_writes_need_the_csrf_token(path, admin, team_admin):
     before = state()
     assert strict.post(path.format(pk=client.pk), {"name": "bot2", "active": "0", "webhook_url": ""}).status_code == 403
     assert state() == before
+
+
+@pytest.mark.parametrize("path", ["/team/clients/{pk}/rotate", "/team/clients/{pk}/active"])
+def test_rotate_and_revoke_ask_first_and_asking_changes_nothing(path, admin, reviewer):
+    admin.post("/team/clients/", {"name": "bot"})
+    client = Client.objects.get(name="bot")
+
+    def state():
+        return Client.objects.values_list("token_hash", "is_active").get(pk=client.pk), AuditEvent.objects.count()
+
+    before = state()
+    page = admin.get(path.format(pk=client.pk))
+
+    assert page.status_code == 200
+    assert f'action="{path.format(pk=client.pk)}"' in page.content.decode() and "Cancel" in page.content.decode()
+    assert state() == before
+    outsider = Browser()
+    outsider.force_login(reviewer)
+    assert outsider.get(path.format(pk=client.pk)).status_code == 403
+
+
+def test_the_new_token_page_shows_a_token_only_right_after_its_rotation(admin):
+    admin.post("/team/clients/", {"name": "bot"})
+    client = Client.objects.get(name="bot")
+
+    rotated = admin.post(f"/team/clients/{client.pk}/rotate")
+    assert rotated.status_code == 302 and rotated["Location"] == f"/team/clients/{client.pk}/token"
+    shown = admin.get(rotated["Location"])
+    assert shown.context["token"].startswith("rc_") and shown["Cache-Control"].startswith("max-age=0")
+    again = admin.get(rotated["Location"])
+    assert again.context["token"] is None and "was shown once" in again.content.decode()

@@ -62,7 +62,7 @@ def test_retry_now_skips_deliveries_that_have_not_failed(client, operator, case,
 
     response = client.post(CHANGELIST, {"action": "retry_now", "_selected_action": [delivered.pk]}, follow=True)
 
-    assert "1 skipped: only failed deliveries can be retried." in response.content.decode()
+    assert "1 skipped: only failed or pending deliveries can be retried." in response.content.decode()
     assert len(receiver.requests) == 1
     delivered.refresh_from_db()
     assert delivered.status == DeliveryStatus.DELIVERED

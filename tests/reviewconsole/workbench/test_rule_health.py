@@ -57,3 +57,32 @@ def test_the_page_shows_the_moving_bar(admin_client, runs):
     assert '<td class="failed">2 (67%)</td>' in row and '<td class="not-converging">2 (67%)</td>' in row
     assert '<td class="overridden">1</td>' in row
     assert 'data-rule="default/word-limit"' not in html
+
+
+def test_a_rule_never_checked_is_not_counted_as_judged_and_passed(admin_client, reviewer):
+    client, _ = client_create(name="support-bot")
+    # "answers-the-question" needs a model to judge it; none was configured for these two runs.
+    _case(client, "customer-support", {"word-limit": True, "answers-the-question": None})
+    _case(client, "customer-support", {"word-limit": False, "answers-the-question": None})
+    _case(client, "customer-support", {"word-limit": True, "answers-the-question": False})
+
+    rows = {row.rule: row for row in rule_health(constitution="customer-support")}
+    judged = rows["answers-the-question"]
+    assert (judged.cases, judged.failed, judged.not_checked) == (1, 1, 2)
+    assert (rows["word-limit"].cases, rows["word-limit"].not_checked) == (3, 0)
+
+    html = admin_client.get("/policy/rule-health/?constitution=customer-support").content.decode()
+    row = html.split('data-rule="customer-support/answers-the-question"')[1].split("</tr>")[0]
+    assert '<td class="judged">1</td>' in row and '<td class="failed">1 (100%)</td>' in row
+    assert '<td class="not-checked">2 ' in row
+
+
+def test_a_rule_never_checked_anywhere_shows_no_fail_rate(admin_client, reviewer):
+    client, _ = client_create(name="support-bot")
+    for _ in range(9):
+        _case(client, "customer-support", {"answers-the-question": None})
+
+    html = admin_client.get("/policy/rule-health/?constitution=customer-support").content.decode()
+    row = html.split('data-rule="customer-support/answers-the-question"')[1].split("</tr>")[0]
+    assert '<td class="judged">0</td>' in row and '<td class="not-checked">9 ' in row
+    assert "0 (0%)" not in row.split('class="not-converging"')[0]  # not "judged, 0 failed"
