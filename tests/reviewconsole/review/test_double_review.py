@@ -166,6 +166,33 @@ def test_an_edit_posted_during_independent_reviews_is_refused(reviewer, double_c
     assert Candidate.objects.filter(case=double_case).count() == 2 and not Decision.objects.exists()
 
 
+def test_the_second_reviewer_does_not_see_the_first_reviewers_claim_comments(
+    reviewer, second_reviewer, lead, double_case
+):
+    claim = latest(double_case).claims.order_by("position").first()
+    comments_url = f"/review/cases/{double_case.pk}/claims/{claim.pk}/comments"
+    first = signed_in(reviewer)
+    first.post("/review/next")
+    assert first.post(comments_url, {"comment": "Sixty days contradicts the policy."}).status_code == 302
+    first.post(f"/review/cases/{double_case.pk}/reject",
+               on_version(latest(double_case), reason_code="WRONG_FACTS", note="Wrong."))
+    assert "Sixty days contradicts the policy." in first.get(f"/review/cases/{double_case.pk}/").content.decode()
+
+    second = signed_in(second_reviewer)
+    assert second.post("/review/next")["Location"] == f"/review/cases/{double_case.pk}/"
+    page = second.get(f"/review/cases/{double_case.pk}/").content.decode()
+    # Their own comment comes back in the claim's block, still without the first reviewer's.
+    block = second.post(comments_url, {"comment": "Reads fine to me."}, HTTP_HX_REQUEST="true").content.decode()
+
+    assert "Sixty days contradicts the policy." not in page
+    assert "Reads fine to me." in block and "Sixty days contradicts the policy." not in block
+    # Once the reviews are in and disagree, the lead settling them reads both comments.
+    second.post(f"/review/cases/{double_case.pk}/approve", on_version(latest(double_case), override_reason=OVERRIDE))
+    assert Escalation.objects.get(case=double_case).status == EscalationStatus.ADJUDICATION
+    lead_page = signed_in(lead).get(f"/review/cases/{double_case.pk}/").content.decode()
+    assert "Sixty days contradicts the policy." in lead_page and "Reads fine to me." in lead_page
+
+
 # --- Agreement ----------------------------------------------------------------------------------------------
 
 

@@ -266,3 +266,47 @@ def test_the_blind_hint_names_who_holds_the_case(client, reviewer, held_spot_che
 
     assert "data-label-form" not in html
     assert _blind_note(html).startswith("Blind spot check. rita holds this case: only they can label its claims now:")
+
+
+def test_other_reviewers_claim_comments_stay_hidden_until_the_claims_are_labelled(
+    client, reviewer, second_reviewer, held_spot_check
+):
+    price, support = _released_claims(held_spot_check)
+    client.post(f"/review/cases/{held_spot_check.pk}/claims/{price.pk}/comments",
+                {"comment": "The price matches the plans page."})
+    for claim in (price, support):
+        _label(client, held_spot_check, claim, "SUPPORTED", **HTMX)
+    client.post(f"/review/cases/{held_spot_check.pk}/release")
+    client.force_login(second_reviewer)
+    client.post(f"/review/cases/{held_spot_check.pk}/lease", {"take": "1"})
+
+    page = client.get(f"/review/cases/{held_spot_check.pk}/").content.decode()
+    block = client.post(f"/review/cases/{held_spot_check.pk}/claims/{price.pk}/comments",
+                        {"comment": "Checking the price myself."}, **HTMX).content.decode()
+
+    assert_blind(page)
+    assert "The price matches the plans page." not in page
+    assert "Checking the price myself." in block and "The price matches the plans page." not in block
+    # Their own labels in, the page shows the verdicts and the comments of whoever checked before.
+    for claim in (price, support):
+        _label(client, held_spot_check, claim, "SUPPORTED", **HTMX)
+    page = client.get(f"/review/cases/{held_spot_check.pk}/").content.decode()
+    assert 'id="release-gate"' in page and "The price matches the plans page." in page
+
+
+def test_a_blind_label_cannot_be_undone_once_the_verdicts_are_shown(client, held_spot_check):
+    price, support = _released_claims(held_spot_check)
+    _label(client, held_spot_check, price, "SUPPORTED", **HTMX)
+    _label(client, held_spot_check, support, "NOT_IN_SOURCES", **HTMX)
+
+    response = client.post(f"/review/cases/{held_spot_check.pk}/claims/{support.pk}/label/undo", **HTMX)
+
+    assert response.status_code == 409
+    assert "The engine&#x27;s verdicts are shown now, so this blind label cannot be taken back" in (
+        response.content.decode()
+    )
+    assert [(label.label, label.blind) for label in ClaimLabel.objects.order_by("claim__position")] == [
+        ("SUPPORTED", True), ("NOT_IN_SOURCES", True)
+    ]
+    page = client.get(f"/review/cases/{held_spot_check.pk}/").content.decode()
+    assert "Blind spot check." not in page and 'id="release-gate"' in page
