@@ -123,6 +123,36 @@ def claim_diff(old: Iterable[Claim], new: Iterable[Claim]) -> list[ClaimChange]:
     return changes
 
 
+@dataclass(frozen=True)
+class TextChange:
+    """Text of an answer that is in no claim (a disclosure, "I could not find anything more on this"),
+    added or removed between two versions: a repair may add it, and a reviewer must see it."""
+
+    kind: ChangeKind
+    text: str
+
+
+def text_changes(
+    old_text: str, old_claims: Iterable[Claim], new_text: str, new_claims: Iterable[Claim]
+) -> list[TextChange]:
+    """What the newer version adds outside its claims, then what it drops, each in its version's order."""
+    old_pieces, new_pieces = _outside_claims(old_text, old_claims), _outside_claims(new_text, new_claims)
+    return [
+        *(TextChange(ChangeKind.ADDED, piece) for piece in new_pieces if piece not in old_pieces),
+        *(TextChange(ChangeKind.REMOVED, piece) for piece in old_pieces if piece not in new_pieces),
+    ]
+
+
+def _outside_claims(text: str, claims: Iterable[Claim]) -> list[str]:
+    """The stretches of `text` between its claims' spans that hold a word, whitespace collapsed."""
+    pieces, position = [], 0
+    for claim in sorted(claims, key=lambda claim: claim.start):
+        pieces.append(text[position:claim.start])
+        position = max(position, claim.end)
+    pieces.append(text[position:])
+    return [" ".join(piece.split()) for piece in pieces if any(ch.isalnum() for ch in piece)]
+
+
 def _comparable_words(text: str) -> list[str]:
     """Words without case or punctuation, so "Days." and "days" agree when claims are compared."""
     return [word for word in (_PUNCTUATION.sub("", w).lower() for w in _WORD.findall(text)) if word]

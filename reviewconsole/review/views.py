@@ -19,7 +19,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Candidate
-from reviewconsole.review import case_page, double_review, leases, selectors, services
+from reviewconsole.review import case_page, diff, double_review, leases, selectors, services
 from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
 from reviewconsole.review.approval import ApprovalCheck, approval_check
 from reviewconsole.review.decision_panel import decision_panel
@@ -94,7 +94,9 @@ def _diff_context(request: HtmxHttpRequest, review: case_page.CaseReview) -> dic
     older, newer, changes = case_page.candidate_diff(
         review, request.GET.get("older", first), request.GET.get("newer", "")
     )
-    return {"review": review, "older": older, "newer": newer, "changes": changes}
+    outside = (diff.text_changes(older.text, older.claims.all(), newer.text, newer.claims.all())
+               if older is not None and newer is not None else [])
+    return {"review": review, "older": older, "newer": newer, "changes": changes, "text_changes": outside}
 
 
 def _render_case(

@@ -210,6 +210,24 @@ def test_the_diff_pairs_an_edits_claims_with_the_ones_they_rewrite(client, revie
     assert rows == [("added", "Monthly plans are not refundable."), ("unchanged", first), ("unchanged", second)]
 
 
+def test_the_diff_shows_text_an_edit_added_that_is_not_a_claim(client, reviewer, escalate):
+    case = escalate()
+    client.force_login(reviewer)
+    client.post("/review/next")
+    repaired = Candidate.objects.get(case=case, candidate_id="c1")
+    note = "I could not find anything more on this in our documentation <b>today</b>."
+    _edit(client, case, f"{repaired.text} Thanks for asking! {note}")
+
+    html = client.get(f"/review/cases/{case.pk}/?older=c1&newer=c2", headers={"HX-Request": "true"}).content.decode()
+
+    rows = re.findall(r'<tr class="change-(\w+) not-a-claim">.*?</td>\s*<td>(.*?)</td>', html, re.S)
+    added = [(kind, _visible(text)) for kind, text in rows]
+    # The thanks is no claim, so only this row shows it; the note is a claim and has its own row.
+    assert added == [("added", "Thanks for asking!")]
+    assert '<tr class="change-added">' in html
+    assert "&lt;b&gt;today&lt;/b&gt;" in html and "<b>today</b>" not in html
+
+
 def test_a_changed_claim_shows_the_words_that_changed(client, reviewer, escalate):
     case = escalate()
     client.force_login(reviewer)

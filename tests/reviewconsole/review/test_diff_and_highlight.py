@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewconsole.intake.models import Claim
-from reviewconsole.review.diff import ChangeKind, claim_diff
+from reviewconsole.review.diff import ChangeKind, TextChange, claim_diff, text_changes
 from reviewconsole.review.highlight import Span, highlight
 
 
@@ -90,3 +90,18 @@ def test_overlapping_and_stale_spans_never_nest_or_overflow():
         '<mark id="b" class="state-refuted" title="r">67</mark>'
         '<mark id="d" class="state-supported" title="s">89</mark>'
     )
+
+
+def test_text_outside_the_claims_that_a_repair_adds_or_drops_is_a_change():
+    old_text = "Hi Sam! Refunds within 60 days."
+    new_text = "Hi Sam! Refunds within 30 days. I could not find anything more on this in our documentation."
+    old = [Claim(claim_id="k1", text="Refunds within 60 days.", state="REFUTED", start=8, end=31)]
+    new = [Claim(claim_id="k1", text="Refunds within 30 days.", state="SUPPORTED", start=8, end=31)]
+
+    assert text_changes(old_text, old, new_text, new) == [
+        TextChange(ChangeKind.ADDED, "I could not find anything more on this in our documentation.")
+    ]
+    assert text_changes(new_text, new, old_text, old) == [
+        TextChange(ChangeKind.REMOVED, "I could not find anything more on this in our documentation.")
+    ]
+    assert text_changes(old_text, old, old_text, old) == []
