@@ -39,7 +39,7 @@ def measure(dataset: str, split: str, limit: int | None, per_group: bool = False
         cases, runs = Path(folder) / "cases.jsonl", Path(folder) / "runs.jsonl"
         with cases.open("w", encoding="utf-8") as out:
             for record in records:
-                case = {"external_id": record.id, "question": QUESTION, "answer": record.answer,
+                case = {"external_id": record.id, "question": record.question or QUESTION, "answer": record.answer,
                         "sources": [source.model_dump(exclude_none=True) for source in record.sources]}
                 out.write(json.dumps(case) + "\n")
         started, cpu = time.perf_counter(), time.process_time()
