@@ -11,7 +11,14 @@ from reviewconsole.intake.models import Case
 from reviewconsole.intake.services import client_create
 from tests.browser.session import sign_in
 from tests.personas import _user_with
-from tests.reviewconsole.review.conftest import default_policy_publish, escalate_case, latest, on_version, refund_case
+from tests.reviewconsole.review.conftest import (
+    default_policy_publish,
+    escalate_case,
+    latest,
+    on_version,
+    refund_case,
+    review_from_next,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,14 +29,6 @@ def _as(username: str, *roles: Role) -> HttpClient:
     return http
 
 
-def _review(http: HttpClient, case: Case, kind: str) -> None:
-    assert http.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
-    if kind == "approve":
-        data = on_version(latest(case), override_reason="Checked the refund policy by hand.")
-    else:
-        data = on_version(latest(case), reason_code="WRONG_FACTS", note="Sixty days is wrong.")
-    assert http.post(f"/review/cases/{case.pk}/{kind}", data).status_code == 302
-
 
 @pytest.fixture
 def adjudicated(db) -> Case:
@@ -38,8 +37,8 @@ def adjudicated(db) -> Case:
     pin = default_policy_publish(double_review_reasons=["CRITICAL_CLAIM"])
     case = escalate_case(client_create(name="support-bot")[0], refund_case())
     assert case.constitution_name == "" and case.constitution_pin == pin
-    _review(_as("rita", Role.REVIEWER), case, "approve")
-    _review(_as("ravi", Role.REVIEWER), case, "reject")
+    review_from_next(_as("rita", Role.REVIEWER), case, "approve")
+    review_from_next(_as("ravi", Role.REVIEWER), case, "reject")
     lead = _as("lena", Role.REVIEWER, Role.REVIEW_LEAD)
     lead.post(f"/review/cases/{case.pk}/reject", on_version(latest(case), reason_code="WRONG_FACTS", note="No."))
     return case

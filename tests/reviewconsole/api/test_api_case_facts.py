@@ -4,14 +4,13 @@ named it, and whether a review lead took the decision over two reviews that disa
 from __future__ import annotations
 
 import pytest
-from django.test import Client as HttpClient
 
 from reviewconsole.accounts.roles import Role
 from reviewconsole.intake.models import Case
 from reviewconsole.policy.selectors import constitution_in_force
 from tests.personas import _user_with
 from tests.reviewconsole.api.conftest import case_body, post_case
-from tests.reviewconsole.review.conftest import default_policy_publish, latest, on_version
+from tests.reviewconsole.review.conftest import default_policy_publish, latest, on_version, review_from_next, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -29,21 +28,6 @@ def test_a_case_that_names_no_constitution_reports_the_default_it_ran_under(clie
     assert (polled["constitution"], polled["constitution_version_number"]) == ("default", in_force.number)
 
 
-def _signed_in(user) -> HttpClient:
-    http = HttpClient()
-    http.force_login(user)
-    return http
-
-
-def _review(http: HttpClient, case: Case, kind: str) -> None:
-    """Take the case with "Next case" and approve or reject it."""
-    assert http.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
-    if kind == "approve":
-        data = on_version(latest(case), override_reason="Checked the refund policy by hand.")
-    else:
-        data = on_version(latest(case), reason_code="WRONG_FACTS", note="Sixty days is wrong.")
-    assert http.post(f"/review/cases/{case.pk}/{kind}", data).status_code == 302
-
 
 @pytest.fixture
 def disputed(client, api_client, django_capture_on_commit_callbacks) -> tuple[Case, str]:
@@ -52,8 +36,8 @@ def disputed(client, api_client, django_capture_on_commit_callbacks) -> tuple[Ca
     with django_capture_on_commit_callbacks(execute=True):
         status_url = post_case(client, api_client, case_body()).json()["status_url"]
     case = Case.objects.get()
-    _review(_signed_in(_user_with("rita", Role.REVIEWER)), case, "approve")
-    _review(_signed_in(_user_with("ravi", Role.REVIEWER)), case, "reject")
+    review_from_next(signed_in(_user_with("rita", Role.REVIEWER)), case, "approve")
+    review_from_next(signed_in(_user_with("ravi", Role.REVIEWER)), case, "reject")
     return case, status_url
 
 
@@ -63,7 +47,7 @@ def test_a_decision_a_review_lead_took_over_two_reviews_that_disagreed_says_it_w
     case, status_url = disputed
     assert client.get(status_url, **api_client.auth).json()["decision"] is None
 
-    lead = _signed_in(_user_with("lena", Role.REVIEWER, Role.REVIEW_LEAD))
+    lead = signed_in(_user_with("lena", Role.REVIEWER, Role.REVIEW_LEAD))
     lead.post(f"/review/cases/{case.pk}/reject", on_version(latest(case), reason_code="WRONG_FACTS", note="No."))
 
     decision = client.get(status_url, **api_client.auth).json()["decision"]
@@ -77,8 +61,8 @@ def test_a_decision_two_agreeing_reviews_took_was_not_adjudicated(
     with django_capture_on_commit_callbacks(execute=True):
         status_url = post_case(client, api_client, case_body()).json()["status_url"]
     case = Case.objects.get()
-    _review(_signed_in(_user_with("rita", Role.REVIEWER)), case, "reject")
-    _review(_signed_in(_user_with("ravi", Role.REVIEWER)), case, "reject")
+    review_from_next(signed_in(_user_with("rita", Role.REVIEWER)), case, "reject")
+    review_from_next(signed_in(_user_with("ravi", Role.REVIEWER)), case, "reject")
 
     decision = client.get(status_url, **api_client.auth).json()["decision"]
     assert (decision["kind"], decision["adjudicated"]) == ("REJECT", False)

@@ -223,3 +223,13 @@ def two_cases(escalate) -> tuple[Case, Case]:
     refund, earnings = escalate(), escalate(EARNINGS_CASE)
     Escalation.objects.filter(case=refund).update(priority=999)
     return refund, earnings
+
+
+def review_from_next(http: HttpClient, case: Case, kind: str) -> None:
+    """Take `case` with "Next case" and approve it (with an override reason) or reject it as wrong facts."""
+    assert http.post("/review/next")["Location"] == f"/review/cases/{case.pk}/"
+    if kind == "approve":
+        data = on_version(latest(case), override_reason="Checked the refund policy by hand.")
+    else:
+        data = on_version(latest(case), reason_code="WRONG_FACTS", note="Sixty days is wrong.")
+    assert http.post(f"/review/cases/{case.pk}/{kind}", data).status_code == 302
