@@ -11,14 +11,13 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
-from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole.databases import database_config
 from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
-from reviewconsole.outbox.transport import broker_transport
-from reviewconsole.queues import TaskQueue
+from reviewconsole.task_settings import *  # noqa: F403  (Celery reads them from this module)
+from reviewconsole.task_settings import CELERY_TASK_ALWAYS_EAGER
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -139,93 +138,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Tasks (Celery) -----------------------------------------------------------------------------
 
-REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
-CELERY_BROKER_URL = REDIS_URL or "memory://"
-# Kombu's Redis transport with one client per channel (reviewconsole/outbox/transport.py says why).
-CELERY_BROKER_TRANSPORT = broker_transport(CELERY_BROKER_URL)
-# Without a broker, tasks run in the web process, after the transaction that enqueued them commits.
-CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
-CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_TASK_SERIALIZER = "json"
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_DEFAULT_QUEUE = TaskQueue.DEFAULT.value
-CELERY_TASK_CREATE_MISSING_QUEUES = False
-# A task is acknowledged only after it finished, and requeued if its worker dies mid-run.
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
-CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240, minimum=1)
-CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300, minimum=2)
-CELERY_TASK_MAX_RETRIES = env_int("CELERY_TASK_MAX_RETRIES", 5, minimum=0, maximum=50)
-CELERY_TASK_RETRY_BACKOFF_MAX = env_int("CELERY_TASK_RETRY_BACKOFF_MAX", 600, minimum=1)
-if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
-    raise ImproperlyConfigured("CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT")
-# A file export of a whole audit trail writes about 150,000 rows a second: the default limits would
-# stop one at about 35 million rows, so exports have limits of their own (soft a minute earlier).
-AUDIT_EXPORT_TIME_LIMIT = env_int("AUDIT_EXPORT_TIME_LIMIT", 3600, minimum=CELERY_TASK_TIME_LIMIT)
-# Redis redelivers an unacknowledged task after the visibility timeout; it must exceed the longest
-# task and the longest retry countdown, or a slow task would run twice.
-CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
-    "CELERY_BROKER_VISIBILITY_TIMEOUT",
-    max(3600, AUDIT_EXPORT_TIME_LIMIT + CELERY_TASK_RETRY_BACKOFF_MAX + 1),
-    minimum=max(CELERY_TASK_TIME_LIMIT, AUDIT_EXPORT_TIME_LIMIT) + CELERY_TASK_RETRY_BACKOFF_MAX + 1,
-)
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT}
-CELERY_TASK_ROUTES = {
-    "intake.*": {"queue": TaskQueue.VERIFY.value},
-    "review.*": {"queue": TaskQueue.VERIFY.value},
-    "webhooks.*": {"queue": TaskQueue.WEBHOOKS.value},
-    "maintenance.*": {"queue": TaskQueue.MAINTENANCE.value},
-    "policy.*": {"queue": TaskQueue.MAINTENANCE.value},
-    # First match wins: the sealer runs every few seconds and must not wait behind an hour-long export.
-    "audit.seal": {"queue": TaskQueue.DEFAULT.value},
-    "audit.*": {"queue": TaskQueue.MAINTENANCE.value},
-}
-# The audit sealer runs this often (seconds): every event is sealed into a signed tree head within about
-# this long of its commit, and an export covers everything committed before it was asked.
-AUDIT_SEAL_SECONDS = env_float("AUDIT_SEAL_SECONDS", 2.0, minimum=0.2, maximum=60.0)
-# The sweeper runs this often (seconds): stranded work is back in its queue within STUCK_CASE_SECONDS plus this.
-SWEEP_SECONDS = env_float("SWEEP_SECONDS", 60.0, minimum=5.0, maximum=3600.0)
-# Celery beat runs the outbox relay this often (seconds): a message the broker did not take at the commit
-# is handed over within about this long of the broker's return even where no `outbox_relay` process runs.
-OUTBOX_RELAY_SECONDS = env_float("OUTBOX_RELAY_SECONDS", 5.0, minimum=0.5, maximum=60.0)
-CELERY_BEAT_SCHEDULE = {
-    "policy-nightly-canary": {
-        "task": "policy.canary",
-        # Nightly, at a quiet hour (in TIME_ZONE): calibrate every published critic rubric.
-        "schedule": crontab(hour=env_int("POLICY_CANARY_HOUR", 3, minimum=0, maximum=23), minute=0),
-        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 3600},
-    },
-    "sweep-claims": {
-        # Work of every kind whose worker died or whose message was lost goes back to its queue.
-        "task": "maintenance.sweep_claims",
-        "schedule": SWEEP_SECONDS,
-        # A sweep that waited longer than its period is superseded by the next one.
-        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": SWEEP_SECONDS * 0.9},
-    },
-    "audit-seal": {
-        # Appends take no lock; the sealer links what was committed since its last run into the Merkle tree.
-        "task": "audit.seal",
-        "schedule": AUDIT_SEAL_SECONDS,
-        # A run that waited longer than its period is superseded by the next one, which seals the same events.
-        "options": {"queue": TaskQueue.DEFAULT.value, "expires": AUDIT_SEAL_SECONDS},
-    },
-    "outbox-relay": {
-        # Hands the broker what it did not take, where no `manage.py outbox_relay` process runs (and beside one).
-        "task": "outbox.relay",
-        "schedule": OUTBOX_RELAY_SECONDS,
-        # A round that waited longer than its period is superseded by the next one, which sends the same.
-        "options": {"queue": TaskQueue.DEFAULT.value, "expires": OUTBOX_RELAY_SECONDS},
-    },
-    "webhooks-dispatch-due": {
-        "task": "webhooks.dispatch_due_webhooks",
-        "schedule": env_float("WEBHOOK_DISPATCH_SECONDS", 30.0, minimum=1.0, maximum=3600.0),
-        "options": {"queue": TaskQueue.WEBHOOKS.value, "expires": 25},
-    },
-}
+# Broker, queues, limits and the periodic schedule live in reviewconsole/task_settings.py.
 
 # --- Intake and routing -------------------------------------------------------------------------
 
@@ -313,12 +226,14 @@ OIDC_VERIFY_KID = env_bool("OIDC_VERIFY_KID", True)
 OIDC_TIMEOUT = env_float("OIDC_TIMEOUT_SECONDS", 10.0, minimum=1.0, maximum=60.0)
 if OIDC_ENABLED:
     _missing = [
-        name for name, value in (
+        name
+        for name, value in (
             ("OIDC_AUTHORIZATION_ENDPOINT", OIDC_OP_AUTHORIZATION_ENDPOINT),
             ("OIDC_TOKEN_ENDPOINT", OIDC_OP_TOKEN_ENDPOINT),
             ("OIDC_USERINFO_ENDPOINT", OIDC_OP_USER_ENDPOINT),
             ("OIDC_JWKS_ENDPOINT", OIDC_OP_JWKS_ENDPOINT),
-        ) if value is None
+        )
+        if value is None
     ]
     if _missing:
         raise ImproperlyConfigured(f"OIDC_CLIENT_ID is set, so these must be too: {', '.join(_missing)}")
