@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from django.db.models import prefetch_related_objects
 from django.urls import reverse
+from django.utils import timezone
 
 from reviewconsole.api import schemas
+from reviewconsole.intake import outcomes
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
 from reviewconsole.review.models import Decision
 from reviewconsole.review.selectors import case_released_answer, decision_summary
+from reviewconsole.review.undo import undo_pending
 from verification import DEFAULT_CONSTITUTION, Origin, Reason, Terminal
 from verification import types as contract
 
@@ -29,10 +32,18 @@ def case_status(case: Case) -> schemas.CaseStatus:
     """
     if case.status in _BEFORE_THE_RUN:
         return _status(case, released_answer=None, decision=None, run_record=None)
+    latest = Decision.objects.filter(case=case).select_related("candidate", "case__escalation").order_by(
+        "-created_at", "-pk").first()
+    if latest is not None and undo_pending(latest, timezone.now()):
+        # The reviewer may still undo it (its webhook waits as long): a client polling meanwhile sees the case
+        # as the run left it, so it never acts on a decision that is then taken back.
+        status, final_answer = outcomes.case_as_run_left(case)
+        released = final_answer if status == CaseStatus.RELEASED else None
+        return _status(case, status=status, released_answer=released, decision=None, run_record=case_run_record(case))
     return _status(
         case,
         released_answer=case_released_answer(case),
-        decision=case_latest_decision(case),
+        decision=schemas.Decision.model_validate(decision_summary(latest)) if latest is not None else None,
         run_record=case_run_record(case),
     )
 
@@ -42,12 +53,12 @@ _BEFORE_THE_RUN = {CaseStatus.QUEUED, CaseStatus.RUNNING}
 
 def _status(
     case: Case, *, released_answer: str | None, decision: schemas.Decision | None,
-    run_record: contract.RunRecord | None,
+    run_record: contract.RunRecord | None, status: str | None = None,
 ) -> schemas.CaseStatus:
     return schemas.CaseStatus(
         id=case.pk,
         external_id=case.external_id,
-        status=schemas.Status(case.status),
+        status=schemas.Status(status or case.status),
         status_url=reverse("api-case", args=[case.pk]),
         terminal=Terminal(case.terminal) if case.terminal else None,
         reason=Reason(case.reason) if case.reason else None,
@@ -62,13 +73,6 @@ def _status(
         decision=decision,
         run_record=run_record,
     )
-
-
-def case_latest_decision(case: Case) -> schemas.Decision | None:
-    decision = Decision.objects.filter(case=case).select_related("candidate").order_by("-created_at").first()
-    if decision is None:
-        return None
-    return schemas.Decision.model_validate(decision_summary(decision))
 
 
 def case_run_record(case: Case) -> contract.RunRecord | None:

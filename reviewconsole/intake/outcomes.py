@@ -23,14 +23,18 @@ def case_reject(*, case: Case) -> None:
     case.save(update_fields=["status", "updated_at"])
 
 
-def case_decision_undo(*, case: Case) -> None:
-    """A person's decision was undone: the case is again as its run left it, waiting in review."""
-    record = case.run_record or {}
-    # The status the run set (services.case_run_finish): a spot check was released, REJECT refused.
-    case.status = {Terminal.PERMIT.value: CaseStatus.RELEASED, Terminal.REJECT.value: CaseStatus.REJECTED}.get(
+def case_as_run_left(case: Case) -> tuple[str, str]:
+    """The status and final answer the run set (services.case_run_finish), whatever a person decided since:
+    a spot check was released, REJECT refused, anything else waits in review."""
+    status = {Terminal.PERMIT.value: CaseStatus.RELEASED, Terminal.REJECT.value: CaseStatus.REJECTED}.get(
         case.terminal, CaseStatus.ESCALATED
     )
-    case.final_answer = record.get("final_answer") or ""
+    return status, (case.run_record or {}).get("final_answer") or ""
+
+
+def case_decision_undo(*, case: Case) -> None:
+    """A person's decision was undone: the case is again as its run left it, waiting in review."""
+    case.status, case.final_answer = case_as_run_left(case)
     case.save(update_fields=["status", "final_answer", "updated_at"])
 
 

@@ -2,9 +2,10 @@
 by the reviewer who decided it, as if the decision had not been taken.
 
 The client is told of a decision only once the window has passed (closing.py holds its webhook until
-then), so an undone decision never reaches it. An undo is refused after the window, or once the
-decision was sent. The undo is its own audit event; the decision's event stays in the log. The decision
-row itself goes: every read of decisions (the API, exports, "My decisions") then sees the case as open.
+then; the API shows the case as still in review), so an undone decision never reaches it. An undo is
+refused after the window, or once the decision was sent. The undo is its own audit event; the decision's
+event stays in the log. The decision row itself goes: every read of decisions (the API, exports, "My
+decisions") then sees the case as open.
 
 Undoing a claim label is in labels.py, with the rest of labelling.
 """
@@ -54,6 +55,12 @@ def undo_offer(*, reviewer: User, now: datetime) -> UndoOffer | None:
     if decision is None:
         return None
     return UndoOffer(decision, decision.created_at + undo_window())
+
+
+def undo_pending(decision: Decision, now: datetime) -> bool:
+    """Whether the reviewer who took `decision` may still take it back: until then it is not the client's."""
+    return (settings.REVIEW_UNDO_SECONDS > 0 and decision.kind in (DecisionKind.APPROVE, DecisionKind.REJECT)
+            and now < decision.created_at + undo_window() and decision.case.escalation.reviews_required == 1)
 
 
 def decision_undo(*, case_id: int, reviewer: User, now: datetime) -> Escalation:

@@ -9,7 +9,7 @@ from reviewconsole.intake.models import Candidate, Case, CaseStatus
 from reviewconsole.review import leases
 from reviewconsole.review.services import candidate_edit, decision_approve
 from tests.reviewconsole.api.conftest import case_body, post_case
-from tests.reviewconsole.review.conftest import FIXED_ANSWER, latest
+from tests.reviewconsole.review.conftest import FIXED_ANSWER, latest, past_undo_window
 
 
 def _stored_chain(case: Case) -> list[str]:
@@ -49,6 +49,7 @@ def test_an_edit_then_its_approval_are_in_the_run_record_the_api_serves(
         escalation_id=escalation.pk, reviewer=reviewer, candidate_id=edit.candidate_id, sha256=edit.sha256,
         now=timezone.now(),
     )
+    past_undo_window(case)  # the client sees the approval once the reviewer can no longer undo it
 
     approved = client.get(case_url, **api_client.auth).json()
     assert approved["status"] == CaseStatus.RELEASED and approved["released_answer"] == FIXED_ANSWER

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client as HttpClient
 from django.utils import timezone
@@ -17,7 +19,7 @@ from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.services import constitution_draft_save, version_publish
-from reviewconsole.review.models import Escalation
+from reviewconsole.review.models import Decision, Escalation
 from tests.personas import _user_with
 from tests.reviewconsole.api.conftest import REFUND_CASE
 from verification import DEFAULT_CONSTITUTION, Constitution
@@ -233,3 +235,10 @@ def review_from_next(http: HttpClient, case: Case, kind: str) -> None:
     else:
         data = on_version(latest(case), reason_code="WRONG_FACTS", note="Sixty days is wrong.")
     assert http.post(f"/review/cases/{case.pk}/{kind}", data).status_code == 302
+
+
+def past_undo_window(case: Case) -> None:
+    """Move the case's decisions to just past the undo window (in order), as if its time had passed."""
+    for decision in Decision.objects.filter(case=case):
+        moved = decision.created_at - timedelta(seconds=settings.REVIEW_UNDO_SECONDS + 1)
+        Decision.objects.filter(pk=decision.pk).update(created_at=moved)

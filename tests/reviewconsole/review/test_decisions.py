@@ -57,7 +57,8 @@ def test_approve_authorizes_the_candidate_shown_and_moves_on(client, reviewer, c
     assert next_case.holder == reviewer
 
 
-def test_the_webhook_and_the_api_tell_a_decision_in_one_shape(client, claimed):
+def test_the_webhook_and_the_api_tell_a_decision_in_one_shape(client, claimed, settings):
+    settings.REVIEW_UNDO_SECONDS = 0  # no undo: the API shows the decision at once
     candidate = latest(claimed)
     client.post(f"/review/cases/{claimed.pk}/approve",
                 on_version(candidate, note="fine as repaired", override_reason="checked the invoice by hand"))

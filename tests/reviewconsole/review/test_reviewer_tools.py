@@ -11,10 +11,11 @@ from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.models import Case
+from reviewconsole.intake.services import client_token_rotate
 from reviewconsole.review import leases, services, undo
 from reviewconsole.review.models import ClaimComment, ClaimLabel, Decision, Escalation, EscalationStatus
 from reviewconsole.webhooks.models import DeliveryStatus, EventType, WebhookDelivery
-from tests.reviewconsole.review.conftest import EARNINGS_CASE, latest
+from tests.reviewconsole.review.conftest import EARNINGS_CASE, latest, past_undo_window
 
 pytestmark = pytest.mark.django_db
 
@@ -98,6 +99,25 @@ def test_an_undo_is_refused_after_the_window_or_once_the_client_was_sent_it(
     assert Decision.objects.filter(pk=decision.pk).exists()
     assert Escalation.objects.get(case=case).status == EscalationStatus.DECIDED
     assert not AuditEvent.objects.filter(action="decision.undone").exists()
+
+
+def test_a_polling_client_sees_a_decision_only_once_it_can_no_longer_be_undone(client, reviewer, escalate, settings):
+    settings.REVIEW_UNDO_SECONDS = 30
+    case = escalate()
+    token = client_token_rotate(client=case.client)
+    client.force_login(reviewer)
+    client.post("/review/next")
+    _reject(case, reviewer, timezone.now())
+
+    def polled() -> dict:
+        return client.get(f"/api/v1/cases/{case.pk}", HTTP_AUTHORIZATION=f"Bearer {token}").json()
+
+    during = polled()
+    assert (during["status"], during["decision"], during["released_answer"]) == ("ESCALATED", None, None)
+
+    past_undo_window(case)
+    after = polled()
+    assert (after["status"], after["decision"]["kind"]) == ("REJECTED", "REJECT")
 
 
 def test_only_the_reviewer_who_decided_may_undo(client, reviewer, second_reviewer, escalate):
