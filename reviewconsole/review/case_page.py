@@ -159,10 +159,8 @@ def case_review(escalation: Escalation, *, version: str = "", viewer: User | Non
         review.claim_rows, review.release_gate = marks.claim_rows, marks.release_gate
         review.label_cells = _label_cells(review, case_labels, viewer)
     if getattr(escalation, "has_claim_comments", True):
-        independent = double_review.is_independent(escalation) and viewer is not None
         review.claim_comments = comments.comments_by_claim_id(
-            case.pk, viewer=viewer, others_hidden=review.blind,
-            hidden_authors=double_review.other_reviewers(escalation, viewer) if independent and viewer else (),
+            case.pk, viewer=viewer, others_hidden=review.blind or double_review.is_independent(escalation),
         )
     return review
 

@@ -47,11 +47,9 @@ def claim_comment(request: HtmxHttpRequest, case_id: int, claim_pk: int) -> Http
 def _comments_response(request: HtmxHttpRequest, escalation: Escalation, claim: Claim, *, error: str = "",
                        text: str = "", status: int = 200) -> HttpResponse:
     """The claim's comment block, as the case page shows it to this viewer."""
-    independent = double_review.is_independent(escalation)
     blind = labels.escalation_blind_remaining(escalation, request.user) > 0
     visible = comments.comments_by_claim_id(
-        escalation.case_id, viewer=request.user, others_hidden=blind,
-        hidden_authors=double_review.other_reviewers(escalation, request.user) if independent else (),
+        escalation.case_id, viewer=request.user, others_hidden=blind or double_review.is_independent(escalation),
     )
     context = {
         "case_id": escalation.case_id, "claim": claim, "anchor": claim_anchor(claim),

@@ -2,13 +2,14 @@
 who open the case later (on every version where the claim keeps its id) and in the case's audit trail.
 
 Written by whoever may label the case now (labels.may_label: the holder, or a review lead adjudicating).
-While two reviews are independent, neither reviewer sees the other's comments, as with case notes; on a
-blind spot check, other people's comments stay hidden until the claims are labelled.
+While two reviews are independent, each viewer sees only their own comments, as with case notes (also
+those of someone who held the case and handed it back without a review); on a blind spot check, other
+people's comments stay hidden until the claims are labelled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.contrib.auth.models import User
@@ -55,10 +56,10 @@ def claim_comment_add(*, escalation: Escalation, claim: Claim, author: User, tex
 
 
 def comments_by_claim_id(
-    case_id: int, *, viewer: User | None, hidden_authors: Collection[int] = (), others_hidden: bool = False
+    case_id: int, *, viewer: User | None, others_hidden: bool = False
 ) -> dict[str, list[ClaimComment]]:
-    """The case's comments the viewer may see, by the claim's stable id (so a comment follows its claim
-    into later versions), oldest first."""
+    """The case's comments the viewer may see (with `others_hidden`, only their own), by the claim's stable id
+    (so a comment follows its claim into later versions), oldest first."""
     comments: Iterable[ClaimComment] = (
         ClaimComment.objects.filter(case_id=case_id).select_related("author", "claim__candidate")
         .order_by("created_at", "id")
@@ -66,7 +67,7 @@ def comments_by_claim_id(
     mine = viewer.pk if viewer is not None else None
     by_claim: dict[str, list[ClaimComment]] = {}
     for comment in comments:
-        if comment.author_id != mine and (others_hidden or comment.author_id in hidden_authors):
+        if others_hidden and comment.author_id != mine:
             continue
         by_claim.setdefault(comment.claim.claim_id, []).append(comment)
     return by_claim

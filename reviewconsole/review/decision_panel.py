@@ -37,8 +37,9 @@ class DecisionPanel:
     """The viewer's own review of a double-reviewed case, the only review they see while it is open."""
     reviews: list[Review] = field(default_factory=list)
     """Both reviews, side by side: only for a lead, only once the case is in adjudication."""
-    hidden_note_authors: frozenset[int] = frozenset()
-    """People whose case notes the viewer does not see: the other reviewer, while reviews are independent."""
+    others_notes_hidden: bool = False
+    """Whether the viewer sees only their own case notes: while reviews are independent, anyone else's
+    (the other reviewer's, or those of someone who held the case and handed it back) would sway them."""
 
     @property
     def edits_offered(self) -> bool:
@@ -77,5 +78,5 @@ def decision_panel(escalation: Escalation, viewer: User, now: datetime) -> Decis
     return DecisionPanel(
         decidable=decidable, independent=independent, adjudicating=False, lead=lead, is_open=is_open,
         own_review=own_review,
-        hidden_note_authors=double_review.other_reviewers(escalation, viewer) if independent else frozenset(),
+        others_notes_hidden=independent,
     )

@@ -44,14 +44,6 @@ def review_by(escalation: Escalation, reviewer: AbstractBaseUser) -> Review | No
     return Review.objects.filter(escalation=escalation, reviewer_id=reviewer.pk).select_related("candidate").first()
 
 
-def other_reviewers(escalation: Escalation, viewer: AbstractBaseUser) -> frozenset[int]:
-    """Ids of the people other than `viewer` who reviewed the case: whose notes an independent review hides."""
-    return frozenset(
-        Review.objects.filter(escalation=escalation).exclude(reviewer_id=viewer.pk)
-        .values_list("reviewer_id", flat=True)
-    )
-
-
 def reviews_of(escalation: Escalation) -> list[Review]:
     """Every review of the case, first first: what a review lead compares when adjudicating."""
     return list(

@@ -193,6 +193,24 @@ def test_the_second_reviewer_does_not_see_the_first_reviewers_claim_comments(
     assert "Sixty days contradicts the policy." in lead_page and "Reads fine to me." in lead_page
 
 
+def test_notes_and_comments_of_someone_who_handed_the_case_back_stay_hidden_from_the_reviewers(
+    reviewer, second_reviewer, double_case
+):
+    claim = latest(double_case).claims.order_by("position").first()
+    first = signed_in(reviewer)
+    first.post("/review/next")
+    first.post(f"/review/cases/{double_case.pk}/claims/{claim.pk}/comments", {"comment": "Sixty days is wrong."})
+    first.post(f"/review/cases/{double_case.pk}/notes", {"text": "Looks like a reject to me."})
+    assert first.post(f"/review/cases/{double_case.pk}/release").status_code == 302  # handed back, no review
+
+    second = signed_in(second_reviewer)
+    assert second.post("/review/next")["Location"] == f"/review/cases/{double_case.pk}/"
+    page = second.get(f"/review/cases/{double_case.pk}/").content.decode()
+
+    assert "Sixty days is wrong." not in page and "Looks like a reject to me." not in page
+    assert Escalation.objects.get(case=double_case).holder == second_reviewer
+
+
 # --- Agreement ----------------------------------------------------------------------------------------------
 
 
