@@ -155,6 +155,8 @@ SPOT_CHECK_RATE = env_float("SPOT_CHECK_RATE", 0.05, minimum=0.0, maximum=1.0)
 STUCK_CASE_SECONDS = env_int("STUCK_CASE_SECONDS", 600, minimum=30)  # queued or running this long: re-enqueued
 # How long "Next case" holds a case for one reviewer; the open case page renews it.
 REVIEW_LEASE_SECONDS = env_int("REVIEW_LEASE_SECONDS", 300, minimum=30, maximum=86_400)
+# How long a skipped case stays out of the skipper's "Next case" (long enough to look something up).
+REVIEW_SKIP_SECONDS = env_int("REVIEW_SKIP_SECONDS", 15 * 60, minimum=60, maximum=86_400)
 REVIEW_UNDO_SECONDS = env_int("REVIEW_UNDO_SECONDS", 30, minimum=0, maximum=600)  # undo window (webhooks wait it)
 
 # --- Webhooks -----------------------------------------------------------------------------------

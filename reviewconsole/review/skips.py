@@ -1,7 +1,7 @@
 """Skipping a case: the reviewer puts the case they hold back in the queue and is served the next one.
 
 The skipped case is free for every other reviewer at once, but "Next case" keeps it from the one who
-skipped it for `SKIP_SECONDS` (leases.py reads the skips): otherwise, being the top of the queue, it
+skipped it for REVIEW_SKIP_SECONDS (leases.py reads the skips): otherwise, being the top of the queue, it
 would be served straight back to them. They can still open it from the queue and claim it by hand.
 """
 
@@ -9,20 +9,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from reviewconsole.review import audit_events, leases
 from reviewconsole.review.models import Escalation, EscalationSkip, EscalationStatus
 
-# Long enough to work through a few other cases before it comes back (a skip is often "not now, I need to
-# look something up"); short enough that a reviewer who skipped it is offered it again the same hour.
-SKIP_SECONDS = 15 * 60
-
 
 def skip_minutes() -> int:
     """How long a skipped case stays out of the skipper's "Next case", in whole minutes, as pages say it."""
-    return SKIP_SECONDS // 60
+    return settings.REVIEW_SKIP_SECONDS // 60
 
 
 def escalation_skip(*, escalation: Escalation, reviewer: User, now: datetime) -> Escalation | None:
@@ -34,7 +31,7 @@ def escalation_skip(*, escalation: Escalation, reviewer: User, now: datetime) ->
     with transaction.atomic():
         if Escalation.objects.filter(pk=escalation.pk, status=EscalationStatus.OPEN).exists():
             released = leases.escalation_lease_release(escalation=escalation, reviewer=reviewer)
-            until = now + timedelta(seconds=SKIP_SECONDS)
+            until = now + timedelta(seconds=settings.REVIEW_SKIP_SECONDS)
             EscalationSkip.objects.update_or_create(escalation=escalation, reviewer=reviewer, defaults={"until": until})
             audit_events.skipped(escalation=escalation, reviewer=reviewer, released=released, until=until)
         return leases.escalation_claim_next(reviewer=reviewer, now=now)

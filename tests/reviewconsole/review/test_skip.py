@@ -11,7 +11,7 @@ from django.utils import timezone
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.review import leases
 from reviewconsole.review.models import Escalation
-from reviewconsole.review.skips import SKIP_SECONDS, escalation_skip
+from reviewconsole.review.skips import escalation_skip
 from tests.reviewconsole.review.conftest import signed_in
 
 pytestmark = pytest.mark.django_db
@@ -54,14 +54,15 @@ def test_the_skipped_case_is_not_served_straight_back_but_is_to_others(reviewer,
     assert signed_in(second_reviewer).post("/review/next")["Location"] == f"/review/cases/{only.pk}/"
 
 
-def test_after_the_skip_runs_out_the_case_is_served_again(reviewer, escalate):
+def test_after_the_skip_period_the_case_is_served_again(reviewer, escalate, settings):
+    settings.REVIEW_SKIP_SECONDS = 120  # a deployment's own period, not the default
     only = escalate()
     now = timezone.now()
     leases.escalation_claim_next(reviewer=reviewer, now=now)
 
     assert escalation_skip(escalation=Escalation.objects.get(case=only), reviewer=reviewer, now=now) is None
-    assert leases.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=SKIP_SECONDS - 1)) is None
-    served = leases.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=SKIP_SECONDS + 1))
+    assert leases.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=119)) is None
+    served = leases.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=121))
     assert served is not None and served.case_id == only.pk
 
 
