@@ -29,13 +29,13 @@ REFUNDS = Source(id="refunds", text=(
 # (window, claim, probability recorded from the shipped model). A new model records new ones.
 RECORDED = [
     ("Annual plans can be refunded in full within 30 days of purchase.",
-     "You can get all your money back on an annual plan if you ask within 30 days of buying it.", 0.7196),
+     "You can get all your money back on an annual plan if you ask within 30 days of buying it.", 0.6391),
     ("Annual plans can be refunded in full within 30 days of purchase.",
-     "The office is closed on public holidays.", 0.0564),
+     "The office is closed on public holidays.", 0.0577),
     ("The Arden 14 has a 14-inch display. Its battery lasts up to 18 hours.",
-     "The Arden 14's battery lasts up to 18 hours.", 0.9464),
+     "The Arden 14's battery lasts up to 18 hours.", 0.9389),
     ("Thomas Arnold was the publisher of Home Media Magazine for more than 12 years.",
-     "Arnold founded Home Media Magazine in 1991.", 0.1052),
+     "Arnold founded Home Media Magazine in 1991.", 0.1021),
 ]
 
 
@@ -49,11 +49,18 @@ def test_the_shipped_model_gives_its_recorded_readings():
     assert restated > 0.5 > unsupported
 
 
+def test_a_pairs_reading_does_not_depend_on_the_pairs_read_beside_it():
+    window, claim, _ = RECORDED[0]
+    alone = CrossEncoder().run([(window, claim)])[0]
+    beside_others = CrossEncoder().run([(w, c) for w, c, _ in RECORDED] + [(window * 3, "A longer claim " * 8)])[0]
+    assert beside_others == pytest.approx(alone, abs=1e-5)
+
+
 def test_a_paraphrase_of_the_source_is_supported_by_the_learned_scorer():
     claims = extract_claims("You can request a full refund within 30 days of purchase on an annual plan.")
     verdict = OfflineVerifier(make_scorer("learned")).verify(claims, [REFUNDS])[0]
     assert verdict.state is State.SUPPORTED
-    assert verdict.extra["scorer"] == "learned/1"
+    assert verdict.extra["scorer"] == "learned/2"
     # The evidence cited is the window that grounded it.
     assert any("refunded in full within 30 days" in span.quote for span in verdict.evidence)
 
