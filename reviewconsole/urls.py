@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.templatetags.static import static
@@ -19,7 +18,6 @@ def favicon(request: HttpRequest) -> HttpResponse:
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("favicon.ico", favicon, name="favicon"),
-    path("admin/", admin.site.urls),
     path("api/", include("reviewconsole.api.urls")),
     path("review/", include("reviewconsole.review.urls")),
     path("policy/", include("reviewconsole.policy.urls")),

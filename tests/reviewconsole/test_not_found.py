@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditExport, ExportStatus
@@ -55,3 +56,13 @@ def test_an_export_still_being_written_has_no_download_yet(everyone):
 
     assert response.status_code == 404
     assert "Why: this export has no file yet: its page shows how far it is." in response.content.decode()
+
+
+@pytest.mark.parametrize("address", ["/admin/", "/admin/login/", "/admin/auth/user/", "/admin/auth/group/add/"])
+def test_there_is_no_django_admin_not_even_for_a_superuser(client, address):
+    # A second way in would pass by the last-team-admin guard and the audit trail: people, roles and
+    # deliveries are changed on the console's own pages only.
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "root-password"))
+
+    assert client.get(address).status_code == 404
+    assert client.post(address, {"username": "root", "password": "root-password"}).status_code == 404

@@ -32,6 +32,8 @@ def test_a_failed_delivery_shows_its_error_and_is_sent_again_signed(
     delivery = _failed(record_sent, case, receiver, settings)
     page = admin.get("/team/webhooks/", {"status": "FAILED"}).content.decode()
     assert "acme" in page and f"#{case.pk}" in page and "Failed" in page and "503" in page
+    # The id the client saw in its webhook-id header, for a client asking after one message.
+    assert delivery.message_id in page
     assert "Send again" in page
 
     with django_capture_on_commit_callbacks(execute=True):
