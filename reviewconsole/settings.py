@@ -15,9 +15,10 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole.databases import database_config
+from reviewconsole.demo_mode import demo_settings_check
 from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
 from reviewconsole.task_settings import *  # noqa: F403  (Celery reads them from this module)
-from reviewconsole.task_settings import CELERY_TASK_ALWAYS_EAGER
+from reviewconsole.task_settings import CELERY_TASK_ALWAYS_EAGER, REDIS_URL
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -134,6 +135,9 @@ DATABASES = _database.databases
 DATABASE_ROLE = _database.role
 DATABASE_RUNTIME_ROLE = _database.runtime_role
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+if DEMO:
+    # DEMO=1 relaxes the key, hosts and cookies and allows `manage.py demo`: never beside a deployment's settings.
+    demo_settings_check(database=DATABASES["default"], allowed_hosts=ALLOWED_HOSTS, redis_url=REDIS_URL)
 
 # --- Tasks (Celery) -----------------------------------------------------------------------------
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole import env
-from tests.reviewconsole.subprocesses import run_manage
+from tests.reviewconsole.subprocesses import _TEST_RUN_VARIABLES, REPO, run_manage
 
 
 @pytest.mark.parametrize(
@@ -78,6 +82,44 @@ def test_demo_mode_needs_no_configuration_and_debug_stays_off(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "False True"
     assert (tmp_path / "secret_key").exists()
+
+
+DEPLOYMENT = {"DATABASE_URL": "postgres://app:secret@db.internal:5432/reviewconsole",
+              "ALLOWED_HOSTS": "review.example.com,localhost", "REDIS_URL": "redis://redis.internal:6379/0"}
+
+
+@pytest.mark.parametrize(
+    ("environment", "named"),
+    [
+        ({"DATABASE_URL": DEPLOYMENT["DATABASE_URL"]}, "DATABASE_URL (PostgreSQL)"),
+        ({"ALLOWED_HOSTS": DEPLOYMENT["ALLOWED_HOSTS"]}, "ALLOWED_HOSTS (review.example.com)"),
+        ({"REDIS_URL": DEPLOYMENT["REDIS_URL"]}, "REDIS_URL"),
+        (DEPLOYMENT, "DATABASE_URL (PostgreSQL); ALLOWED_HOSTS (review.example.com); REDIS_URL"),
+    ],
+)
+def test_demo_mode_refuses_to_start_with_a_deployments_settings(environment, named, tmp_path):
+    # Nothing is connected to: the settings themselves are refused, before any database or broker is asked.
+    result = run_manage(["check"], {"DEMO": "1", **environment}, tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"configuration error: DEMO=1 is for the local demo console, and these are a deployment's settings: "
+        f"{named}. Unset DEMO to run with them"
+    ]
+    # The same settings without DEMO=1 are a deployment's, and start (given its secret key).
+    deployment = run_manage(["check"], {**environment, "SECRET_KEY": "k" * 50, "ALLOWED_HOSTS": "localhost"}, tmp_path)
+    assert "DEMO=1" not in deployment.stderr
+
+
+def test_the_web_process_refuses_demo_mode_with_a_postgresql_database(tmp_path):
+    # What gunicorn imports: a web process with DEMO=1 (insecure cookies, no secret) never serves a deployment.
+    script = "import os; os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewconsole.settings'; import reviewconsole.wsgi"
+    clean = {key: value for key, value in os.environ.items() if key not in _TEST_RUN_VARIABLES}
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                            env={**clean, "VAR_DIR": str(tmp_path), "DEMO": "1",
+                                 "DATABASE_URL": DEPLOYMENT["DATABASE_URL"]})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: DEMO=1 is for the local demo console" in result.stderr
+    assert "DATABASE_URL (PostgreSQL)" in result.stderr
 
 
 def test_a_missing_scorer_model_stops_start_up_with_one_line_naming_the_file(tmp_path):
