@@ -11,7 +11,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.cache import never_cache
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from reviewconsole.accounts.access import role_required
@@ -42,8 +42,8 @@ def people(request: HtmxHttpRequest) -> HttpResponse:
         except ValidationError as error:
             _add_errors(form, error)
         else:
-            return render(request, "team/invited.html",
-                          {"person": user, "link": request.build_absolute_uri(path), "added": True})
+            return _shown_once(request, "team/invited.html",
+                               {"person": user, "link": request.build_absolute_uri(path), "added": True})
     status = 400 if form.errors else 200
     return render(request, "team/people.html", {"form": form, "people": selectors.people()}, status=status)
 
@@ -95,7 +95,7 @@ def person_invite(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
         return redirect("team:person", pk=user.pk)
-    return render(request, "team/invited.html", {"person": user, "link": request.build_absolute_uri(path)})
+    return _shown_once(request, "team/invited.html", {"person": user, "link": request.build_absolute_uri(path)})
 
 
 @team_admin_required
@@ -108,8 +108,8 @@ def clients(request: HtmxHttpRequest) -> HttpResponse:
         except ValidationError as error:
             _add_errors(form, error)
         else:
-            return render(request, "team/client_secret.html", {"client": client, "token": token,
-                                                                "secret": client.webhook_secret, "added": True})
+            return _shown_once(request, "team/client_secret.html", {"client": client, "token": token,
+                                                                     "secret": client.webhook_secret, "added": True})
     context = {"form": form, "clients": selectors.clients()}
     return render(request, "team/clients.html", context, status=400 if form.errors else 200)
 
@@ -122,7 +122,7 @@ def client(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         secret = services.client_webhook_set(actor=request.user, client=found, **form.cleaned_data)
         if secret:
-            return render(request, "team/client_secret.html", {"client": found, "secret": secret})
+            return _shown_once(request, "team/client_secret.html", {"client": found, "secret": secret})
         messages.success(request, f"Webhook of {found.name} saved.")
         return redirect("team:client", pk=found.pk)
     context = {"client": found, "form": form, "cases": selectors.client_recent_cases(found),
@@ -151,12 +151,12 @@ def client_rotate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @team_admin_required
 @require_GET
-@never_cache
 def client_token(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(Client, pk=pk)
     held = request.session.get(_NEW_TOKEN)
     token = request.session.pop(_NEW_TOKEN)["token"] if held and held.get("client") == found.pk else None
-    return render(request, "team/client_secret.html", {"client": found, "token": token, "token_gone": token is None})
+    return _shown_once(request, "team/client_secret.html",
+                       {"client": found, "token": token, "token_gone": token is None})
 
 
 @team_admin_required
@@ -212,6 +212,14 @@ def _is_local(path: str) -> bool:
 
 
 _NEW_TOKEN = "team.new_token"
+
+
+def _shown_once(request: HtmxHttpRequest, template: str, context: dict[str, object]) -> HttpResponse:
+    """A page showing a secret (an API token, a signing secret, a set-password link): no browser or proxy may
+    keep a copy of it (`Cache-Control: no-store`), so Back or a shared cache cannot show it again."""
+    response = render(request, template, context)
+    add_never_cache_headers(response)
+    return response
 
 
 def _confirm(request: HtmxHttpRequest, confirmation: dict[str, object]) -> HttpResponse:
