@@ -210,6 +210,9 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 # A session ends this long after sign-in; a deactivated account's end at once (backends load only active users).
 SESSION_COOKIE_AGE = env_int("SESSION_MAX_AGE_SECONDS", 12 * 3600, minimum=300, maximum=30 * 86_400)
+# A set-password link stops working this long after it was made (Django's reset-token lifetime, in seconds).
+SET_PASSWORD_LINK_HOURS = env_int("SET_PASSWORD_LINK_HOURS", 24, minimum=1, maximum=30 * 24)
+PASSWORD_RESET_TIMEOUT = SET_PASSWORD_LINK_HOURS * 3600
 
 # Single sign-on through OpenID Connect (mozilla-django-oidc), on when OIDC_CLIENT_ID is set. The
 # provider's endpoints are given one by one, as its discovery document lists them; roles come from a

@@ -12,13 +12,10 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.models import AbstractUser, Group
-from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.urls import reverse
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
 
+from reviewconsole.accounts.links import links_void
 from reviewconsole.accounts.roles import Role
 
 
@@ -35,7 +32,7 @@ class RoleChange:
 
 def person_add(*, username: str, email: str = "", roles: Iterable[Role], password: str | None = None) -> AbstractUser:
     """A new account holding `roles`. Without a password it cannot sign in until its owner sets one
-    through `set_password_path` (an invitation), or signs in through single sign-on."""
+    through `links.set_password_path` (an invitation), or signs in through single sign-on."""
     User = get_user_model()
     username = username.strip()
     email = email.strip()
@@ -84,6 +81,9 @@ def person_roles_set(*, user: AbstractUser, roles: Iterable[Role]) -> RoleChange
     if removed:
         user.groups.remove(*Group.objects.filter(name__in=[role.value for role in removed]))
     user.__dict__.pop("_roles_cache", None)
+    if added or removed:
+        # A link made for the person as they were must not let anyone in as the person they are now.
+        links_void(user=user)
     return RoleChange(added, removed)
 
 
@@ -97,16 +97,9 @@ def person_active_set(*, user: AbstractUser, active: bool) -> bool:
         return False
     user.is_active = active
     user.save(update_fields=["is_active"])
+    # A link handed out before a deactivation must not outlive it, even once the account is reactivated.
+    links_void(user=user)
     return True
-
-
-def set_password_path(user: AbstractUser) -> str:
-    """A one-time link for `user` to choose a password: an invitation, or a reset an admin hands over.
-
-    It stops working once the password is set (the token covers the password hash and last sign-in).
-    """
-    uid = urlsafe_base64_encode(force_bytes(user.pk))
-    return reverse("password_set", args=[uid, default_token_generator.make_token(user)])
 
 
 def _roles_held(user: AbstractUser) -> set[Role]:

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from reviewconsole.accounts import people
+from reviewconsole.accounts.links import set_password_path
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.actions import AuditAction
 from reviewconsole.audit.services import audit_record
@@ -35,7 +36,7 @@ def person_add(
         audit_record(actor=actor, action=AuditAction.PERSON_ADDED, object_type="user", object_id=user.pk,
                      payload={"username": user.username, "roles": [role.value for role in roles],
                               "invited": password is None})
-    return user, (people.set_password_path(user) if password is None else None)
+        return user, (set_password_path(user) if password is None else None)
 
 
 def person_roles_change(*, actor: Actor, user: AbstractUser, roles: Iterable[Role]) -> people.RoleChange:
@@ -68,12 +69,14 @@ def person_active_set(*, actor: Actor, user: AbstractUser, active: bool) -> bool
 
 
 def invitation_renew(*, actor: Actor, user: AbstractUser) -> str:
-    """A fresh one-time link for `user` to set a password (the account keeps its current one until then)."""
+    """A fresh one-time link for `user` to set a password, voiding the links made before (the account keeps its
+    current password until then)."""
     if not user.is_active:
         raise ValidationError({"active": ["reactivate the account before sending it a link"]})
-    audit_record(actor=actor, action=AuditAction.PERSON_INVITED, object_type="user", object_id=user.pk,
-                 payload={"username": user.username})
-    return people.set_password_path(user)
+    with transaction.atomic():
+        audit_record(actor=actor, action=AuditAction.PERSON_INVITED, object_type="user", object_id=user.pk,
+                     payload={"username": user.username})
+        return set_password_path(user)
 
 
 def client_add(*, actor: Actor, name: str, webhook_url: str = "") -> tuple[Client, str]:

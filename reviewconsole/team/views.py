@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -42,8 +43,8 @@ def people(request: HtmxHttpRequest) -> HttpResponse:
         except ValidationError as error:
             _add_errors(form, error)
         else:
-            return _shown_once(request, "team/invited.html",
-                               {"person": user, "link": request.build_absolute_uri(path), "added": True})
+            assert path is not None, "added without a password, so invited"
+            return _link_page(request, user, path, added=True)
     status = 400 if form.errors else 200
     return render(request, "team/people.html", {"form": form, "people": selectors.people()}, status=status)
 
@@ -95,7 +96,7 @@ def person_invite(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
         return redirect("team:person", pk=user.pk)
-    return _shown_once(request, "team/invited.html", {"person": user, "link": request.build_absolute_uri(path)})
+    return _link_page(request, user, path)
 
 
 @team_admin_required
@@ -220,6 +221,12 @@ def _shown_once(request: HtmxHttpRequest, template: str, context: dict[str, obje
     response = render(request, template, context)
     add_never_cache_headers(response)
     return response
+
+
+def _link_page(request: HtmxHttpRequest, user: AbstractBaseUser, path: str, *, added: bool = False) -> HttpResponse:
+    link = request.build_absolute_uri(path)
+    context = {"person": user, "link": link, "added": added, "hours": settings.SET_PASSWORD_LINK_HOURS}
+    return _shown_once(request, "team/invited.html", context)
 
 
 def _confirm(request: HtmxHttpRequest, confirmation: dict[str, object]) -> HttpResponse:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.contrib.auth.tokens import default_token_generator
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from reviewconsole.accounts.links import set_password_tokens
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditExport, ExportFormat
 from reviewconsole.intake.models import Claim
@@ -82,7 +82,7 @@ def seeded(reviewer, support_lead, policy_admin) -> Seeded:
                               requested_by=policy_admin)
     delivery = WebhookDelivery.objects.order_by("pk").first()
     assert delivery is not None and AuditExport.objects.filter(pk=export.pk).exists()
-    token = default_token_generator.make_token(reviewer)
+    token = set_password_tokens.make_token(reviewer)
     saved_filter = queue_filter_save(owner=reviewer, name="Critical", query="severity=CRITICAL")
     return Seeded({
         ("policy/constitutions/", "name"): "customer-support",

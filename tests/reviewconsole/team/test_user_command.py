@@ -28,7 +28,7 @@ def run(monkeypatch):
 def test_the_first_admin_is_added_with_a_link_that_lets_them_choose_a_password_and_open_the_people_page(run):
     out = run("add", "alice", "--role", "team-admin", "--email", "alice@example.com")
     assert "Added alice (team admin)." in out
-    link = out.split("(works once): ")[1].strip()
+    link = out.split("(works once, for 24 hours): ")[1].strip()
     assert link.startswith("http://127.0.0.1:8000/set-password/")
     client = Client()
     form = client.get(link.removeprefix("http://127.0.0.1:8000"), follow=True)

@@ -114,4 +114,5 @@ class Command(BaseCommand):
 
     def _print_link(self, username: str, path: str) -> None:
         link = settings.CONSOLE_BASE_URL.rstrip("/") + path
-        self.stdout.write(f"Set-password link for {username} (works once): {link}")
+        hours = settings.SET_PASSWORD_LINK_HOURS
+        self.stdout.write(f"Set-password link for {username} (works once, for {hours} hours): {link}")
