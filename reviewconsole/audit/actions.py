@@ -48,6 +48,8 @@ class AuditAction(StrEnum):
     CLIENT_RESTORED = "client.restored"
     CLIENT_WEBHOOK_CHANGED = "client.webhook_changed"
     WEBHOOK_RESENT = "webhook.resent"
+    # `manage.py demo` made this database the demo's (its accounts and client are audited on their own).
+    DEMO_INSTALLED = "demo.installed"
 
 
 # Actors that are not people; a person is recorded as "user:<username>".

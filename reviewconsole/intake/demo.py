@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 
 from reviewconsole.intake.models import Client
-from reviewconsole.intake.services import ExternalIdTaken, case_submit, client_create
+from reviewconsole.intake.services import ExternalIdTaken, case_submit
 from verification import Case
 
 DEMO_CLIENT = "demo-assistant"
@@ -19,10 +19,9 @@ DEMO_CASE_FILES = (
 
 
 def load_demo_cases() -> str:
-    """Submit every demo case once; the engine runs each (in-process without a broker)."""
-    client = Client.objects.filter(name=DEMO_CLIENT).first()
-    if client is None:
-        client, _ = client_create(name=DEMO_CLIENT)
+    """Submit every demo case once, as the demo client `manage.py demo` made; the engine runs each (in-process
+    without a broker)."""
+    client = Client.objects.get(name=DEMO_CLIENT)
     submitted = 0
     for path in DEMO_CASE_FILES:
         for raw in json.loads(path.read_text()):

@@ -7,8 +7,8 @@ import json
 from django.core.management import call_command
 
 from reviewconsole.intake.demo import DEMO_CASE_FILES, DEMO_CLIENT
-from reviewconsole.intake.models import Case, CaseStatus
-from reviewconsole.intake.services import case_submit, client_create
+from reviewconsole.intake.models import Case, CaseStatus, Client
+from reviewconsole.intake.services import case_submit
 from reviewconsole.review.models import Escalation
 from verification import Case as Submission
 
@@ -53,10 +53,13 @@ def test_the_demo_runs_again_over_cases_an_earlier_demo_stored_differently(
     # An older demo stored "demo-dosage" under the default constitution; running today's demo keeps it.
     settings.DEMO = True
     settings.VAR_DIR = tmp_path
-    client, _ = client_create(name=DEMO_CLIENT)
+    settings.DEMO_CASE_LOADERS = []
+    call_command("demo")  # the older demo's accounts and client, without its cases
+    client = Client.objects.get(name=DEMO_CLIENT)
     raw = next(raw for raw in json.loads(DEMO_CASE_FILES[0].read_text()) if raw["external_id"] == "demo-dosage")
     older, _ = case_submit(client=client, submission=Submission.model_validate({**raw, "constitution": None}))
 
+    settings.DEMO_CASE_LOADERS = ["reviewconsole.intake.demo.load_demo_cases"]
     with django_capture_on_commit_callbacks(execute=True):
         call_command("demo")
 
