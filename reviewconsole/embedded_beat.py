@@ -22,8 +22,9 @@ from reviewconsole.celery import app
 
 logger = logging.getLogger(__name__)
 
-ENTRIES = ("webhooks-dispatch-due", "sweep-claims")
-"""The names in CELERY_BEAT_SCHEDULE run here: due webhook deliveries, and work a killed process left claimed."""
+ENTRIES = ("webhooks-dispatch-due", "sweep-claims", "audit-exports-expire")
+"""The names in CELERY_BEAT_SCHEDULE run here: due webhook deliveries, work a killed process left claimed, and
+export files past their retention."""
 
 _TICK_SECONDS = 1.0
 _started: threading.Thread | None = None

@@ -175,6 +175,8 @@ WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minim
 # Exports up to this many rows stream straight to the browser; larger ones run as a task into a file.
 AUDIT_EXPORT_STREAM_MAX_ROWS = env_int("AUDIT_EXPORT_STREAM_MAX_ROWS", 100_000, minimum=0)
 AUDIT_EXPORT_DIR = Path(env_str("AUDIT_EXPORT_DIR", str(VAR_DIR / "exports")))
+# An export's file (the audit trail, readable by its owner alone) is removed this long after it was written.
+AUDIT_EXPORT_RETENTION_HOURS = env_int("AUDIT_EXPORT_RETENTION_HOURS", 168, minimum=1, maximum=24 * 366)
 # Seeds the Ed25519 key that signs tree heads, kept out of the database so whoever rewrites rows cannot sign;
 # unset, derived from SECRET_KEY (set it in a deployment, so rotating SECRET_KEY keeps the audit key).
 _audit_signing_key = env_str("AUDIT_SIGNING_KEY")

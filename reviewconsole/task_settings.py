@@ -96,4 +96,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("WEBHOOK_DISPATCH_SECONDS", 30.0, minimum=1.0, maximum=3600.0),
         "options": {"queue": TaskQueue.WEBHOOKS.value, "expires": 25},
     },
+    "audit-exports-expire": {
+        # Export files past AUDIT_EXPORT_RETENTION_HOURS are removed within ten minutes of it.
+        "task": "audit.expire_exports",
+        "schedule": 600.0,
+        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 540},
+    },
 }

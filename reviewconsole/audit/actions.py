@@ -36,6 +36,7 @@ class AuditAction(StrEnum):
     QUEUE_FILTER_DELETED = "queue_filter.deleted"
     POLICY_CHANGED = "policy.changed"
     EXPORT_CREATED = "export.created"
+    EXPORT_EXPIRED = "export.expired"
     # The team: people, their roles, sign-in, API clients, webhook deliveries.
     PERSON_ADDED = "person.added"
     PERSON_ROLES_CHANGED = "person.roles_changed"

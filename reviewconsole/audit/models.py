@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django.conf import settings
 from django.db import models
 
@@ -118,6 +120,7 @@ class ExportStatus(models.TextChoices):
     RUNNING = "RUNNING", "Running"
     DONE = "DONE", "Done"
     FAILED = "FAILED", "Failed"
+    EXPIRED = "EXPIRED", "Expired: its file was removed"
 
 
 class AuditExport(models.Model):
@@ -149,10 +152,17 @@ class AuditExport(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in (ExportStatus.DONE, ExportStatus.FAILED, ExportStatus.STREAMED)
+        return self.status in (ExportStatus.DONE, ExportStatus.FAILED, ExportStatus.STREAMED, ExportStatus.EXPIRED)
+
+    @property
+    def file_kept_until(self) -> datetime | None:
+        """When the file of a done export is removed: AUDIT_EXPORT_RETENTION_HOURS after it was written."""
+        if self.status != ExportStatus.DONE or self.finished_at is None:
+            return None
+        return self.finished_at + timedelta(hours=settings.AUDIT_EXPORT_RETENTION_HOURS)
 
     @property
     def percent(self) -> int:
-        if self.status in (ExportStatus.DONE, ExportStatus.STREAMED):
+        if self.status in (ExportStatus.DONE, ExportStatus.STREAMED, ExportStatus.EXPIRED):
             return 100
         return int(100 * self.rows_done / self.rows_total) if self.rows_total else 0

@@ -16,7 +16,7 @@ from django.db.models import Model
 from django.utils import timezone
 
 from reviewconsole import work_claims
-from reviewconsole.audit.actions import AuditAction
+from reviewconsole.audit.actions import SYSTEM, AuditAction
 from reviewconsole.audit.leaves import leaf_hash, normalise_payload
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
 from reviewconsole.audit.sealer import seal_after_commit
@@ -127,3 +127,20 @@ def export_finish(*, claim: work_claims.Claim, file_name: str, rows_done: int) -
 def exports_lost(*, now: datetime) -> list[int]:
     """File exports a worker lost (it died, or the message was lost), given back; those out of attempts fail."""
     return work_claims.sweep(EXPORTS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+
+
+def exports_past_retention(*, now: datetime) -> list[AuditExport]:
+    """Exports whose file was written longer ago than AUDIT_EXPORT_RETENTION_HOURS, oldest first."""
+    cutoff = now - timedelta(hours=settings.AUDIT_EXPORT_RETENTION_HOURS)
+    done = AuditExport.objects.filter(status=ExportStatus.DONE, finished_at__lt=cutoff)
+    return list(done.order_by("finished_at", "pk"))
+
+
+def export_expire(*, export: AuditExport) -> bool:
+    """Mark a done export EXPIRED, its file removed, with its `export.expired` event; False if it was not done."""
+    with transaction.atomic():
+        if not AuditExport.objects.filter(pk=export.pk, status=ExportStatus.DONE).update(status=ExportStatus.EXPIRED):
+            return False
+        audit_record(actor=SYSTEM, action=AuditAction.EXPORT_EXPIRED, object_type="export", object_id=export.pk,
+                     payload={"file": export.file_name, "retention_hours": settings.AUDIT_EXPORT_RETENTION_HOURS})
+    return True

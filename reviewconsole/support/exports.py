@@ -7,6 +7,7 @@ task writes both use the same constant memory.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -175,9 +176,14 @@ def export_file_name(export: AuditExport) -> str:
 
 
 def write_export(chunks: Iterator[Chunk], path: Path, *, progress: Callable[[int], None]) -> int:
-    """Write the chunks to `path`, calling `progress(rows so far)` after each; returns the rows written."""
+    """Write the chunks to `path`, readable by its owner alone, calling `progress(rows so far)` after each;
+    returns the rows written."""
     rows = 0
-    with path.open("w", encoding="utf-8", newline="") as file:
+    # 0600 from its creation (whatever the umask): the audit trail is the support lead's to download, not every
+    # account's on the host to read.
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)
+    with open(descriptor, "w", encoding="utf-8", newline="") as file:
         for text, count in chunks:
             file.write(text)
             rows += count

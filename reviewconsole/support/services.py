@@ -69,7 +69,7 @@ def export_run(*, export_id: int) -> AuditExport | None:
     with work_claims.settling(claim):
         export = AuditExport.objects.get(pk=export_id)
         directory = settings.AUDIT_EXPORT_DIR
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         file_name = export_file_name(export)
         partial = directory / f"{file_name}.part"
         reported = 0
@@ -102,3 +102,18 @@ def exports_sweep(*, now: datetime) -> list[int]:
     for export_id in lost:
         enqueue_on_commit(run_export, export_id)
     return lost
+
+
+def exports_expire(*, now: datetime) -> list[int]:
+    """Remove the files of exports older than AUDIT_EXPORT_RETENTION_HOURS, and mark each export expired.
+
+    The file goes first: an export whose row could not be marked is marked on the next run, never left
+    marked with its file still on disk.
+    """
+    expired = []
+    for export in audit.exports_past_retention(now=now):
+        if export.file_name:
+            (settings.AUDIT_EXPORT_DIR / export.file_name).unlink(missing_ok=True)
+        if audit.export_expire(export=export):
+            expired.append(export.pk)
+    return expired

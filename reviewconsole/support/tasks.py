@@ -1,10 +1,11 @@
-"""Tasks over export ids: write a large export to a file."""
+"""Tasks over export ids: write a large export to a file; remove the files past their retention."""
 
 from __future__ import annotations
 
 import logging
 
 from django.conf import settings
+from django.utils import timezone
 
 from reviewconsole.celery import app
 from reviewconsole.support import services
@@ -21,3 +22,12 @@ def run_export(export_id: int) -> None:
     """Write the export's file; a no-op when the export is not ours to run."""
     if services.export_run(export_id=export_id) is None:
         logger.info("export %s is running elsewhere, done or failed; nothing written", export_id)
+
+
+@app.task(name="audit.expire_exports")
+def expire_exports() -> int:
+    """Periodic: export files older than AUDIT_EXPORT_RETENTION_HOURS are removed; returns how many."""
+    expired = services.exports_expire(now=timezone.now())
+    if expired:
+        logger.info("removed the files of %d expired export(s): %s", len(expired), expired)
+    return len(expired)

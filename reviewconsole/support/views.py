@@ -115,6 +115,9 @@ def export_detail(request: HtmxHttpRequest, export_id: int) -> HttpResponse:
 @support_lead_required
 def export_download(request: HtmxHttpRequest, export_id: int) -> FileResponse:
     export = get_object_or_404(AuditExport, pk=export_id)
+    if export.status == ExportStatus.EXPIRED:
+        raise Http404(f"this export's file was removed {settings.AUDIT_EXPORT_RETENTION_HOURS} hours after it was "
+                      "written: export the range again.")
     if export.status != ExportStatus.DONE:
         raise Http404("this export has no file yet: its page shows how far it is.")
     path = settings.AUDIT_EXPORT_DIR / export.file_name

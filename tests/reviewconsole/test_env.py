@@ -63,6 +63,7 @@ def test_good_values_are_parsed(monkeypatch):
         ),
         ({"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "60"}, "AUDIT_EXPORT_TIME_LIMIT must be at least 300"),
         ({"DEMO": "1", "VERIFICATION_SCORER": "fast"}, "VERIFICATION_SCORER must be one of learned, rules"),
+        ({"DEMO": "1", "AUDIT_EXPORT_RETENTION_HOURS": "0"}, "AUDIT_EXPORT_RETENTION_HOURS must be at least 1"),
         (
             {"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "7200", "CELERY_BROKER_VISIBILITY_TIMEOUT": "3600"},
             "CELERY_BROKER_VISIBILITY_TIMEOUT must be at least 7801",

@@ -13,6 +13,7 @@ from reviewconsole.celery import app
         ("intake.verify_case", "verify"),
         ("maintenance.sweep_claims", "maintenance"),
         ("audit.export", "maintenance"),
+        ("audit.expire_exports", "maintenance"),
         ("policy.calibrate", "maintenance"),
         ("review.verify_edit", "verify"),
         ("webhooks.deliver_webhook", "webhooks"),

@@ -109,7 +109,7 @@ def test_a_round_sends_the_due_retries_once_the_dispatch_period_is_over(case, re
     delivery = record_sent(case)
     make_due(delivery)
     period = settings.CELERY_BEAT_SCHEDULE["webhooks-dispatch-due"]["schedule"]
-    last_runs = {"webhooks-dispatch-due": 1000.0, "sweep-claims": 1000.0}
+    last_runs = {"webhooks-dispatch-due": 1000.0, "sweep-claims": 1000.0, "audit-exports-expire": 1000.0}
 
     assert beat_round(last_runs=last_runs, now=1000.0 + period / 2) == []
     delivery.refresh_from_db()
