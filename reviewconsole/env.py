@@ -7,6 +7,7 @@ is recorded in `READ_VARIABLES`, which the tests use to check docker-compose.yml
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from typing import Literal, overload
 from urllib.parse import urlparse
@@ -110,3 +111,16 @@ def env_url(name: str, *, schemes: tuple[str, ...], required: bool = False) -> s
     if not parsed.hostname and parsed.scheme not in ("sqlite",):
         raise ImproperlyConfigured(f"{name} must name a host, got {value!r}")
     return value
+
+
+def env_networks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """Comma-separated networks in CIDR form (`10.0.0.0/8, fd00::/8`; a bare address is one host); empty by default."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ipaddress.ip_network(item))
+        except ValueError as error:
+            raise ImproperlyConfigured(
+                f"{name} must be comma-separated networks in CIDR form, like 10.0.0.0/8, got {item!r}: {error}"
+            ) from None
+    return networks

@@ -16,7 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole.databases import database_config
 from reviewconsole.demo_mode import demo_settings_check
-from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
+from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_networks, env_str, env_url
 from reviewconsole.task_settings import *  # noqa: F403  (Celery reads them from this module)
 from reviewconsole.task_settings import CELERY_TASK_ALWAYS_EAGER, REDIS_URL
 
@@ -169,6 +169,8 @@ WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8, minimum=1, maximum=30)
 # Delay before retry n is WEBHOOK_BACKOFF_SECONDS * 2**(n-1), capped at WEBHOOK_BACKOFF_MAX_SECONDS.
 WEBHOOK_BACKOFF_SECONDS = env_int("WEBHOOK_BACKOFF_SECONDS", 30, minimum=1)
 WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minimum=1)
+# Networks a webhook may reach although they are not public (loopback, private...): internal receivers only.
+WEBHOOK_ALLOWED_NETWORKS = env_networks("WEBHOOK_ALLOWED_NETWORKS")
 
 # --- Audit --------------------------------------------------------------------------------------
 

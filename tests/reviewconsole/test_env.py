@@ -23,6 +23,8 @@ from tests.reviewconsole.subprocesses import _TEST_RUN_VARIABLES, REPO, run_mana
         (lambda: env.env_url("X_URL", schemes=("redis",)), "http://h/0", "X_URL must be a URL starting with redis"),
         (lambda: env.env_choice("X_LEVEL", "INFO", choices=("INFO",)), "loud", "X_LEVEL must be one of"),
         (lambda: env.env_str("X_NAME", required=True), "", "X_NAME must be set"),
+        (lambda: env.env_networks("X_NETS"), "10.0.0.0/8,10.0.0.1/8", "X_NETS must be comma-separated networks"),
+        (lambda: env.env_networks("X_NETS"), "intranet", "X_NETS must be comma-separated networks"),
     ],
 )
 def test_bad_values_are_refused_naming_the_variable(monkeypatch, reader, value, message):
@@ -45,6 +47,9 @@ def test_good_values_are_parsed(monkeypatch):
     assert env.env_list("X_HOSTS", []) == ["a.example", "b.example"]
     assert env.env_choice("X_LEVEL", "INFO", choices=("INFO", "DEBUG")) == "DEBUG"
     assert env.env_bool("X_UNSET_FLAG", True) is True
+    monkeypatch.setenv("X_NETS", "10.0.0.0/8, 127.0.0.1,fd00::/8")
+    assert [str(network) for network in env.env_networks("X_NETS")] == ["10.0.0.0/8", "127.0.0.1/32", "fd00::/8"]
+    assert env.env_networks("X_UNSET_NETS") == []
     assert "X_FLAG" in env.READ_VARIABLES
 
 
@@ -64,6 +69,8 @@ def test_good_values_are_parsed(monkeypatch):
         ({"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "60"}, "AUDIT_EXPORT_TIME_LIMIT must be at least 300"),
         ({"DEMO": "1", "VERIFICATION_SCORER": "fast"}, "VERIFICATION_SCORER must be one of learned, rules"),
         ({"DEMO": "1", "AUDIT_EXPORT_RETENTION_HOURS": "0"}, "AUDIT_EXPORT_RETENTION_HOURS must be at least 1"),
+        ({"DEMO": "1", "WEBHOOK_ALLOWED_NETWORKS": "10.0.0.0/33"},
+         "WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR form, like 10.0.0.0/8, got '10.0.0.0/33'"),
         (
             {"DEMO": "1", "AUDIT_EXPORT_TIME_LIMIT": "7200", "CELERY_BROKER_VISIBILITY_TIMEOUT": "3600"},
             "CELERY_BROKER_VISIBILITY_TIMEOUT must be at least 7801",
