@@ -13,6 +13,9 @@ from typing import Any
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
+HOST = "127.0.0.1"
+"""Where the endpoint listens: the console's WEBHOOK_ALLOWED_NETWORKS lets deliveries reach this one address."""
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -28,7 +31,7 @@ class Delivery:
 
 
 class Receiver:
-    """A threaded HTTP server on 127.0.0.1; `url` is where the client's webhook points."""
+    """A threaded HTTP server on HOST; `url` is where the client's webhook points."""
 
     def __init__(self) -> None:
         self.secret = ""
@@ -50,13 +53,13 @@ class Receiver:
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # the drills count deliveries; the access log would only be noise
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer((HOST, 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/hooks"
+        return f"http://{HOST}:{self._server.server_address[1]}/hooks"
 
     def start(self) -> None:
         self._thread.start()

@@ -30,6 +30,7 @@ from typing import IO, Any
 import psycopg
 import redis
 
+from drills import receiver
 from drills.postgres import APP_ROLE, DATABASE, OWNER_ROLE, REPO, SUPERUSER, Postgres
 
 BIN = Path(sys.executable).parent
@@ -54,6 +55,9 @@ DRILL_SETTINGS = {
     "WEBHOOK_BACKOFF_MAX_SECONDS": "5",
     # Every export of the whole log is a file written by a worker (the task the kill drill needs).
     "AUDIT_EXPORT_STREAM_MAX_ROWS": "10",
+    # The client's endpoint (drills/receiver.py) is on loopback, which deliveries may not reach otherwise:
+    # this one address is allowed, nothing else of this machine.
+    "WEBHOOK_ALLOWED_NETWORKS": f"{receiver.HOST}/32",
 }
 SWEEP_PERIOD_SECONDS = int(DRILL_SETTINGS["SWEEP_SECONDS"])
 """How often beat runs the sweeper."""

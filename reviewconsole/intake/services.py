@@ -25,6 +25,7 @@ from reviewconsole.intake.models import (
     Source,
 )
 from reviewconsole.intake.signals import case_failed, run_stored
+from reviewconsole.intake.webhook_destinations import webhook_url_check
 from reviewconsole.policy.engine import run_engine
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.queues import enqueue_on_commit, task_hold
@@ -33,7 +34,9 @@ from verification import types as contract
 
 
 def client_create(*, name: str, webhook_url: str = "") -> tuple[Client, str]:
-    """A new client and its API token; the token is returned once and never stored."""
+    """A new client and its API token; the token is returned once and never stored. A webhook URL no
+    delivery may go to is refused (ValidationError on `webhook_url`)."""
+    webhook_url_check(webhook_url)
     token = new_token()
     client = Client.objects.create(
         name=name,
@@ -70,7 +73,9 @@ def client_active_set(*, client: Client, active: bool) -> bool:
 
 def client_webhook_set(*, client: Client, webhook_url: str, new_secret: bool = False) -> str | None:
     """Point a client's webhook somewhere else (or nowhere: ""); with `new_secret`, also replace the
-    signing secret, which is returned so it can be shown once."""
+    signing secret, which is returned so it can be shown once. A URL no delivery may go to is refused
+    (ValidationError on `webhook_url`), changing nothing."""
+    webhook_url_check(webhook_url)
     client.webhook_url = webhook_url
     fields = ["webhook_url"]
     if new_secret or (webhook_url and not client.webhook_secret):

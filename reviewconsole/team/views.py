@@ -121,11 +121,15 @@ def client(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     found = get_object_or_404(Client, pk=pk)
     form = ClientWebhookForm(request.POST or None, initial={"webhook_url": found.webhook_url})
     if request.method == "POST" and form.is_valid():
-        secret = services.client_webhook_set(actor=request.user, client=found, **form.cleaned_data)
-        if secret:
-            return _shown_once(request, "team/client_secret.html", {"client": found, "secret": secret})
-        messages.success(request, f"Webhook of {found.name} saved.")
-        return redirect("team:client", pk=found.pk)
+        try:
+            secret = services.client_webhook_set(actor=request.user, client=found, **form.cleaned_data)
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            if secret:
+                return _shown_once(request, "team/client_secret.html", {"client": found, "secret": secret})
+            messages.success(request, f"Webhook of {found.name} saved.")
+            return redirect("team:client", pk=found.pk)
     context = {"client": found, "form": form, "cases": selectors.client_recent_cases(found),
                "deliveries": selectors.client_delivery_counts(found)}
     return render(request, "team/client.html", context, status=400 if form.errors else 200)

@@ -14,6 +14,12 @@ from tests.reviewconsole.api.conftest import case_body
 TOKEN = re.compile(r"(rc_[A-Za-z0-9_-]{20,})")
 
 
+@pytest.fixture(autouse=True)
+def _names(dns) -> None:
+    """Webhook hosts resolve as these tests say, and no lookup leaves the machine."""
+    dns.answer("hooks.inside.test", ["192.168.0.20"])
+
+
 def _token_in(output: str) -> str:
     match = TOKEN.search(output)
     assert match, output
@@ -49,6 +55,11 @@ def test_create_client_prints_a_working_token_once_and_stores_only_its_hash(clie
         (["x" * 101], "NAME: must be 1 to 100 characters"),
         (["bot", "--webhook-url", "ftp://files.example.com"], "--webhook-url: not an http(s) URL"),
         (["bot", "--webhook-url", "not a url"], "--webhook-url: not an http(s) URL"),
+        (["bot", "--webhook-url", "http://127.0.0.1:6379/"], "--webhook-url: 127.0.0.1 is a loopback address"),
+        (["bot", "--webhook-url", "http://hooks.inside.test/"],
+         "--webhook-url: hooks.inside.test resolves to a private address 192.168.0.20"),
+        (["bot", "--webhook-url", "https://bot:secret@hooks.example.com/"],
+         "--webhook-url: must not contain a user name or password"),
     ],
 )
 def test_create_client_refuses_bad_arguments_and_creates_nothing(db, args, message):

@@ -13,4 +13,4 @@ def team_admin(db) -> User:
 
 
 # The webhook receiver and rows to send from, shared with the webhooks app's own tests.
-from tests.reviewconsole.webhooks.conftest import case, hooked_client, receiver, record_sent  # noqa: E402,F401
+from tests.reviewconsole.webhooks.conftest import case, dns, hooked_client, receiver, record_sent  # noqa: E402,F401

@@ -12,6 +12,12 @@ from reviewconsole.intake.models import Client
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _names(dns) -> None:
+    """Webhook hosts resolve as these tests say, and no lookup leaves the machine."""
+    dns.answer("hooks.inside.test", ["10.0.0.7"])
+
 CASE = {"question": "How long do refunds take?", "answer": "Refunds take 14 days.",
         "sources": [{"id": "policy", "text": "Refunds are paid within 14 days of the request."}]}
 
@@ -78,6 +84,13 @@ def test_the_webhook_is_changed_and_a_new_secret_shown_once(admin):
         ({"name": "x" * 101}, "name", "at most 100 characters"),
         ({"name": "bot", "webhook_url": "ftp://files.example.com/"}, "webhook_url", "http or https URL"),
         ({"name": "bot", "webhook_url": "not a url"}, "webhook_url", "Enter a valid URL"),
+        ({"name": "bot", "webhook_url": "http://127.0.0.1:6379/"}, "webhook_url", "127.0.0.1 is a loopback address"),
+        ({"name": "bot", "webhook_url": "http://169.254.169.254/latest/meta-data/"}, "webhook_url",
+         "169.254.169.254 is a link-local address"),
+        ({"name": "bot", "webhook_url": "https://hooks.inside.test/"}, "webhook_url",
+         "hooks.inside.test resolves to a private address 10.0.0.7"),
+        ({"name": "bot", "webhook_url": "https://bot:secret@hooks.example.com/"}, "webhook_url",
+         "must not contain a user name or password"),
         ({"name": "EXISTING"}, "name", "already exists"),
     ],
 )
@@ -88,6 +101,21 @@ def test_a_bad_client_is_refused_naming_the_field_and_nothing_is_stored(admin, f
     assert response.status_code == 400
     assert message in " ".join(response.context["form"].errors[field])
     assert (Client.objects.count(), AuditEvent.objects.count()) == before
+
+
+def test_a_webhook_url_to_an_inside_address_is_refused_on_the_client_page_and_nothing_changes(admin):
+    admin.post("/team/clients/", {"name": "support-bot", "webhook_url": "https://hooks.example.com/x"})
+    client = Client.objects.get(name="support-bot")
+    before = AuditEvent.objects.count()
+
+    response = admin.post(f"/team/clients/{client.pk}/", {"webhook_url": "http://[::ffff:10.0.0.7]:8080/admin",
+                                                           "new_secret": "on"})
+
+    assert response.status_code == 400
+    assert "Webhook URL: ::ffff:10.0.0.7 is a private address in IPv6 form" in response.content.decode()
+    stored = Client.objects.get(pk=client.pk)
+    assert (stored.webhook_url, stored.webhook_secret) == ("https://hooks.example.com/x", client.webhook_secret)
+    assert AuditEvent.objects.count() == before
 
 
 @pytest.mark.parametrize("path", ["/team/clients/", "/team/clients/{pk}/"])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -17,6 +19,7 @@ from django.utils import timezone
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from reviewconsole.intake import webhook_destinations
 from reviewconsole.intake.credentials import new_webhook_secret
 from reviewconsole.intake.models import Case, Client
 from reviewconsole.webhooks.models import WebhookDelivery
@@ -37,6 +40,14 @@ class ReceivedRequest:
     verify_error: str
 
 
+class _CountingServer(ThreadingHTTPServer):
+    receiver: Receiver
+
+    def verify_request(self, request, client_address) -> bool:
+        self.receiver.connections += 1
+        return True
+
+
 class Receiver:
     """A client's webhook endpoint: answers with the queued statuses (then 200) and records every request."""
 
@@ -45,7 +56,12 @@ class Receiver:
         self.requests: list[ReceivedRequest] = []
         self.responses: deque[tuple[int, dict[str, str]]] = deque()
         self.delay_seconds = 0.0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.answer: bytes | None = None
+        """What every response carries, when not the default JSON (a page a console must never show)."""
+        self.connections = 0
+        """TCP connections accepted, whether or not a request followed."""
+        self._server = _CountingServer(("127.0.0.1", 0), self._handler())
+        self._server.receiver = self
         self._server.daemon_threads = True
         self._server.block_on_close = False
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -54,6 +70,15 @@ class Receiver:
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/hooks"
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def network(self) -> ipaddress.IPv4Network:
+        """This receiver's one address, as WEBHOOK_ALLOWED_NETWORKS lists it."""
+        return ipaddress.ip_network(f"{self._server.server_address[0]}/32")
 
     def respond(self, *statuses: int, headers: dict[str, str] | None = None) -> None:
         self.responses.extend((status, headers or {}) for status in statuses)
@@ -80,7 +105,7 @@ class Receiver:
                 if receiver.delay_seconds:
                     time.sleep(receiver.delay_seconds)
                 status, extra = receiver.responses.popleft() if receiver.responses else (200, {})
-                reply = json.dumps({"received": status < 300}).encode()
+                reply = receiver.answer or json.dumps({"received": status < 300}).encode()
                 self.send_response(status)
                 for name, value in {**extra, "Content-Type": "application/json"}.items():
                     self.send_header(name, value)
@@ -95,11 +120,45 @@ class Receiver:
 
 
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
+def receiver(settings) -> Iterator[Receiver]:
     receiver = Receiver(new_webhook_secret())
     receiver.start()
+    # Loopback is refused to deliveries: the test allows this receiver's one address, nothing else.
+    settings.WEBHOOK_ALLOWED_NETWORKS = [receiver.network]
     yield receiver
     receiver.stop()
+
+
+class Resolver:
+    """The resolver the destination check asks, answering only for the names a test gives: the addresses
+    of each answer in turn (the last one repeats). Any other name does not resolve, and no query leaves."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, list[list[str]]] = {}
+        self.asked: list[str] = []
+
+    def answer(self, name: str, *answers: list[str]) -> None:
+        self.answers[name] = [list(addresses) for addresses in answers]
+
+    def __call__(self, host: str, port: int, family: int = 0, type: int = 0, proto: int = 0, flags: int = 0):
+        self.asked.append(host)
+        answers = self.answers.get(host)
+        if not answers:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        addresses = answers.pop(0) if len(answers) > 1 else answers[0]
+        return [
+            (socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port, 0, 0)) if ":" in address
+            else (socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))
+            for address in addresses
+        ]
+
+
+@pytest.fixture
+def dns(monkeypatch) -> Resolver:
+    """Names resolve to what the test says, in place of the system resolver (the one outside dependency)."""
+    resolver = Resolver()
+    monkeypatch.setattr(webhook_destinations, "getaddrinfo", resolver)
+    return resolver
 
 
 def make_client(name: str, *, webhook_url: str = "", webhook_secret: str = "") -> Client:
@@ -140,3 +199,20 @@ def record_sent(django_capture_on_commit_callbacks) -> Callable[..., WebhookDeli
 def make_due(delivery: WebhookDelivery) -> None:
     """Move the clock past the delivery's backoff, without sleeping through it."""
     WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+
+
+@pytest.fixture
+def connections(monkeypatch, receiver: Receiver) -> list[tuple[str, int]]:
+    """Every address a send opened a connection to. Only the receiver is reached: any other connection is
+    refused here before it leaves (and recorded), so a check that let one through fails without traffic."""
+    opened: list[tuple[str, int]] = []
+    real = socket.create_connection
+
+    def guarded(address, *args, **kwargs):
+        opened.append((address[0], address[1]))
+        if (address[0], address[1]) != ("127.0.0.1", receiver.port):
+            raise ConnectionRefusedError(f"not the test's receiver: {address}")
+        return real(address, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "create_connection", guarded)
+    return opened

@@ -43,12 +43,12 @@ def webhook_receiver() -> Iterator[Receiver]:
     receiver.stop()
 
 
-def _serve(var_dir: Path, port: int) -> subprocess.Popen:
+def _serve(var_dir: Path, port: int, extra: dict[str, str]) -> subprocess.Popen:
     clean = {key: value for key, value in os.environ.items() if key not in {
         "DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "SECRET_KEY", "ALLOWED_HOSTS"}}
     return subprocess.Popen(
         [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-        cwd=REPO, env={**clean, "VAR_DIR": str(var_dir), **_QUICK},
+        cwd=REPO, env={**clean, "VAR_DIR": str(var_dir), **_QUICK, **extra},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
 
@@ -73,7 +73,10 @@ def _healthy(base: str) -> bool:
 def test_a_refused_webhook_is_retried_by_the_console_without_a_broker(tmp_path, webhook_receiver):
     migrated = run_manage(["migrate", "--no-input", "-v0"], {"DEMO": "1"}, tmp_path)
     assert migrated.returncode == 0, migrated.stderr
-    created = run_manage(["create_client", "hooked", "--webhook-url", webhook_receiver.url], {"DEMO": "1"}, tmp_path)
+    # The receiver is on loopback: the console may reach its one address, as an internal receiver is allowed.
+    allowed = {"WEBHOOK_ALLOWED_NETWORKS": str(webhook_receiver.network)}
+    created = run_manage(["create_client", "hooked", "--webhook-url", webhook_receiver.url], {"DEMO": "1", **allowed},
+                         tmp_path)
     assert created.returncode == 0, created.stderr
     token = re.search(r"API token \(shown once, keep it secret\): (\S+)", created.stdout).group(1)
     webhook_receiver.secret = re.search(r"Webhook signing secret: (\S+)", created.stdout).group(1)
@@ -81,7 +84,7 @@ def test_a_refused_webhook_is_retried_by_the_console_without_a_broker(tmp_path, 
 
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    server = _serve(tmp_path, port)
+    server = _serve(tmp_path, port, allowed)
     try:
         _wait_until(lambda: _healthy(base) or server.poll() is not None, seconds=60, what="the console to serve")
         assert server.poll() is None, server.stderr.read()

@@ -33,7 +33,10 @@ class Command(BaseCommand):
             raise CommandError(f"NAME: a client named {name!r} already exists (use rotate_token for a new token)")
         if webhook_url:
             validated_webhook_url(webhook_url)
-        client, token = client_create(name=name, webhook_url=webhook_url)
+        try:
+            client, token = client_create(name=name, webhook_url=webhook_url)
+        except ValidationError as error:
+            raise CommandError(f"--webhook-url: {' '.join(error.messages)}") from None
         self.stdout.write(f"Created client {client.name!r} (id {client.pk}).")
         self.stdout.write(f"API token (shown once, keep it secret): {token}")
         if client.webhook_url:
