@@ -49,6 +49,7 @@ class AuditAction(StrEnum):
     CLIENT_RESTORED = "client.restored"
     CLIENT_WEBHOOK_CHANGED = "client.webhook_changed"
     WEBHOOK_RESENT = "webhook.resent"
+    WEBHOOK_FAILED = "webhook.failed"
     # `manage.py demo` made this database the demo's (its accounts and client are audited on their own).
     DEMO_INSTALLED = "demo.installed"
 

@@ -135,7 +135,7 @@ def webhook_resend(*, actor: Actor, delivery: WebhookDelivery) -> bool:
             audit_record(actor=actor, action=AuditAction.WEBHOOK_RESENT, object_type="webhook_delivery",
                          object_id=delivery.pk, case=delivery.case_id,
                          payload={"client": delivery.client.name, "message_id": delivery.message_id,
-                                  "event": delivery.event_type, "was": was, "last_error": delivery.last_error[:500]})
+                                  "event": delivery.event_type, "was": was, "last_reason": delivery.last_reason})
     return reopened
 
 

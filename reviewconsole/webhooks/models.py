@@ -45,7 +45,9 @@ class WebhookDelivery(models.Model):
     run_deadline = models.DateTimeField(null=True, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     last_status_code = models.PositiveIntegerField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
+    # How the last attempt went, in a few words of ours ("HTTP 500 Internal Server Error", "refused: ...");
+    # never what the receiver answered, which could be an internal service's page.
+    last_reason = models.TextField(blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

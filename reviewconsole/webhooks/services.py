@@ -14,6 +14,8 @@ from django.utils import timezone
 from standardwebhooks.webhooks import EmptyWebhookSecretError
 
 from reviewconsole import work_claims
+from reviewconsole.audit.actions import WORKER, AuditAction
+from reviewconsole.audit.services import audit_record
 from reviewconsole.intake.models import Case
 from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.webhooks.models import DeliveryStatus, EventType, WebhookDelivery
@@ -26,7 +28,7 @@ CASE_REJECTED = EventType.CASE_REJECTED
 CASE_DECIDED = EventType.CASE_DECIDED
 CASE_FAILED = EventType.CASE_FAILED
 
-_LAST_ERROR_CHARS = 2000
+_REASON_CHARS = 500
 
 
 def webhook_event_record(
@@ -71,6 +73,10 @@ def delivery_withdraw(*, case: Case, event_type: str) -> bool | None:
     return bool(withdrawn)
 
 
+def _delivery_failed(delivery_id: int, reason: str) -> None:
+    _audit_failed(delivery=WebhookDelivery.objects.select_related("client").get(pk=delivery_id), reason=reason)
+
+
 DELIVERIES = work_claims.WorkKind(
     doing="sending the delivery",
     model=WebhookDelivery,
@@ -78,12 +84,13 @@ DELIVERIES = work_claims.WorkKind(
     running=DeliveryStatus.SENDING,
     failed=DeliveryStatus.FAILED,
     max_attempts=lambda: settings.WEBHOOK_MAX_ATTEMPTS,
-    error_field="last_error",
+    error_field="last_reason",
     started_field=None,
     finished_field=None,
     due_field="next_attempt_at",
     # Waiting deliveries are sent by the periodic dispatch of what is due, lost messages included.
     waiting_since=None,
+    on_failed=_delivery_failed,
 )
 
 
@@ -109,6 +116,9 @@ def delivery_send(*, delivery_id: int) -> WebhookDelivery | None:
         outcome = post_webhook(
             url=client.webhook_url, headers=headers, body=delivery.body, timeout=settings.WEBHOOK_TIMEOUT_SECONDS
         )
+        if outcome.refused:
+            # Permanent: every attempt would be refused the same way until the URL changes.
+            return delivery_fail(claim=claim, error=outcome.reason, now=timezone.now())
         return delivery_attempt_record(claim=claim, outcome=outcome, now=timezone.now())
     return None
 
@@ -135,7 +145,7 @@ def delivery_attempt_record(
             return None
         delivery.last_attempt_at = now
         delivery.last_status_code = outcome.status_code
-        delivery.last_error = outcome.error[:_LAST_ERROR_CHARS]
+        delivery.last_reason = outcome.reason[:_REASON_CHARS]
         delivery.claim_token = None
         delivery.run_deadline = None
         if outcome.delivered:
@@ -145,6 +155,8 @@ def delivery_attempt_record(
         elif delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
             delivery.status = DeliveryStatus.FAILED
             delivery.next_attempt_at = None
+            gave_up = f"gave up after {delivery.attempts} attempt(s): {delivery.last_reason}"
+            _audit_failed(delivery=delivery, reason=gave_up)
         else:
             delivery.status = DeliveryStatus.PENDING
             delivery.next_attempt_at = now + delivery_backoff(attempts=delivery.attempts)
@@ -159,12 +171,23 @@ def delivery_backoff(*, attempts: int) -> timedelta:
 
 
 def delivery_fail(*, claim: work_claims.Claim, error: str, now: datetime) -> WebhookDelivery | None:
-    """Fail a delivery that no attempt can succeed for (the client's URL or secret was removed)."""
+    """Fail a delivery that no attempt can succeed for (the client's URL was refused or removed, its secret
+    is unusable)."""
     failed = work_claims.fail(
-        claim, error=error[:_LAST_ERROR_CHARS], now=now, last_attempt_at=now, last_status_code=None,
+        claim, error=error[:_REASON_CHARS], now=now, last_attempt_at=now, last_status_code=None,
         next_attempt_at=None,
     )
     return WebhookDelivery.objects.get(pk=claim.work_id) if failed else None
+
+
+def _audit_failed(*, delivery: WebhookDelivery, reason: str) -> None:
+    """The audit event of a delivery failed for good, in the transaction that failed it."""
+    audit_record(
+        actor=WORKER, action=AuditAction.WEBHOOK_FAILED, object_type="webhook_delivery", object_id=delivery.pk,
+        case=delivery.case_id,
+        payload={"client": delivery.client.name, "message_id": delivery.message_id, "event": delivery.event_type,
+                 "attempts": delivery.attempts, "reason": reason[:_REASON_CHARS]},
+    )
 
 
 def deliveries_sweep(*, now: datetime) -> list[int]:
@@ -179,7 +202,7 @@ def delivery_retry(*, delivery: WebhookDelivery, now: datetime | None = None) ->
     """Send a FAILED or PENDING delivery now: a failed one back to PENDING with a fresh schedule of attempts,
     a pending one without waiting out its backoff (its attempts so far still count).
 
-    For an operator once the client's endpoint is fixed. The last error stays visible until the next
+    For an operator once the client's endpoint is fixed. The last reason stays visible until the next
     attempt replaces it. Returns False, changing nothing, for a delivery that is sending or delivered.
     """
     now = now or timezone.now()
