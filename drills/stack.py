@@ -58,6 +58,10 @@ DRILL_SETTINGS = {
     # The client's endpoint (drills/receiver.py) is on loopback, which deliveries may not reach otherwise:
     # this one address is allowed, nothing else of this machine.
     "WEBHOOK_ALLOWED_NETWORKS": f"{receiver.HOST}/32",
+    # The drills flood the API from one client to load the stack: no client limit may refuse them.
+    "CLIENT_REQUESTS_PER_SECOND": "0",
+    "CLIENT_CASES_PER_DAY": "0",
+    "CLIENT_BODY_BYTES_PER_DAY": "0",
 }
 SWEEP_PERIOD_SECONDS = int(DRILL_SETTINGS["SWEEP_SECONDS"])
 """How often beat runs the sweeper."""

@@ -153,6 +153,10 @@ API_MAX_ANSWER_CHARS = env_int("API_MAX_ANSWER_CHARS", 20_000, minimum=100)
 API_MAX_QUESTION_CHARS = env_int("API_MAX_QUESTION_CHARS", 4_000, minimum=10)
 # Django refuses larger bodies while reading them (the API also checks Content-Length up front).
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
+# Each client's default limits (a team admin may set its own), 0: none; per UTC day (intake/quotas.py says how).
+CLIENT_REQUESTS_PER_SECOND = env_int("CLIENT_REQUESTS_PER_SECOND", 20, minimum=0, maximum=100_000)
+CLIENT_CASES_PER_DAY = env_int("CLIENT_CASES_PER_DAY", 5_000, minimum=0)
+CLIENT_BODY_BYTES_PER_DAY = env_int("CLIENT_BODY_BYTES_PER_DAY", 500_000_000, minimum=0)
 # Share (0..1) of automatically released cases also queued for a person as spot checks.
 SPOT_CHECK_RATE = env_float("SPOT_CHECK_RATE", 0.05, minimum=0.0, maximum=1.0)
 STUCK_CASE_SECONDS = env_int("STUCK_CASE_SECONDS", 600, minimum=30)  # queued or running this long: re-enqueued

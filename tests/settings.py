@@ -24,6 +24,9 @@ WHITENOISE_USE_FINDERS = True
 # Spot checks are drawn at random; tests that exercise them set the share themselves.
 SPOT_CHECK_RATE = 0.0
 
+# Tests submit from a handful of clients as fast as they run; the limits' own tests set the limits they test.
+CLIENT_REQUESTS_PER_SECOND = CLIENT_CASES_PER_DAY = CLIENT_BODY_BYTES_PER_DAY = 0
+
 # Transactional tests empty every table with TRUNCATE at teardown, and the audit log's tables refuse it
 # (audit migration 0005) unless the session sets this switch. Only the suite sets it: a deployment never does.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405

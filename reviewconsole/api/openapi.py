@@ -29,6 +29,11 @@ class _Answer:
 # Every operation can be refused these ways, and can fail.
 _UNAUTHORIZED = _Answer(401, "Missing or unknown bearer token.")
 _INTERNAL = _Answer(500, "An unexpected failure; it was logged.")
+_RATE_LIMITED = _Answer(
+    429,
+    "Over one of the client's limits, which `errors[0].field` names: `requests_per_second`, `cases_per_day` or "
+    "`body_bytes_per_day` (days are UTC days). Nothing was stored; retry after `Retry-After` seconds.",
+)
 _UNAVAILABLE = _Answer(503, "The database is not answering; nothing was stored. Retry after `Retry-After` seconds.")
 
 
@@ -103,6 +108,7 @@ def openapi_document() -> dict[str, Any]:
                         _Answer(409, "A different case was already submitted under this external_id."),
                         _Answer(413, "Body or sources over the limits."),
                         _Answer(415, "Content-Type is not application/json."),
+                        _RATE_LIMITED,
                         _UNAVAILABLE,
                         _INTERNAL,
                     ),
@@ -116,6 +122,7 @@ def openapi_document() -> dict[str, Any]:
                         _Answer(200, "The case.", schemas.CaseStatus),
                         _UNAUTHORIZED,
                         _Answer(404, "No such case for this client."),
+                        _RATE_LIMITED,
                         _UNAVAILABLE,
                         _not_allowed("GET"),
                         _INTERNAL,

@@ -23,7 +23,7 @@ from reviewconsole import stamps
 from reviewconsole.api import selectors
 from reviewconsole.api.openapi import openapi_document
 from reviewconsole.api.schemas import Error, ErrorCode, FieldError
-from reviewconsole.intake import services
+from reviewconsole.intake import quotas, services
 from reviewconsole.intake.constitutions import constitution_pin
 from reviewconsole.intake.credentials import client_for_token
 from reviewconsole.intake.models import Client
@@ -78,7 +78,8 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
     """An API endpoint: token-authenticated, so exempt from CSRF; every answer, errors too, is JSON.
 
     A method not in `methods` gets 405 naming the allowed ones; an ApiError becomes its response; a
-    database that does not answer, a 503 with Retry-After; anything else is logged and answered with a
+    client over one of its limits, a 429 naming it with Retry-After; a database that does not answer, a
+    503 with Retry-After; anything else is logged and answered with a
     JSON 500 rather than the console's HTML page.
     """
 
@@ -99,6 +100,10 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
                     return view(request, *args, **kwargs)
             except ApiError as error:
                 return error.response()
+            except quotas.OverLimit as over:
+                response = _field_error(429, ErrorCode.RATE_LIMITED, over.limit.value, over.message).response()
+                response["Retry-After"] = str(over.retry_after)
+                return response
             except (OperationalError, InterfaceError):
                 # The database went away (a restart, a failover): nothing was stored; the client retries.
                 logger.warning("API request %s %s: the database is not answering", request.method, request.path)
@@ -123,6 +128,8 @@ def _authenticate(request: HttpRequest) -> Client:
     client = client_for_token(token.strip())
     if client is None:
         raise _field_error(401, ErrorCode.UNAUTHORIZED, "Authorization", "unknown or revoked token")
+    # Every request a client makes counts against its rate (quotas.OverLimit: a 429).
+    quotas.request_admit(client)
     return client
 
 
@@ -284,7 +291,8 @@ def cases(request: HttpRequest) -> JsonResponse:
     submission, pin = _validate_submission(_read_json(request))
     # The submission pins the version in force now: a version published later does not change this case.
     try:
-        case, created = services.case_submit(client=client, submission=submission, pin=pin)
+        case, created = services.case_submit(client=client, submission=submission, pin=pin,
+                                             body_bytes=len(request.body))
     except services.ExternalIdTaken as taken:
         raise _field_error(409, ErrorCode.CONFLICT, "external_id", str(taken)) from None
     # The case as stored: a new one is answered from the row just written (the insert sets every field

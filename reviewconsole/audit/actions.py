@@ -48,6 +48,7 @@ class AuditAction(StrEnum):
     CLIENT_REVOKED = "client.revoked"
     CLIENT_RESTORED = "client.restored"
     CLIENT_WEBHOOK_CHANGED = "client.webhook_changed"
+    CLIENT_LIMITS_CHANGED = "client.limits_changed"
     WEBHOOK_RESENT = "webhook.resent"
     WEBHOOK_FAILED = "webhook.failed"
     # `manage.py demo` made this database the demo's (its accounts and client are audited on their own).

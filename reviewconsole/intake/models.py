@@ -17,6 +17,10 @@ class Client(models.Model):
     webhook_secret = models.CharField(max_length=100, blank=True)
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A team admin's limits for this client (reviewconsole/intake/quotas.py); null: the setting's default, 0: none.
+    requests_per_second = models.PositiveIntegerField(null=True, blank=True)
+    cases_per_day = models.PositiveIntegerField(null=True, blank=True)
+    body_bytes_per_day = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from reviewconsole import work_claims
 from reviewconsole.inserts import insert
-from reviewconsole.intake import audit_events
+from reviewconsole.intake import audit_events, quotas
 from reviewconsole.intake.constitutions import case_constitution, constitution_pin
 from reviewconsole.intake.credentials import credentials_changed, new_token, new_webhook_secret, token_hash
 from reviewconsole.intake.models import (
@@ -103,7 +103,7 @@ class ExternalIdTaken(Exception):
 
 
 def case_submit(
-    *, client: Client, submission: contract.Case, pin: ConstitutionVersion | None = None
+    *, client: Client, submission: contract.Case, pin: ConstitutionVersion | None = None, body_bytes: int | None = None
 ) -> tuple[Case, bool]:
     """Store a validated case and schedule its run; the same case again returns the first one.
 
@@ -113,19 +113,30 @@ def case_submit(
     case submitted before, so a new case costs no lookup; two concurrent submissions of one external
     id meet there too, and the loser finds the winner's case. The case pins the version in force of
     the constitution it names ("default" when none), or `pin` when the caller already resolved it; an
-    unknown name is UnknownConstitution.
+    unknown name is UnknownConstitution. A client's submission (`body_bytes`: its request's size) is charged
+    to the client's day quotas when it is stored, and only then (quotas.OverLimit when one is used up).
     """
     pin = pin or constitution_pin(submission.constitution)
     if pin is None:
         raise UnknownConstitution("constitution", f"no constitution named {submission.constitution!r}")
+    charge = None
     try:
+        if body_bytes is not None:
+            charge = quotas.case_charge(client=client, body_bytes=body_bytes)
         with transaction.atomic():
             case = _case_store(client=client, submission=submission, pin=pin)
-    except IntegrityError:
+    except (IntegrityError, quotas.OverLimit):
+        # The same case again costs nothing, even once the day's quota is used up: the client has it already.
+        if charge is not None:
+            charge.refund()
         existing = _submitted_before(client, submission)
         if existing is None:
             raise
         return _resubmitted(existing, submission), False
+    except BaseException:
+        if charge is not None:
+            charge.refund()
+        raise
     return case, True
 
 

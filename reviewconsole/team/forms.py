@@ -1,4 +1,4 @@
-"""The team admin's forms: add a person, set their roles."""
+"""The team admin's forms: add a person, set their roles; add a client, set its webhook and its limits."""
 
 from __future__ import annotations
 
@@ -53,3 +53,13 @@ class ClientAddForm(forms.Form):
 class ClientWebhookForm(forms.Form):
     webhook_url = forms.URLField(required=False, max_length=500, assume_scheme="https", validators=[_HTTP])
     new_secret = forms.BooleanField(required=False, label="Make a new signing secret")
+
+
+class ClientLimitsForm(forms.Form):
+    """A client's own limits (reviewconsole/intake/quotas.py): blank is the setting's default, 0 no limit."""
+
+    # The bounds are the columns': requests a second as the setting allows, cases as an integer column holds.
+    requests_per_second = forms.IntegerField(required=False, min_value=0, max_value=100_000,
+                                             label="Requests per second")
+    cases_per_day = forms.IntegerField(required=False, min_value=0, max_value=2_147_483_647, label="Cases per day")
+    body_bytes_per_day = forms.IntegerField(required=False, min_value=0, max_value=10**15, label="Body bytes per day")

@@ -18,8 +18,10 @@ from reviewconsole.accounts.links import set_password_path
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.actions import AuditAction
 from reviewconsole.audit.services import audit_record
+from reviewconsole.intake import quotas
 from reviewconsole.intake import services as intake
 from reviewconsole.intake.models import Client
+from reviewconsole.intake.quotas import Limit
 from reviewconsole.webhooks.models import WebhookDelivery
 from reviewconsole.webhooks.services import delivery_retry
 
@@ -122,6 +124,18 @@ def client_webhook_set(*, actor: Actor, client: Client, webhook_url: str, new_se
                          object_id=client.pk, payload={"name": client.name, "from": old_url, "to": webhook_url,
                                                        "new_secret": secret is not None})
     return secret
+
+
+def client_limits_set(*, actor: Actor, client: Client, limits: dict[Limit, int | None]) -> bool:
+    """Give a client its own limits (None: the default again); False when nothing changed."""
+    with transaction.atomic():
+        changes = quotas.client_limits_set(client=client, limits=limits)
+        if changes:
+            audit_record(actor=actor, action=AuditAction.CLIENT_LIMITS_CHANGED, object_type="client",
+                         object_id=client.pk,
+                         payload={"name": client.name, "changes": {limit.value: {"from": old, "to": new}
+                                                                   for limit, (old, new) in changes.items()}})
+    return bool(changes)
 
 
 def webhook_resend(*, actor: Actor, delivery: WebhookDelivery) -> bool:

@@ -16,6 +16,7 @@ urlpatterns = [
     path("clients/<int:pk>/rotate", views.client_rotate, name="client_rotate"),
     path("clients/<int:pk>/token", views.client_token, name="client_token"),
     path("clients/<int:pk>/active", views.client_active, name="client_active"),
+    path("clients/<int:pk>/limits", views.client_limits, name="client_limits"),
     path("webhooks/", views.webhooks, name="webhooks"),
     path("webhooks/<int:pk>/resend", views.webhook_resend, name="webhook_resend"),
 ]

@@ -1,4 +1,5 @@
-"""The team admin's pages: people and their roles. Thin: forms validate, `services` write."""
+"""The team admin's pages: people and their roles, API clients, webhook deliveries. Thin: forms validate,
+`services` write."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Client
+from reviewconsole.intake.quotas import Limit, client_limit
 from reviewconsole.team import selectors, services
 from reviewconsole.team.forms import (
     ClientAddForm,
+    ClientLimitsForm,
     ClientWebhookForm,
     DeliveryFilterForm,
     PersonAddForm,
@@ -130,9 +133,34 @@ def client(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 return _shown_once(request, "team/client_secret.html", {"client": found, "secret": secret})
             messages.success(request, f"Webhook of {found.name} saved.")
             return redirect("team:client", pk=found.pk)
-    context = {"client": found, "form": form, "cases": selectors.client_recent_cases(found),
-               "deliveries": selectors.client_delivery_counts(found)}
-    return render(request, "team/client.html", context, status=400 if form.errors else 200)
+    return _client_page(request, found, webhook_form=form)
+
+
+@team_admin_required
+@require_POST
+def client_limits(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    found = get_object_or_404(Client, pk=pk)
+    form = ClientLimitsForm(request.POST)
+    if not form.is_valid():
+        return _client_page(request, found, limits_form=form)
+    limits = {limit: form.cleaned_data[limit.value] for limit in Limit}
+    changed = services.client_limits_set(actor=request.user, client=found, limits=limits)
+    messages.success(request, f"Limits of {found.name} saved." if changed else "Nothing changed.")
+    return redirect("team:client", pk=found.pk)
+
+
+def _client_page(request: HtmxHttpRequest, client: Client, *, webhook_form: forms.Form | None = None,
+                 limits_form: forms.Form | None = None) -> HttpResponse:
+    """The client's page, with the form that was posted and refused (400) or fresh ones."""
+    webhook_form = webhook_form or ClientWebhookForm(initial={"webhook_url": client.webhook_url})
+    own = {limit.value: getattr(client, limit.value) for limit in Limit}
+    limits_form = limits_form or ClientLimitsForm(initial=own)
+    # Each limit: its form field, the client's own value (None: the default) and the one in force.
+    limits = [(limit, limits_form[limit.value], own[limit.value], client_limit(client, limit)) for limit in Limit]
+    context = {"client": client, "form": webhook_form, "limits_form": limits_form, "limits": limits,
+               "cases": selectors.client_recent_cases(client), "deliveries": selectors.client_delivery_counts(client)}
+    refused = bool(webhook_form.errors or limits_form.errors)
+    return render(request, "team/client.html", context, status=400 if refused else 200)
 
 
 @team_admin_required

@@ -170,3 +170,37 @@ def test_revoking_a_client_asks_first_and_cancel_leaves_it_working(page, team_ad
     page.get_by_role("button", name="Revoke").click()
     assert "Revoked: its token is refused" in page.locator("#client-status").inner_text()
     assert AuditEvent.objects.filter(action="client.revoked").count() == 1
+
+
+def test_an_admin_gives_a_client_its_own_limits_and_takes_them_back(page, team_admin, settings):
+    settings.CLIENT_CASES_PER_DAY = 5000
+    bot = client_create(name="support-bot")[0]
+    sign_in(page, "tina")
+    page.goto(f"/team/clients/{bot.pk}/")
+    limits = page.locator("#client-limits")
+    assert page.locator("#limit-cases_per_day").inner_text() == "5000 (default)"
+
+    page.get_by_label("Cases per day").fill("-5")
+    page.get_by_role("button", name="Save limits").click()
+    # The browser holds a negative number back, saying why; nothing is sent.
+    assert "greater than or equal to 0" in page.get_by_label("Cases per day").evaluate("e => e.validationMessage")
+    bot.refresh_from_db()
+    assert bot.cases_per_day is None
+
+    page.get_by_label("Cases per day").fill("200")
+    page.get_by_label("Requests per second").fill("0")
+    page.get_by_role("button", name="Save limits").click()
+    page.get_by_text("Limits of support-bot saved.").wait_for()
+    assert page.locator("#limit-cases_per_day").inner_text() == "200"
+    assert page.locator("#limit-requests_per_second").inner_text() == "no limit"
+
+    page.get_by_label("Cases per day").fill("")
+    page.get_by_role("button", name="Save limits").click()
+    page.get_by_text("Limits of support-bot saved.").wait_for()
+    assert limits.locator("#limit-cases_per_day").inner_text() == "5000 (default)"
+    bot.refresh_from_db()
+    assert (bot.cases_per_day, bot.requests_per_second) == (None, 0)
+    events = AuditEvent.objects.filter(action="client.limits_changed").order_by("id")
+    changes = [event.payload["changes"] for event in events]
+    assert changes == [{"cases_per_day": {"from": None, "to": 200}, "requests_per_second": {"from": None, "to": 0}},
+                       {"cases_per_day": {"from": 200, "to": None}}]

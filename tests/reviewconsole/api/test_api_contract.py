@@ -14,6 +14,8 @@ from django.test import override_settings
 from django.urls import URLPattern, reverse
 
 from reviewconsole.api import urls
+from reviewconsole.intake import quotas
+from reviewconsole.intake.quota_counters import LocalCounters
 from reviewconsole.review.models import DecisionKind
 from tests.reviewconsole.api.conftest import case_body, post_case
 
@@ -53,6 +55,12 @@ def test_the_document_lists_exactly_the_statuses_the_api_answers_with(
     client.get(case_url, **other_api_client.auth)
     client.delete(case_url, **api_client.auth)
     client.get("/api/v1/no-such-endpoint")
+
+    monkeypatch.setattr(quotas, "_LOCAL", LocalCounters())
+    with override_settings(CLIENT_REQUESTS_PER_SECOND=1):  # 429: a second request within the second
+        client.get(case_url, **other_api_client.auth)
+        client.get(case_url, **other_api_client.auth)
+        post_case(client, other_api_client, case_body(external_id="limited"))
 
     def database_down(*args, **kwargs):
         raise OperationalError("the server closed the connection")
