@@ -19,7 +19,8 @@ from datetime import date, datetime, timedelta
 from django.db.models import Count, Sum
 from django.db.models.functions import TruncDate
 
-from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, RepairAttempt, RuleVerdict
+from reviewconsole.intake import quotas
+from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, Client, RepairAttempt, RuleVerdict
 from reviewconsole.review.models import Decision, DecisionKind, Escalation
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.review.states import FAILING_STATES
@@ -46,6 +47,19 @@ class Agreement:
 
 
 @dataclass(frozen=True)
+class RateLimited:
+    """One client's API requests refused by its limits (429) in the period."""
+
+    client: str
+    by_limit: list[int]
+    """Refusals per limit, in the order of `quotas.Limit`."""
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_limit)
+
+
+@dataclass(frozen=True)
 class MetricsReport:
     since: datetime
     until: datetime
@@ -67,10 +81,16 @@ class MetricsReport:
     kappa_by_pair: list[Kappa] = field(default_factory=list)
     kappa_by_rule: list[Kappa] = field(default_factory=list)
     kappa_claims: Kappa | None = None
+    rate_limited: list[RateLimited] | None = None
+    """Per client, most refused first; None when the counters (in Redis) cannot be read."""
 
     @property
     def automation_rate(self) -> float:
         return self.cases_automated / self.cases_finished if self.cases_finished else 0.0
+
+    @property
+    def rate_limited_total(self) -> int | None:
+        return None if self.rate_limited is None else sum(row.total for row in self.rate_limited)
 
     @property
     def escalations_by_reason(self) -> dict[str, int]:
@@ -154,6 +174,21 @@ def _agreement_by_rule(outcomes: list[tuple[int, str, bool, bool]]) -> list[Agre
     return [Agreement(rule, rule, decided[rule], agreed[rule]) for rule in sorted(decided)]
 
 
+def _rate_limited(since: datetime, until: datetime) -> list[RateLimited] | None:
+    counts = quotas.refusals(since=since, until=until)
+    if counts is None:
+        return None
+    if not counts:
+        return []
+    names = dict(Client.objects.filter(pk__in={client_id for client_id, _ in counts}).values_list("pk", "name"))
+    rows = [
+        RateLimited(names.get(client_id, f"client {client_id}"),
+                    [counts.get((client_id, limit), 0) for limit in quotas.Limit])
+        for client_id in {client_id for client_id, _ in counts}
+    ]
+    return sorted(rows, key=lambda row: (-row.total, row.client))
+
+
 def metrics_report(*, since: datetime, until: datetime) -> MetricsReport:
     days, by_day = _escalations_by_day(since, until)
     finished = Case.objects.filter(finished_at__gte=since, finished_at__lt=until).exclude(terminal="")
@@ -190,4 +225,5 @@ def metrics_report(*, since: datetime, until: datetime) -> MetricsReport:
         kappa_by_pair=kappa_by_reviewer_pair(since=since, until=until),
         kappa_by_rule=kappa_by_rule(since=since, until=until),
         kappa_claims=kappa_over_claims(since=since, until=until),
+        rate_limited=_rate_limited(since, until),
     )

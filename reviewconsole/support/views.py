@@ -15,6 +15,7 @@ from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
 from reviewconsole.htmx import HtmxHttpRequest
+from reviewconsole.intake.quotas import Limit
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.support import charts, selectors, services
 from reviewconsole.support.case_record import case_record
@@ -152,6 +153,7 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
         "rule_chart": _agreement_chart("Failed rules the reviewer upheld", report.agreement_by_rule),
         "kappa_claims_rows": [report.kappa_claims] if report.kappa_claims and report.kappa_claims.items else [],
         "min_kappa_items": MIN_KAPPA_ITEMS,
+        "limits": list(Limit),
     }
     return render(request, "audit/metrics.html", context)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import threading
 import time
@@ -160,6 +161,29 @@ def test_no_two_processes_can_take_the_last_cases_of_a_day(shared_limits, api_cl
     usage = redis.Redis.from_url(shared_limits).hgetall(f"reviewconsole:limits:{api_client.client.pk}:2026-03-02")
     assert usage == {b"cases": b"10", b"bytes": b"1000"}
     assert counters[0].refusals([day]) == {(api_client.client.pk, "cases_per_day"): 20}
+
+
+def test_the_metrics_page_counts_each_clients_refusals_by_limit(
+    shared_limits, settings, client, api_client, other_api_client, support_lead
+):
+    settings.CLIENT_REQUESTS_PER_SECOND = 1
+    assert [_poll(client, api_client) for _ in range(4)] == [404, 429, 429, 429]
+    assert [_poll(client, other_api_client) for _ in range(2)] == [404, 429]
+    settings.CLIENT_REQUESTS_PER_SECOND, settings.CLIENT_CASES_PER_DAY = 0, 1
+    assert [post_case(client, api_client, case_body(external_id=f"m{n}")).status_code for n in range(2)] == [202, 429]
+
+    reader = Browser()
+    reader.force_login(support_lead)
+    page = reader.get("/audit/metrics/").content.decode()
+
+    assert '<dd id="rate-limited-total">5</dd>' in page
+    # Requests per second, cases per day, body bytes per day, total; most refused first.
+    table = re.sub(r">\s+<", "><", page[page.index('id="rate-limited-table"'):page.index('id="reviewer-kappa"')])
+    assert ('<tbody><tr><th scope="row">support-bot</th><td>3</td><td>1</td><td>0</td><td>4</td></tr>'
+            '<tr><th scope="row">sales-bot</th><td>1</td><td>0</td><td>0</td><td>1</td></tr></tbody>') in table
+    # A period before today counts none of them.
+    earlier = reader.get("/audit/metrics/?since=2026-01-01&until=2026-01-31").content.decode()
+    assert '<dd id="rate-limited-total">0</dd>' in earlier and "No request was refused" in earlier
 
 
 def _closed_port() -> int:
