@@ -44,7 +44,27 @@ CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
     max(3600, AUDIT_EXPORT_TIME_LIMIT + CELERY_TASK_RETRY_BACKOFF_MAX + 1),
     minimum=max(CELERY_TASK_TIME_LIMIT, AUDIT_EXPORT_TIME_LIMIT) + CELERY_TASK_RETRY_BACKOFF_MAX + 1,
 )
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT}
+# Every Redis client (the broker's, reviewconsole/redis_clients.py's) gives up on a connect, and on a command's
+# answer, after these many seconds: a Redis host cut off by a partition is an error, not a hang.
+REDIS_CONNECT_TIMEOUT_SECONDS = env_float("REDIS_CONNECT_TIMEOUT_SECONDS", 2.0, minimum=0.1, maximum=60.0)
+# At least 2 s: a worker's BRPOP asks Redis to answer within 1 s.
+REDIS_SOCKET_TIMEOUT_SECONDS = env_float("REDIS_SOCKET_TIMEOUT_SECONDS", 5.0, minimum=2.0, maximum=300.0)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_SECONDS,
+    "socket_timeout": REDIS_SOCKET_TIMEOUT_SECONDS,
+    "socket_keepalive": True,
+    # A worker's BRPOP connection that stays silent this long past its timeout is dropped and made again.
+    "health_check_interval": env_int("REDIS_HEALTH_CHECK_SECONDS", 10, minimum=1, maximum=300),
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_CONNECT_TIMEOUT_SECONDS
+# A worker that lost Redis reconnects (2 s apart, growing to 30 s) this many times, then exits for its supervisor.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = env_int("CELERY_BROKER_CONNECTION_MAX_RETRIES", 100, minimum=1)
+# Results are not kept (CELERY_TASK_IGNORE_RESULT); were a Redis result backend configured, these bound it too.
+CELERY_RESULT_BACKEND = None
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_CONNECT_TIMEOUT_SECONDS
+CELERY_REDIS_SOCKET_TIMEOUT = REDIS_SOCKET_TIMEOUT_SECONDS
 CELERY_TASK_ROUTES = {
     "intake.*": {"queue": TaskQueue.VERIFY.value},
     "review.*": {"queue": TaskQueue.VERIFY.value},

@@ -9,6 +9,8 @@ from typing import Any
 import redis
 from celery import Celery
 
+from reviewconsole.redis_clients import new_client
+
 # A restart is noticed within this many seconds; until then a few messages may be sent twice, which
 # is harmless: every task claims its work before doing it.
 _TTL_SECONDS = 5.0
@@ -22,7 +24,7 @@ def broker_instance(app: Celery[Any], *, fresh: bool = False) -> str:
     cached = _cached.get(url)
     if cached is not None and not fresh and now - cached[0] < _TTL_SECONDS:
         return cached[1]
-    client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+    client = new_client(url, timeout=1)
     try:
         instance = str(client.info("server").get("run_id", ""))
     except redis.RedisError:
