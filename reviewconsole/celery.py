@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -14,6 +15,7 @@ from reviewconsole.queues import TaskQueue
 from verification import TransientError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewconsole.settings")
+logger = logging.getLogger(__name__)
 
 TRANSIENT_ERRORS: tuple[type[Exception], ...] = (TransientError, OperationalError, InterfaceError)
 """Failures that may pass by themselves: a model endpoint that timed out, a database that went away or
@@ -38,11 +40,20 @@ class ReviewTask(Task):
         self.retry_backoff_max = settings.CELERY_TASK_RETRY_BACKOFF_MAX
 
     def before_start(self, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        """A worker took the task: its outbox message is done (the relay must not send it again)."""
+        """A worker took the task: its outbox message is done (the relay must not send it again).
+
+        Outside the retry policy: a database out of reach here (a worker host cut off from it) must not fail
+        the task, or every task the host takes is dropped until the sweeper's deadline. The task runs on, meets
+        the same error and is retried, perhaps by another host; its message stays, which only lets the relay
+        send it again after a broker restart (harmless: every task claims its work).
+        """
         if not self.request.is_eager:
             from reviewconsole.outbox.services import message_taken
 
-            message_taken(task=self.name, args=args)
+            try:
+                message_taken(task=self.name, args=args)
+            except TRANSIENT_ERRORS as error:
+                logger.warning("%s[%s]: its outbox message could not be cleared: %s", self.name, task_id, error)
 
 
 def retry_coming() -> bool:
