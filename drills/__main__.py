@@ -2,6 +2,7 @@
 
 Starts its own PostgreSQL and Redis on free ports, migrates as the owner role, runs gunicorn, a Celery worker,
 beat and the outbox relay as the runtime role, then breaks them drill by drill (see each drill's module).
+Then, where network namespaces can be made, the same across hosts of their own (drills/multihost.py).
 Exits non-zero when any drill misses an invariant. `--only NAME` runs some drills (names as listed by `--list`);
 the processes' logs are kept (and their folder printed) when a drill fails, or with `--keep-logs`.
 """
@@ -16,7 +17,15 @@ import time
 import traceback
 from types import ModuleType
 
-from drills import audit_rewrites, broker_outage, database_restarts, hostile_bodies, next_case_race, worker_kills
+from drills import (
+    audit_rewrites,
+    broker_outage,
+    database_restarts,
+    hostile_bodies,
+    multihost,
+    next_case_race,
+    worker_kills,
+)
 from drills.deployment import Deployment, prepare
 from drills.report import Row, details, table
 from drills.stack import running_stack
@@ -42,7 +51,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    names = [*LIVE_DRILLS, *STOPPED_DRILLS]
+    names = [*LIVE_DRILLS, *STOPPED_DRILLS, *multihost.DRILLS]
     parser = argparse.ArgumentParser(prog="python -m drills", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", choices=names, help="run this drill (repeatable)")
     parser.add_argument("--list", action="store_true", help="list the drills and exit")
@@ -57,22 +66,26 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     postgres_cpu = 0.0
     passed = False
-    with running_stack(keep_logs=lambda: options.keep_logs or not passed) as stack:
-        print(f"drills: PostgreSQL :{stack.pg_port}, Redis :{stack.redis_port}, console {stack.web_url}", flush=True)
-        deployment = prepare(stack)
-        try:
-            print(f"drills: deployment ready in {time.monotonic() - started:.0f} s", flush=True)
-            for name, drill in LIVE_DRILLS.items():
-                if name in chosen:
-                    rows.append(_run(name, drill, deployment))
-            stack.deployment_stop()
-            for name, drill in STOPPED_DRILLS.items():
-                if name in chosen:
-                    rows.append(_run(name, drill, deployment))
-            postgres_cpu = stack.postgres_cpu_seconds()
-        finally:
-            deployment.close()
-        passed = all(row.passed for row in rows)
+    if chosen & {*LIVE_DRILLS, *STOPPED_DRILLS}:
+        with running_stack(keep_logs=lambda: options.keep_logs or not passed) as stack:
+            print(f"drills: PostgreSQL :{stack.pg_port}, Redis :{stack.redis_port}, console {stack.web_url}",
+                  flush=True)
+            deployment = prepare(stack)
+            try:
+                print(f"drills: deployment ready in {time.monotonic() - started:.0f} s", flush=True)
+                for name, drill in LIVE_DRILLS.items():
+                    if name in chosen:
+                        rows.append(_run(name, drill, deployment))
+                stack.deployment_stop()
+                for name, drill in STOPPED_DRILLS.items():
+                    if name in chosen:
+                        rows.append(_run(name, drill, deployment))
+                postgres_cpu = stack.postgres_cpu_seconds()
+            finally:
+                deployment.close()
+            passed = all(row.passed for row in rows)
+    rows += multihost.run_drills(chosen, _run, keep_logs=lambda: options.keep_logs)
+    passed = all(row.passed for row in rows)
     wall = time.monotonic() - started
     own = time.process_time() - cpu_started
     children = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -15,7 +15,7 @@ import psycopg
 
 from drills import cases, state
 from drills.console import ApiClient, Person
-from drills.receiver import Receiver
+from drills.receiver import HOST, Receiver
 from drills.stack import Stack
 
 CLIENT_NAME = "drill-assistant"
@@ -76,18 +76,15 @@ class Deployment:
         submitted = []
         for _ in range(count):
             case = state.Submitted(cases.case_body(drill, **overrides))
-            answer = client.submit(case.body)
-            case.statuses.append(answer.status)
-            if answer.status in (200, 202) and isinstance(answer.body, dict):
-                case.case_id = int(answer.body["id"])
+            case.record(client.submit(case.body))
             submitted.append(case)
         return submitted
 
 
-def prepare(stack: Stack) -> Deployment:
+def prepare(stack: Stack, *, listen: str = HOST) -> Deployment:
     """Accounts and a client made with the management commands, the console's processes started, people
-    signed in, and a dozen escalated cases in the queue."""
-    receiver = Receiver()
+    signed in, and a dozen escalated cases in the queue. The webhook endpoint listens on `listen`."""
+    receiver = Receiver(listen)
     receiver.start()
     passwords = {name: secrets.token_urlsafe(16) for name in PEOPLE}
     given = {

@@ -39,6 +39,8 @@ class Postgres:
     root: Path
     """A folder of its own: the data, the socket and the server's log go here."""
     port: int
+    address: str = "127.0.0.1"
+    """Where it listens (and the drills connect)."""
     passwords: dict[str, str] = field(
         default_factory=lambda: {role: secrets.token_urlsafe(24) for role in (SUPERUSER, OWNER_ROLE, APP_ROLE)}
     )
@@ -51,16 +53,18 @@ class Postgres:
         return self.root / "data"
 
     def url(self, role: str = APP_ROLE, database: str = DATABASE) -> str:
-        return f"postgres://{role}:{self.passwords[role]}@127.0.0.1:{self.port}/{database}"
+        return f"postgres://{role}:{self.passwords[role]}@{self.address}:{self.port}/{database}"
 
     def connect(self, role: str = SUPERUSER, database: str = DATABASE, **options: Any) -> psycopg.Connection:
         options.setdefault("autocommit", True)
         return psycopg.connect(self.url(role, database), connect_timeout=5, **options)
 
+    def _command(self, command: list[str]) -> list[str]:
+        """How a server binary is run: as the postgres OS user when the drills run as root."""
+        return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
     def _as_postgres(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        command = [str(_server_bin() / args[0]), *args[1:]]
-        if os.geteuid() == 0:
-            command = ["runuser", "-u", "postgres", "--", *command]
+        command = self._command([str(_server_bin() / args[0]), *args[1:]])
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         if result.returncode != 0:
             raise RuntimeError(f"{args[0]} failed ({result.returncode}): {result.stderr.strip() or result.stdout}")
@@ -107,7 +111,7 @@ class Postgres:
         self._pg_ctl("stop", "-m", mode)
 
     def resume(self) -> None:
-        self._pg_ctl("start", "-o", f"-p {self.port} -c listen_addresses=127.0.0.1 "
+        self._pg_ctl("start", "-o", f"-p {self.port} -c listen_addresses={self.address} "
                                     f"-c unix_socket_directories={self.root} -c max_connections=100")
         self._running = True
 

@@ -31,9 +31,9 @@ class Delivery:
 
 
 class Receiver:
-    """A threaded HTTP server on HOST; `url` is where the client's webhook points."""
+    """A threaded HTTP server on `host` (HOST unless told); `url` is where the client's webhook points."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = HOST) -> None:
         self.secret = ""
         self._lock = threading.Lock()
         self._deliveries: list[Delivery] = []
@@ -53,13 +53,14 @@ class Receiver:
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # the drills count deliveries; the access log would only be noise
 
-        self._server = ThreadingHTTPServer((HOST, 0), Handler)
+        self._server = ThreadingHTTPServer((host, 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://{HOST}:{self._server.server_address[1]}/hooks"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/hooks"
 
     def start(self) -> None:
         self._thread.start()

@@ -5,6 +5,7 @@ ended exactly as they must (`once`: finished exactly once, or refused as they mu
 zero: work still queued or running after its deadline (`stuck`), work done twice (`duplicated`), answers
 that were a 5xx the product promises not to give, or no answer at all (`5xx`), and accepted work whose
 rows are missing or half-written (`lost`). A drill also lists any other problem it saw; any of these fails it.
+A drill that breaks something and lets it heal says how long the system took to recover (`recovered`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ class Row:
     server_errors: int = 0
     rows_lost: int = 0
     seconds: float = 0.0
+    recovery_seconds: float | None = None
+    """From the fault's end (or, where it lasts, its start) to everything settled; None where nothing heals."""
     cpu_seconds: float = 0.0
     """CPU time of the drill's own process (the deployment's processes are measured for the whole run)."""
     problems: list[str] = field(default_factory=list)
@@ -35,6 +38,9 @@ class Row:
 
     def note(self, text: str) -> None:
         self.notes.append(text)
+
+    def recovered(self, seconds: float) -> None:
+        self.recovery_seconds = seconds
 
     @property
     def passed(self) -> bool:
@@ -53,15 +59,16 @@ class Row:
             self.cpu_seconds += time.process_time() - cpu
 
 
-HEADERS = ("drill", "cases", "finished exactly once", "stuck", "duplicated", "5xx answered", "rows lost", "seconds",
-           "result")
+HEADERS = ("drill", "cases", "finished exactly once", "stuck", "duplicated", "5xx answered", "rows lost",
+           "recovered in s", "seconds", "result")
 
 
 def table(rows: list[Row]) -> str:
     """The rows as an aligned plain-text table."""
     lines = [
         (row.drill, str(row.cases), str(row.once), str(row.stuck), str(row.duplicated), str(row.server_errors),
-         str(row.rows_lost), f"{row.seconds:.1f}", "PASS" if row.passed else "FAIL")
+         str(row.rows_lost), "-" if row.recovery_seconds is None else f"{row.recovery_seconds:.1f}",
+         f"{row.seconds:.1f}", "PASS" if row.passed else "FAIL")
         for row in rows
     ]
     widths = [max(len(cells[index]) for cells in [HEADERS, *lines]) for index in range(len(HEADERS))]

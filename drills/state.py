@@ -34,6 +34,12 @@ class Submitted:
     def external_id(self) -> str:
         return str(self.body["external_id"])
 
+    def record(self, answer: Any) -> None:
+        """Keep what the API answered to one sending of the case (a `console.Answer`)."""
+        self.statuses.append(answer.status)
+        if answer.status in (200, 202) and isinstance(answer.body, dict):
+            self.case_id = int(answer.body["id"])
+
     @property
     def accepted(self) -> bool:
         """The API said it has the case (202, or 200 for a retry of a case it had)."""
