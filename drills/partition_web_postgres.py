@@ -54,8 +54,9 @@ def drill(deployment: Deployment, row: Row) -> None:
     healed_at = time.monotonic()
     slowest = max(answer.seconds for _, answer in refused)
     row.note(f"web1 cut off for {healed_at - cut_at:.0f} s: its {len(refused)} answers "
-             f"{sorted({answer.status for _, answer in refused})} in at most {slowest:.1f} s (bound "
-             f"{DB_GIVES_UP_SECONDS} s: link + connect timeouts); web2 answered {len(served)} submissions "
+             f"{sorted({answer.status for _, answer in refused})} in at most {slowest:.1f} s (the link's and a "
+             f"connect's timeouts: {DB_GIVES_UP_SECONDS} s, and {SLACK_SECONDS:.0f} s for the machine); web2 answered "
+             f"{len(served)} submissions "
              f"{sorted({answer.status for _, answer in served})} meanwhile, slowest "
              f"{max(answer.seconds for _, answer in served):.1f} s")
     for case, answer in refused:
