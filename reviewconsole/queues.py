@@ -23,19 +23,22 @@ class TaskQueue(StrEnum):
     """Periodic sweeps, calibration runs, audit-chain checks."""
 
 
-def enqueue_on_commit(task: Any, *args: Any) -> None:
+def enqueue_on_commit(task: Any, *args: Any, priority: int | None = None) -> None:
     """Send `task` once the current transaction commits, so a worker never sees uncommitted rows.
 
     With a broker, the task is written to the outbox in the same transaction: committed means accepted,
     even while the broker is down (the outbox's relay hands it over when it is back). Without one (the
     embedded default) the task runs right here, in-process, after the commit.
+
+    `priority` is the message's place in its queue (0, the default, goes first; 9 last); it is kept with
+    the message in the outbox, so a message the relay hands over keeps it.
     """
     if task.app.conf.task_always_eager:
         transaction.on_commit(lambda: task.apply_async(args=args))
         return
     from reviewconsole.outbox.services import message_enqueue
 
-    message_enqueue(task, args)
+    message_enqueue(task, args, priority=priority)
 
 
 def task_hold(time_limit: int | None = None) -> timedelta:

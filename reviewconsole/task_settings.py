@@ -49,8 +49,11 @@ CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
 REDIS_CONNECT_TIMEOUT_SECONDS = env_float("REDIS_CONNECT_TIMEOUT_SECONDS", 2.0, minimum=0.1, maximum=60.0)
 # At least 2 s: a worker's BRPOP asks Redis to answer within 1 s.
 REDIS_SOCKET_TIMEOUT_SECONDS = env_float("REDIS_SOCKET_TIMEOUT_SECONDS", 5.0, minimum=2.0, maximum=300.0)
+# Ten priority lists per queue (kombu's Redis transport keeps four unless told): a message's priority, 0 to 9,
+# is its own list, 0 taken first, oldest first within one.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT,
+    "priority_steps": list(range(10)),
     "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_SECONDS,
     "socket_timeout": REDIS_SOCKET_TIMEOUT_SECONDS,
     "socket_keepalive": True,

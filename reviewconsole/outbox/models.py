@@ -15,6 +15,9 @@ class Message(models.Model):
 
     task = models.CharField(max_length=200)
     args = models.JSONField(default=list)
+    priority = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Its place in its queue, 0 (first) to 9; empty: 0"
+    )
     broker = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     sends = models.PositiveIntegerField(default=0, help_text="Times it was handed to a broker")

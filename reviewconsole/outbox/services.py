@@ -24,11 +24,12 @@ BROKER_ERRORS: tuple[type[Exception], ...] = (KombuError, redis.RedisError, OSEr
 RELAY_BATCH = 500
 
 
-def message_enqueue(task: Task, args: Sequence[Any]) -> None:
-    """Commit a message for `task` with the caller's transaction; hand it to the broker after the commit."""
+def message_enqueue(task: Task, args: Sequence[Any], *, priority: int | None = None) -> None:
+    """Commit a message for `task` (at `priority` in its queue) with the caller's transaction; hand it to the
+    broker after the commit."""
     instance = broker.broker_instance(task.app)
     message = Message(
-        task=task.name, args=list(args), broker=instance,
+        task=task.name, args=list(args), priority=priority, broker=instance,
         last_error="" if instance else "the broker did not answer when the message was stored: left to the relay",
     )
     insert([message])
@@ -44,7 +45,8 @@ def message_send(message: Message, task: Task) -> bool:
         return False
     try:
         # No retries here: the caller is waiting, and the relay sends again within a second or two.
-        task.apply_async(args=message.args, retry=False)
+        # celery-types declares `priority` an int; None is Celery's own default (the queue's first list).
+        task.apply_async(args=message.args, priority=message.priority, retry=False)  # type: ignore[arg-type]
     except BROKER_ERRORS as error:
         broker.forget()
         logger.warning("outbox: the broker did not take %s (the relay will): %s", message, error)
@@ -75,7 +77,7 @@ def relay_once(app: Celery[Any]) -> int:
         )
         for message in due:
             # A send that fails midway rolls the batch back; what was sent goes again, which is harmless.
-            app.send_task(message.task, args=message.args)
+            app.send_task(message.task, args=message.args, priority=message.priority)
         Message.objects.filter(pk__in=[message.pk for message in due]).update(
             broker=instance, sends=F("sends") + 1, last_error=""
         )

@@ -103,6 +103,18 @@ def test_messages_a_restarted_broker_may_have_lost_are_sent_again(broker_at, red
     assert Message.objects.get().broker == broker.broker_instance(app)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_message_keeps_its_place_in_its_queue_when_the_relay_sends_it_again(broker_at, redis_url):
+    broker_at(redis_url)
+    Message.objects.create(task="intake.verify_case", args=[41], priority=4, broker="0123456789abcdef-before-restart")
+
+    assert relay_once(app) == 1
+
+    # Kombu's Redis transport keeps each priority of a queue in a list of its own: "verify", "verify\x06\x161", ...
+    assert _task_names(redis_url, "verify\x06\x164") == ["intake.verify_case"]
+    assert _task_names(redis_url, "verify") == []
+
+
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_that_takes_the_task_clears_its_message(client, api_client, broker_at, redis_url, start_worker):
