@@ -3,7 +3,7 @@
 One run: a fresh database seeded with 1,000,000 sealed audit events (as benchmarks/export.py seeds them),
 then the intake stack (as benchmarks/intake.py runs it: gunicorn with 3 workers, PostgreSQL, Redis, 8
 loopback clients submitting new cases back to back) plus what a deployment runs beside it for the audit
-log: a Celery worker on the default and maintenance queues (the export task, and the sealer every
+log: the maintenance pool's Celery worker on its queues (the export task, and the sealer every
 AUDIT_SEAL_SECONDS from the scheduler inside the worker). Cases queue up for verification and are not
 verified here: what verifying costs is benchmarks/intake.py's to measure.
 
@@ -88,6 +88,8 @@ from benchstack import (
     submit_headers,
     web_server,
 )
+
+from reviewconsole.queues import WorkerPool, pool_queues
 
 STACK = Stack.from_environment(
     database="reviewconsole_export_load_bench", redis_url="redis://127.0.0.1:6379/12", port=8766
@@ -403,8 +405,8 @@ def _run_path(via: str, args: argparse.Namespace, token: str, lead: str, passwor
     extra = {"AUDIT_EXPORT_STREAM_MAX_ROWS": str(10 * args.events)} if via == "stream" else {}
     timeout = STREAM_WEB_TIMEOUT if via == "stream" else 30
     log = STACK.var_dir / f"celery-worker-{via}.log"
-    with (celery_worker(STACK, queues="default,maintenance", concurrency=2, beat=True, log=log, own_session=True,
-                        nice=args.worker_nice, **extra) as worker,
+    with (celery_worker(STACK, queues=pool_queues(WorkerPool.MAINTENANCE), concurrency=2, beat=True, log=log,
+                        own_session=True, nice=args.worker_nice, **extra) as worker,
           web_server(STACK, workers=WEB_WORKERS, timeout=timeout, own_session=True, **extra) as web):
         session = _sign_in(lead, password)
         # Every web worker serves submissions and the export pages before anything is measured, and the

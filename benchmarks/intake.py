@@ -55,6 +55,8 @@ from benchstack import (
     web_server,
 )
 
+from reviewconsole.queues import WorkerPool, pool_queues
+
 STACK = Stack.from_environment(database="reviewconsole_bench", redis_url="redis://127.0.0.1:6379/13", port=8765)
 WEB_WORKERS = 3
 WORKER_LOG = STACK.var_dir / "celery-worker.log"
@@ -174,7 +176,7 @@ def _submit_and_probe(args: argparse.Namespace, token: str) -> tuple[Phase, Phas
 
 def _work(expected: int, limit_seconds: float) -> tuple[int, float]:
     """Cases finished by one Celery worker (offline engine) until `expected` are, and the time taken."""
-    with celery_worker(STACK, queues="verify,default", concurrency=1, log=WORKER_LOG):
+    with celery_worker(STACK, queues=pool_queues(WorkerPool.VERIFY), concurrency=1, log=WORKER_LOG):
         started = time.perf_counter()
         finished = 0
         while finished < expected and time.perf_counter() - started < limit_seconds:

@@ -1,8 +1,8 @@
 """`python -m drills` (`make drills`): fault drills against a real deployment of the console; prints the table.
 
-Starts its own PostgreSQL and Redis on free ports, migrates as the owner role, runs gunicorn, a Celery worker,
-beat and the outbox relay as the runtime role, then breaks them drill by drill (see each drill's module).
-Then, where network namespaces can be made, the same across hosts of their own (drills/multihost.py).
+Starts its own PostgreSQL and Redis on free ports, migrates as the owner role, runs gunicorn, Celery workers (one
+for each pool), beat and the outbox relay as the runtime role, then breaks them drill by drill (see each drill's
+module). Then, where network namespaces can be made, the same across hosts of their own (drills/multihost.py).
 Exits non-zero when any drill misses an invariant. `--only NAME` runs some drills (names as listed by `--list`);
 the processes' logs are kept (and their folder printed) when a drill fails, or with `--keep-logs`.
 """

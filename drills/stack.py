@@ -1,5 +1,5 @@
-"""The deployment the drills break: PostgreSQL (postgres.py), Redis, gunicorn, a Celery worker, beat and the
-outbox relay.
+"""The deployment the drills break: PostgreSQL (postgres.py), Redis, gunicorn, Celery workers (one process for
+each pool: verification, webhook deliveries, maintenance), beat and the outbox relay.
 
 Everything runs on free ports out of one temporary folder, as a deployment would (two database roles,
 `deploy/postgres-init.sql`, `migrate` as the owner, the console as the runtime role), so a drill can kill,
@@ -32,11 +32,12 @@ import redis
 
 from drills import receiver
 from drills.postgres import APP_ROLE, DATABASE, OWNER_ROLE, REPO, SUPERUSER, Postgres
+from reviewconsole.queues import WorkerPool, pool_queues
 
 BIN = Path(sys.executable).parent
-QUEUES = "default,verify,webhooks,maintenance"
-# Pinned work (drills/worker_kills.py) holds five pool processes at once, the sealer perhaps a sixth.
-WORKER_CONCURRENCY = 7
+# Pinned work (drills/worker_kills.py) holds five pool processes at once: a case run and an edit's verification,
+# a webhook delivery, a calibration run and an export; each pool keeps one more free (the sealer's, in maintenance).
+POOL_CONCURRENCY = {WorkerPool.VERIFY: 3, WorkerPool.WEBHOOKS: 2, WorkerPool.MAINTENANCE: 3}
 
 # Short deadlines, so stranded work is back within a minute rather than ten (README, "Configuration"). Each
 # is the smallest the settings accept or close to it: a claim lapses 30 s after it was taken (hard limit 25 s
@@ -144,7 +145,8 @@ class Stack:
     audit_signing_key: str = field(default_factory=lambda: secrets.token_urlsafe(40))
     extra_env: dict[str, str] = field(default_factory=dict)
     processes: dict[str, Process] = field(default_factory=dict)
-    """The console's processes by role: web, worker, beat, relay (the newest of each)."""
+    """The console's processes by role: web, a worker for each pool (`worker-verify`, ...), beat, relay (the
+    newest of each)."""
     restarts: list[str] = field(default_factory=list)
     """What the supervisor restarted, and why, as it happened."""
     _redis: Process | None = None
@@ -284,7 +286,8 @@ class Stack:
         threading.Thread(target=self._supervisor, name="supervisor", daemon=True).start()
 
     def _supervisor(self) -> None:
-        starters = {"web": lambda: self.web_start(wait=False), "worker": lambda: self.worker_start(wait=False),
+        starters = {"web": lambda: self.web_start(wait=False),
+                    **{_worker_role(pool): _pool_starter(self, pool) for pool in WorkerPool},
                     "beat": self.beat_start, "relay": self.relay_start}
         while self._supervising.is_set():
             with self._lock:
@@ -312,25 +315,36 @@ class Stack:
             wait_until(lambda: _http_status(f"{self.web_url}/healthz") == 200, timeout=60, what="gunicorn /healthz")
         return process
 
-    def worker_start(self, *, wait: bool = True) -> Process:
-        """A new worker (a new node name each time, as a replacement host would have)."""
-        number = self._generations.get("worker", 0) + 1
+    def worker_start(self, *, wait: bool = True) -> list[Process]:
+        """New workers, one for each pool (new node names each time, as a replacement host would have)."""
+        started = [self.pool_start(pool, wait=False) for pool in WorkerPool]
+        if wait:
+            for process in started:
+                _ready(process)
+        return started
+
+    def pool_start(self, pool: WorkerPool, *, wait: bool = True) -> Process:
+        role = _worker_role(pool)
+        number = self._generations.get(role, 0) + 1
         process = self._spawn(
-            "worker",
-            [str(BIN / "celery"), "-A", "reviewconsole", "worker", "--queues", QUEUES, "--concurrency",
-             str(WORKER_CONCURRENCY), "--loglevel", "INFO", "--hostname", f"drill-worker{number}@%h",
+            role,
+            [str(BIN / "celery"), "-A", "reviewconsole", "worker", "--queues", pool_queues(pool), "--concurrency",
+             str(POOL_CONCURRENCY[pool]), "--loglevel", "INFO", "--hostname", f"drill-{pool.value}{number}@%h",
              "--without-gossip", "--without-mingle"],
             self.environment(),
         )
         if wait:
-            wait_until(lambda: " ready." in process.log_text() or not process.alive(), timeout=90,
-                       interval=0.3, what=f"celery {process.name}")
-            if not process.alive():
-                raise RuntimeError(f"celery {process.name} exited:\n{process.log_text()[-3000:]}")
+            _ready(process)
         return process
 
     def worker_kill(self) -> None:
-        self.processes["worker"].kill()
+        """SIGKILL every pool's worker at once, as a dead worker host."""
+        for pool in WorkerPool:
+            self.processes[_worker_role(pool)].kill()
+
+    def worker_stop(self) -> None:
+        for pool in WorkerPool:
+            self.processes[_worker_role(pool)].stop()
 
     def beat_start(self) -> Process:
         return self._spawn(
@@ -354,7 +368,7 @@ class Stack:
         """Stop the console's processes (PostgreSQL and Redis stay up)."""
         self._supervising.clear()
         with self._lock:
-            for name in ("web", "beat", "relay", "worker"):
+            for name in ("web", "beat", "relay", *(_worker_role(pool) for pool in WorkerPool)):
                 process = self.processes.get(name)
                 if process is not None:
                     process.stop()
@@ -368,6 +382,22 @@ class Stack:
                 process.stop(timeout=5)
         self.redis_kill()
         self.postgres.stop()
+
+
+def _ready(worker: Process) -> None:
+    """Wait for a Celery worker to say it is ready; RuntimeError with its log if it exits first."""
+    wait_until(lambda: " ready." in worker.log_text() or not worker.alive(), timeout=90, interval=0.3,
+               what=f"celery {worker.name}")
+    if not worker.alive():
+        raise RuntimeError(f"celery {worker.name} exited:\n{worker.log_text()[-3000:]}")
+
+
+def _worker_role(pool: WorkerPool) -> str:
+    return f"worker-{pool.value}"
+
+
+def _pool_starter(stack: Stack, pool: WorkerPool) -> Callable[[], Process]:
+    return lambda: stack.pool_start(pool, wait=False)
 
 
 def _http_status(url: str) -> int:

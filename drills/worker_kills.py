@@ -39,7 +39,7 @@ def drill(deployment: Deployment, row: Row) -> None:
     edit_case, decide_case = state.open_escalations(db)[:2]
 
     # No worker: everything below waits in Redis (and in the outbox) for the next one.
-    stack.processes["worker"].stop()
+    stack.worker_stop()
     case = deployment.submit("kill", 1)[0]
     edited = rita.edit(edit_case, state.current_candidate(db, edit_case), cases.EDITED_ANSWER)
     decided = rita.reject(decide_case, state.current_candidate(db, decide_case))

@@ -1,4 +1,5 @@
-"""The Celery queues, by name, and enqueueing that waits for the transaction to commit."""
+"""The Celery queues and the worker pools that consume them, by name, and enqueueing that waits for the
+transaction to commit."""
 
 from __future__ import annotations
 
@@ -14,13 +15,39 @@ class TaskQueue(StrEnum):
     """Work is split by kind so a flood of one kind cannot starve another."""
 
     DEFAULT = "default"
-    """Short, frequent housekeeping that must not wait behind long maintenance work: the audit sealer."""
+    """Short, frequent housekeeping: the outbox relay, and any task no route names."""
+    SEAL = "seal"
+    """The audit sealer alone: it runs every few seconds, and nothing is ever queued ahead of it."""
     VERIFY = "verify"
     """Engine runs: claim verification, repair, re-verification of reviewer edits."""
     WEBHOOKS = "webhooks"
     """Outbound deliveries to client applications."""
     MAINTENANCE = "maintenance"
     """Periodic sweeps, calibration runs, audit-chain checks."""
+
+
+class WorkerPool(StrEnum):
+    """The worker processes a deployment runs, each on queues of its own, so that work of one kind holding
+    every process of its pool (a receiver that answers after 9.5 s, an hour-long export) holds no other kind."""
+
+    VERIFY = "verify"
+    WEBHOOKS = "webhooks"
+    MAINTENANCE = "maintenance"
+    """Housekeeping and long maintenance work: the sealer, the relay and the sweeps beside exports and
+    calibration runs, which hold one process each while the others go on."""
+
+
+POOL_QUEUES: dict[WorkerPool, tuple[TaskQueue, ...]] = {
+    WorkerPool.VERIFY: (TaskQueue.VERIFY,),
+    WorkerPool.WEBHOOKS: (TaskQueue.WEBHOOKS,),
+    WorkerPool.MAINTENANCE: (TaskQueue.SEAL, TaskQueue.DEFAULT, TaskQueue.MAINTENANCE),
+}
+"""Every queue is consumed by exactly one pool (`celery worker --queues`, as docker-compose.yml lists them)."""
+
+
+def pool_queues(pool: WorkerPool) -> str:
+    """The `--queues` argument of a worker of `pool`."""
+    return ",".join(queue.value for queue in POOL_QUEUES[pool])
 
 
 def enqueue_on_commit(task: Any, *args: Any, priority: int | None = None) -> None:

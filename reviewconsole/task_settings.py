@@ -75,7 +75,7 @@ CELERY_TASK_ROUTES = {
     "maintenance.*": {"queue": TaskQueue.MAINTENANCE.value},
     "policy.*": {"queue": TaskQueue.MAINTENANCE.value},
     # First match wins: the sealer runs every few seconds and must not wait behind an hour-long export.
-    "audit.seal": {"queue": TaskQueue.DEFAULT.value},
+    "audit.seal": {"queue": TaskQueue.SEAL.value},
     "audit.*": {"queue": TaskQueue.MAINTENANCE.value},
 }
 # The audit sealer runs this often (seconds): every event is sealed into a signed tree head within about
@@ -105,7 +105,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "audit.seal",
         "schedule": AUDIT_SEAL_SECONDS,
         # A run that waited longer than its period is superseded by the next one, which seals the same events.
-        "options": {"queue": TaskQueue.DEFAULT.value, "expires": AUDIT_SEAL_SECONDS},
+        "options": {"queue": TaskQueue.SEAL.value, "expires": AUDIT_SEAL_SECONDS},
     },
     "outbox-relay": {
         # Hands the broker what it did not take, where no `manage.py outbox_relay` process runs (and beside one).

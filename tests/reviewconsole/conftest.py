@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from reviewconsole.outbox.transport import broker_transport
-from reviewconsole.queues import TaskQueue
+from reviewconsole.queues import WorkerPool, pool_queues
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,32 +32,32 @@ def redis_url() -> str:
 
 
 class WorkerProcess:
-    """A real `celery worker` in a child process (its own process group), consuming every queue."""
+    """A real `celery worker` of one pool (its queues as a deployment runs them) in a child process of its
+    own process group."""
 
-    def __init__(self, env: dict[str, str], log_path: Path):
+    def __init__(self, env: dict[str, str], log_path: Path, pool: WorkerPool):
+        self.pool = pool
         self.log_path = log_path
         self._log = log_path.open("w")
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "reviewconsole", "worker",
-                "--queues", ",".join(queue.value for queue in TaskQueue),
+                sys.executable, "-m", "celery", "-A", "reviewconsole", "worker", "--queues", pool_queues(pool),
                 "--include", "tests.reviewconsole.worker_tasks",
                 "--pool", "prefork", "--concurrency", "1", "--hostname", f"{log_path.stem}@%h",
                 "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
             ],
             cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        self._wait_ready()
 
-    def _wait_ready(self) -> None:
+    def wait_ready(self) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"celery worker exited early:\n{self.log()}")
+                raise RuntimeError(f"celery worker {self.log_path.stem} exited early:\n{self.log()}")
             if " ready." in self.log():
                 return
             time.sleep(0.2)
-        raise RuntimeError(f"celery worker did not start within 60 s:\n{self.log()}")
+        raise RuntimeError(f"celery worker {self.log_path.stem} did not start within 60 s:\n{self.log()}")
 
     def log(self) -> str:
         return self.log_path.read_text()
@@ -78,6 +78,35 @@ class WorkerProcess:
         self._log.close()
 
 
+class Workers:
+    """A deployment's workers: one process for each pool (reviewconsole.queues.POOL_QUEUES), started together,
+    killed and stopped together, as one worker host."""
+
+    def __init__(self, env: dict[str, str], log_folder: Path, name: str):
+        self.pools = {pool: WorkerProcess(env, log_folder / f"{name}-{pool.value}.log", pool) for pool in WorkerPool}
+        try:
+            for worker in self.pools.values():
+                worker.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __getitem__(self, pool: WorkerPool) -> WorkerProcess:
+        return self.pools[pool]
+
+    def log(self) -> str:
+        """Every pool's log, each under its pool's name."""
+        return "\n".join(f"--- {pool.value} pool ---\n{worker.log()}" for pool, worker in self.pools.items())
+
+    def kill(self) -> None:
+        for worker in self.pools.values():
+            worker.kill()
+
+    def stop(self) -> None:
+        for worker in self.pools.values():
+            worker.stop()
+
+
 def _test_database_url() -> str | None:
     from django.db import connection
 
@@ -89,14 +118,15 @@ def _test_database_url() -> str | None:
 
 
 @pytest.fixture
-def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
-    """Start real workers against the test run's Redis and test database; all are stopped afterwards.
+def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Callable[..., Workers]]:
+    """Start real workers against the test run's Redis and test database, one process for each pool as a
+    deployment runs them; all are stopped afterwards.
 
     Tests that let a worker read rows must use `transaction=True`, so their rows are committed.
     """
-    workers: list[WorkerProcess] = []
+    workers: list[Workers] = []
 
-    def start(**extra_env: str) -> WorkerProcess:
+    def start(**extra_env: str) -> Workers:
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "tests.settings",
@@ -110,9 +140,9 @@ def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Callable[..., Worke
         database_url = _test_database_url()
         if database_url:
             env["DATABASE_URL"] = database_url
-        worker = WorkerProcess(env, tmp_path / f"worker{len(workers) + 1}.log")
-        workers.append(worker)
-        return worker
+        started = Workers(env, tmp_path, f"worker{len(workers) + 1}")
+        workers.append(started)
+        return started
 
     yield start
     for worker in workers:
@@ -120,7 +150,7 @@ def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Callable[..., Worke
 
 
 @pytest.fixture
-def celery_worker(start_worker) -> WorkerProcess:
+def celery_worker(start_worker) -> Workers:
     return start_worker()
 
 

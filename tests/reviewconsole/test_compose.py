@@ -15,11 +15,13 @@ import pytest
 import yaml
 
 from reviewconsole.env import READ_VARIABLES
-from reviewconsole.queues import TaskQueue
+from reviewconsole.queues import WorkerPool, pool_queues
 from tests.reviewconsole.subprocesses import run_manage
 
 REPO = Path(__file__).resolve().parents[2]
-APP_SERVICES = ("web", "worker", "beat", "relay")
+APP_SERVICES = ("web", "worker", "webhooks", "maintenance", "beat", "relay")
+# The service running each worker pool: `worker` verifies, so `docker compose up --scale worker=N` adds verification.
+POOL_SERVICES = {WorkerPool.VERIFY: "worker", WorkerPool.WEBHOOKS: "webhooks", WorkerPool.MAINTENANCE: "maintenance"}
 # Read by the compose file itself (interpolation) or by the PostgreSQL image and its init script, never by
 # the console.
 COMPOSE_ONLY = {"POSTGRES_PASSWORD", "POSTGRES_DB", "POSTGRES_USER", "POSTGRES_OWNER_PASSWORD", "POSTGRES_APP_PASSWORD"}
@@ -33,7 +35,7 @@ def _compose() -> dict:
 
 def test_every_service_is_there_with_a_health_check():
     services = _compose()["services"]
-    assert set(services) == {"db", "redis", "web", "worker", "beat", "relay"}
+    assert set(services) == {"db", "redis", *APP_SERVICES}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no health check"
 
@@ -82,10 +84,12 @@ def test_env_example_names_only_variables_that_are_read():
     assert {"SECRET_KEY", "ALLOWED_HOSTS", "LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL"} <= names
 
 
-def test_worker_consumes_every_queue():
-    command = _compose()["services"]["worker"]["command"]
-    queues = command[command.index("--queues") + 1].split(",")
-    assert sorted(queues) == sorted(queue.value for queue in TaskQueue)
+def test_each_worker_pool_runs_in_a_service_of_its_own_on_its_own_queues():
+    services = _compose()["services"]
+    for pool, name in POOL_SERVICES.items():
+        command = services[name]["command"]
+        assert command[:3] == ["celery", "-A", "reviewconsole"] and command[3] == "worker", name
+        assert command[command.index("--queues") + 1] == pool_queues(pool), name
 
 
 def _url(value: str):
@@ -120,7 +124,7 @@ def test_the_database_container_makes_both_roles_with_the_passwords_from_env():
 def test_the_heads_file_is_on_a_named_volume_that_every_sealer_shares():
     compose = _compose()
     mounted = set()
-    for name in ("web", "worker"):  # both seal: the periodic task in workers, exports in web
+    for name in ("web", "maintenance"):  # both seal: the periodic task in a worker, exports in web
         service = compose["services"][name]
         heads = service["environment"]["AUDIT_HEADS_FILE"]
         volume, folder = next(

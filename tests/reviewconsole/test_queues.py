@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.celery import app
+from reviewconsole.queues import POOL_QUEUES, TaskQueue, WorkerPool
 
 
 @pytest.mark.parametrize(
@@ -18,6 +19,8 @@ from reviewconsole.celery import app
         ("review.verify_edit", "verify"),
         ("webhooks.deliver_webhook", "webhooks"),
         ("webhooks.dispatch_due_webhooks", "webhooks"),
+        ("audit.seal", "seal"),
+        ("outbox.relay", "default"),
         ("something.else", "default"),
     ],
 )
@@ -29,3 +32,15 @@ def test_periodic_sweeps_are_scheduled():
     schedule = {entry["task"]: entry for entry in app.conf.beat_schedule.values()}
     assert schedule["maintenance.sweep_claims"]["schedule"] == 60.0
     assert schedule["webhooks.dispatch_due_webhooks"]["schedule"] == 30.0
+
+
+def test_the_periodic_sealer_goes_to_its_own_queue():
+    schedule = {entry["task"]: entry for entry in app.conf.beat_schedule.values()}
+    assert schedule["audit.seal"]["options"]["queue"] == TaskQueue.SEAL
+
+
+def test_every_queue_is_consumed_by_one_worker_pool_and_verification_and_webhooks_each_by_their_own():
+    consumed = [queue for queues in POOL_QUEUES.values() for queue in queues]
+    assert sorted(consumed) == sorted(TaskQueue)
+    assert POOL_QUEUES[WorkerPool.VERIFY] == (TaskQueue.VERIFY,)
+    assert POOL_QUEUES[WorkerPool.WEBHOOKS] == (TaskQueue.WEBHOOKS,)

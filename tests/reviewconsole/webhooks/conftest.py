@@ -60,6 +60,10 @@ class Receiver:
         """What every response carries, when not the default JSON (a page a console must never show)."""
         self.connections = 0
         """TCP connections accepted, whether or not a request followed."""
+        self.holding = threading.Event()
+        """Set while a request is held open (see `hold`)."""
+        self._let_go = threading.Event()
+        self._let_go.set()
         self._server = _CountingServer(("127.0.0.1", 0), self._handler())
         self._server.receiver = self
         self._server.daemon_threads = True
@@ -83,10 +87,18 @@ class Receiver:
     def respond(self, *statuses: int, headers: dict[str, str] | None = None) -> None:
         self.responses.extend((status, headers or {}) for status in statuses)
 
+    def hold(self) -> None:
+        """Keep every request from now on open, unanswered, until `let_go()`: a receiver that hangs."""
+        self._let_go.clear()
+
+    def let_go(self) -> None:
+        self._let_go.set()
+
     def start(self) -> None:
         self._thread.start()
 
     def stop(self) -> None:
+        self.let_go()
         self._server.shutdown()
         self._server.server_close()
 
@@ -104,6 +116,9 @@ class Receiver:
                 receiver.requests.append(ReceivedRequest(self.path, headers, body, verified, verify_error))
                 if receiver.delay_seconds:
                     time.sleep(receiver.delay_seconds)
+                if not receiver._let_go.is_set():
+                    receiver.holding.set()
+                    receiver._let_go.wait(timeout=120)
                 status, extra = receiver.responses.popleft() if receiver.responses else (200, {})
                 reply = receiver.answer or json.dumps({"received": status < 300}).encode()
                 self.send_response(status)

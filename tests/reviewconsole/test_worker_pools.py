@@ -1,0 +1,74 @@
+"""Real workers over Redis, one process for each pool as a deployment runs them: a webhook delivery never runs
+where verification does."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from reviewconsole.intake.models import Case, CaseStatus
+from reviewconsole.intake.services import client_create
+from reviewconsole.queues import WorkerPool
+from reviewconsole.webhooks.models import DeliveryStatus, WebhookDelivery
+from tests.reviewconsole.api.conftest import ApiClient, case_body, post_case
+from tests.reviewconsole.conftest import Workers
+from tests.reviewconsole.webhooks.conftest import receiver  # noqa: F401 (a fixture)
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+UNFINISHED = (CaseStatus.QUEUED, CaseStatus.RUNNING)
+# The receiver of these tests listens on 127.0.0.1: a deployment checking webhook destinations must allow it.
+LOCAL_RECEIVERS = {"WEBHOOK_ALLOWED_NETWORKS": "127.0.0.1/32"}
+
+
+@pytest.fixture(autouse=True)
+def _needs_postgresql():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a worker process can only share the test database on PostgreSQL")
+
+
+def _api_client(name: str, webhook_url: str = "") -> ApiClient:
+    client, token = client_create(name=name, webhook_url=webhook_url)
+    return ApiClient(client, token)
+
+
+def _submit(http, api: ApiClient, external_id: str) -> int:
+    response = post_case(http, api, case_body(external_id=external_id))
+    assert response.status_code == 202, response.content
+    return response.json()["id"]
+
+
+def _wait_finished(case_ids: list[int], workers: Workers, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while Case.objects.filter(pk__in=case_ids, status__in=UNFINISHED).exists():
+        assert time.monotonic() < deadline, workers.log()[-4000:]
+        time.sleep(0.2)
+
+
+def _tasks_received(workers: Workers, pool: WorkerPool) -> set[str]:
+    return set(re.findall(r"Task (\S+)\[[^\]]+\] received", workers[pool].log()))
+
+
+def test_a_receiver_that_hangs_holds_only_the_webhook_pool_never_verification(
+    client, live_broker, start_worker, receiver  # noqa: F811
+):
+    slow = _api_client("slow-hooks", webhook_url=receiver.url)
+    other = _api_client("other-bot")
+    receiver.hold()
+    workers = start_worker(**LOCAL_RECEIVERS)
+
+    first = _submit(client, slow, "slow-1")
+    # The webhook pool's only process is now inside the delivery of the first case's outcome, and stays there.
+    assert receiver.holding.wait(timeout=90), workers.log()[-4000:]
+    second = _submit(client, other, "other-1")
+    _wait_finished([second], workers)
+
+    assert WebhookDelivery.objects.get(case_id=first).status == DeliveryStatus.SENDING  # still held meanwhile
+    receiver.let_go()
+    assert Case.objects.get(pk=second).status not in UNFINISHED
+    assert _tasks_received(workers, WorkerPool.VERIFY) == {"intake.verify_case"}
+    assert _tasks_received(workers, WorkerPool.WEBHOOKS) == {"webhooks.deliver_webhook"}
