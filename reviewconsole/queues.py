@@ -19,7 +19,8 @@ class TaskQueue(StrEnum):
     SEAL = "seal"
     """The audit sealer alone: it runs every few seconds, and nothing is ever queued ahead of it."""
     VERIFY = "verify"
-    """Engine runs: claim verification, repair, re-verification of reviewer edits."""
+    """Engine runs: claim verification, repair, re-verification of reviewer edits. Cases wait here at a
+    priority that falls with their client's backlog (reviewconsole/intake/fair_share.py)."""
     WEBHOOKS = "webhooks"
     """Outbound deliveries to client applications."""
     MAINTENANCE = "maintenance"

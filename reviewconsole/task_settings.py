@@ -6,7 +6,7 @@ from __future__ import annotations
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from reviewconsole.env import env_float, env_int, env_url
+from reviewconsole.env import env_bool, env_float, env_int, env_url
 from reviewconsole.outbox.transport import broker_transport
 from reviewconsole.queues import TaskQueue
 
@@ -49,8 +49,8 @@ CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
 REDIS_CONNECT_TIMEOUT_SECONDS = env_float("REDIS_CONNECT_TIMEOUT_SECONDS", 2.0, minimum=0.1, maximum=60.0)
 # At least 2 s: a worker's BRPOP asks Redis to answer within 1 s.
 REDIS_SOCKET_TIMEOUT_SECONDS = env_float("REDIS_SOCKET_TIMEOUT_SECONDS", 5.0, minimum=2.0, maximum=300.0)
-# Ten priority lists per queue (kombu's Redis transport keeps four unless told): a message's priority, 0 to 9,
-# is its own list, 0 taken first, oldest first within one.
+# Ten priority lists per queue (kombu's Redis transport keeps four unless told): a case's priority falls one
+# step each time its client's backlog doubles (reviewconsole/intake/fair_share.py), 0 first, FIFO within one.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT,
     "priority_steps": list(range(10)),
@@ -68,6 +68,9 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = env_int("CELERY_BROKER_CONNECTION_MAX_RET
 CELERY_RESULT_BACKEND = None
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = REDIS_CONNECT_TIMEOUT_SECONDS
 CELERY_REDIS_SOCKET_TIMEOUT = REDIS_SOCKET_TIMEOUT_SECONDS
+# Off: every case at the top priority, in the order submitted, whatever its client's backlog (as before
+# fair scheduling; benchmarks/fairness.py measures against it).
+FAIR_SCHEDULING = env_bool("FAIR_SCHEDULING", True)
 CELERY_TASK_ROUTES = {
     "intake.*": {"queue": TaskQueue.VERIFY.value},
     "review.*": {"queue": TaskQueue.VERIFY.value},

@@ -83,6 +83,11 @@ class Case(models.Model):
         indexes = [
             models.Index(fields=["status", "submitted_at"], name="case_status_submitted"),
             models.Index(fields=["status", "run_deadline"], name="case_status_deadline"),
+            # A client's backlog, recounted after each of its cases finishes (fair_share.py): unfinished rows only.
+            models.Index(
+                fields=["client"], name="case_unfinished_by_client",
+                condition=models.Q(status__in=["QUEUED", "RUNNING"]),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from reviewconsole import work_claims
 from reviewconsole.inserts import insert
-from reviewconsole.intake import audit_events, quotas
+from reviewconsole.intake import audit_events, fair_share, quotas
 from reviewconsole.intake.constitutions import case_constitution, constitution_pin
 from reviewconsole.intake.credentials import credentials_changed, new_token, new_webhook_secret, token_hash
 from reviewconsole.intake.models import (
@@ -170,7 +170,7 @@ def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionV
     ]
     insert(sources)
     audit_events.case_received(case=case, sources=sources)
-    enqueue_on_commit(verify_case, case.pk)
+    enqueue_on_commit(verify_case, case.pk, priority=fair_share.case_priority(client_id=client.pk))
     return case
 
 
@@ -221,6 +221,9 @@ def case_contract(case: Case) -> contract.Case:
 def _case_failed(case_id: int, error: str) -> None:
     audit_events.case_failed(case_id=case_id, error=error)
     case_failed.send(sender=Case, case_id=case_id, error=error)
+    client_id = Case.objects.filter(pk=case_id).values_list("client_id", flat=True).first()
+    if client_id is not None:
+        fair_share.backlog_recount_on_commit(client_id=client_id)
 
 
 CASE_RUNS = work_claims.WorkKind(
@@ -276,6 +279,7 @@ def case_run_finish(*, claim: work_claims.Claim, record: RunRecord, now: datetim
         case.run_deadline = None
         case.status = _STATUS_AFTER[record.terminal]
         case.save()
+        fair_share.backlog_recount_on_commit(client_id=case.client_id)
         # Escalations and webhooks belong to the apps above; they act in this same transaction.
         run_stored.send(sender=Case, case=case, record=record)
         return case
@@ -295,8 +299,11 @@ def case_runs_sweep(*, now: datetime) -> list[int]:
     from reviewconsole.intake.tasks import verify_case
 
     lost = work_claims.sweep(CASE_RUNS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    clients = dict(Case.objects.filter(pk__in=lost).values_list("pk", "client_id"))
+    # Sent again at the priority their client's backlog gives now, as a new case of the client would be.
+    priorities = {client: fair_share.case_priority(client_id=client, counted=True) for client in {*clients.values()}}
     for case_id in lost:
-        enqueue_on_commit(verify_case, case_id)
+        enqueue_on_commit(verify_case, case_id, priority=priorities[clients[case_id]])
     return lost
 
 

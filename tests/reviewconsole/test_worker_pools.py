@@ -1,5 +1,5 @@
-"""Real workers over Redis, one process for each pool as a deployment runs them: a webhook delivery never runs
-where verification does."""
+"""Real workers over Redis, one process for each pool as a deployment runs them: one client's backlog does not
+hold another client's case, and a webhook delivery never runs where verification does."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tests.reviewconsole.webhooks.conftest import receiver  # noqa: F401 (a fixt
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
+FLOOD = 12
 UNFINISHED = (CaseStatus.QUEUED, CaseStatus.RUNNING)
 # The receiver of these tests listens on 127.0.0.1: a deployment checking webhook destinations must allow it.
 LOCAL_RECEIVERS = {"WEBHOOK_ALLOWED_NETWORKS": "127.0.0.1/32"}
@@ -51,6 +52,32 @@ def _wait_finished(case_ids: list[int], workers: Workers, timeout: float = 120) 
 
 def _tasks_received(workers: Workers, pool: WorkerPool) -> set[str]:
     return set(re.findall(r"Task (\S+)\[[^\]]+\] received", workers[pool].log()))
+
+
+@pytest.mark.parametrize("fair", [True, False], ids=["fair-scheduling", "in-submission-order"])
+def test_a_second_clients_case_finishes_while_the_first_clients_backlog_is_still_queued(
+    client, settings, live_broker, start_worker, fair
+):
+    settings.FAIR_SCHEDULING = fair
+    flooder, other = _api_client("flood-bot"), _api_client("other-bot")
+    flood = [_submit(client, flooder, f"flood-{number}") for number in range(FLOOD)]
+    single = _submit(client, other, "single")
+
+    # Started after every submission: all thirteen wait in Redis, and the one verify process takes them one
+    # at a time in the order their priorities give.
+    workers = start_worker()
+    _wait_finished([*flood, single], workers)
+
+    finished_at = dict(Case.objects.filter(pk__in=[*flood, single]).values_list("pk", "finished_at"))
+    ahead = sorted(case_id for case_id in flood if finished_at[case_id] < finished_at[single])
+    if fair:
+        # Only the flood's first case, queued at the top priority before the other client's, went first: the
+        # other eleven were still queued behind the other client's case.
+        assert ahead == flood[:1]
+    else:
+        assert ahead == flood
+    final = {CaseStatus.ESCALATED, CaseStatus.RELEASED, CaseStatus.REJECTED}
+    assert set(Case.objects.filter(pk__in=[*flood, single]).values_list("status", flat=True)) <= final
 
 
 def test_a_receiver_that_hangs_holds_only_the_webhook_pool_never_verification(
