@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -267,9 +267,9 @@ class Stack:
             self.database, REDIS_URL=self.redis_url, SPOT_CHECK_RATE="0", DB_CONN_MAX_AGE="3600", **extra
         )
 
-    def manage(self, *args: str, stdin: str | None = None) -> str:
+    def manage(self, *args: str, stdin: str | None = None, **extra: str) -> str:
         result = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env(), input=stdin, check=True,
+            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env(**extra), input=stdin, check=True,
             capture_output=True, text=True,
         )
         return result.stdout
@@ -421,6 +421,29 @@ def celery_worker(stack: Stack, *, queues: str, concurrency: int, log: Path, bea
             yield process
         finally:
             stop(process)
+
+
+@contextmanager
+def worker_pools(stack: Stack, pools: dict[str, tuple[str, int]], *, logs: Path, beat_in: str | None = None,
+                 **extra: str) -> Iterator[dict[str, subprocess.Popen]]:
+    """Celery workers by name, each on its queues with its number of processes (as docker-compose.yml runs one
+    container for each pool: `deployment_pools`), the periodic tasks' scheduler inside the one named `beat_in`.
+    Each logs to `logs`/celery-NAME.log; all are stopped on the way out."""
+    with ExitStack() as started:
+        yield {
+            name: started.enter_context(celery_worker(
+                stack, queues=queues, concurrency=processes, log=logs / f"celery-{name}.log",
+                beat=name == beat_in, **extra,
+            ))
+            for name, (queues, processes) in pools.items()
+        }
+
+
+def deployment_pools(**processes: int) -> dict[str, tuple[str, int]]:
+    """Every pool of reviewconsole/queues.py on its queues, with the processes given by pool name (`verify=2`)."""
+    from reviewconsole.queues import WorkerPool, pool_queues
+
+    return {pool.value: (pool_queues(pool), processes[pool.value]) for pool in WorkerPool}
 
 
 # --- A sealed audit log of any size ----------------------------------------------------------------
