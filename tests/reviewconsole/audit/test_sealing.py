@@ -169,15 +169,15 @@ def test_the_sealer_will_not_extend_a_head_it_did_not_sign():
 
 
 @pytest.mark.django_db
-def test_the_periodic_task_seals_on_the_default_queue_not_behind_long_exports():
+def test_the_periodic_task_seals_on_its_own_queue_not_behind_long_exports():
     _record(3)
     assert seal.apply().get() == 3 and seal.apply().get() == 0
     entry = settings.CELERY_BEAT_SCHEDULE["audit-seal"]
-    assert entry["task"] == "audit.seal" and entry["options"]["queue"] == TaskQueue.DEFAULT
+    assert entry["task"] == "audit.seal" and entry["options"]["queue"] == TaskQueue.SEAL
     # Exports (hour-long) are routed to maintenance; the sealer's route comes before theirs.
     from reviewconsole.celery import app
 
-    assert app.amqp.router.route({}, "audit.seal")["queue"].name == TaskQueue.DEFAULT
+    assert app.amqp.router.route({}, "audit.seal")["queue"].name == TaskQueue.SEAL
     assert app.amqp.router.route({}, "audit.export")["queue"].name == TaskQueue.MAINTENANCE
     assert entry["schedule"] == settings.AUDIT_SEAL_SECONDS <= 5
 
