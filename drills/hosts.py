@@ -2,8 +2,8 @@
 namespace of its own (drills/netns.py), every process bound to its host's address.
 
 As a team runs it (README, "Running it for a team"): gunicorn on each web host, a Celery worker on each worker
-host, beat once (on worker1) and the outbox relay once (on web1), all on one PostgreSQL and one Redis. The
-PostgreSQL cluster is initdb'd in the run's temporary folder and Redis starts empty, both bound to their own
+host (on every queue), beat once (on worker1) and the outbox relay once (on web1), all on one PostgreSQL and one
+Redis. The PostgreSQL cluster is initdb'd in the run's temporary folder and Redis starts empty, both bound to their own
 host's address, so the machine's own services on 127.0.0.1 are never touched. The drills' own connections and
 the client application's webhook endpoint are on the machine itself, the bridge's `.1`, which no fault cuts.
 
@@ -30,13 +30,17 @@ import redis
 
 from drills.netns import Host, Network
 from drills.postgres import REPO, Postgres
-from drills.stack import BIN, DRILL_SETTINGS, QUEUES, Process, Stack, wait_until
+from drills.stack import BIN, DRILL_SETTINGS, Process, Stack, wait_until
+from reviewconsole.queues import TaskQueue
 
 WEB_HOSTS = ("web1", "web2")
 WORKER_HOSTS = ("worker1", "worker2")
 WEB_PORT, PG_PORT, REDIS_PORT = 8000, 5432, 6379
 GUNICORN_WORKERS = 2
 WORKER_CONCURRENCY = 3
+# A worker host here runs one worker on every queue (what a host of one CPU may do; the one-host drills run a
+# worker for each pool): these drills are about hosts and the links between them, not about the pools.
+QUEUES = ",".join(TaskQueue)
 
 # A claim lapses 20 s after it is taken (hard limit 15 s + 5); Redis hands an unacknowledged task to another
 # worker after 20 s (the least the settings accept with these limits); the sweeper runs every 5 s. Every wait
