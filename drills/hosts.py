@@ -30,7 +30,7 @@ import redis
 
 from drills.netns import Host, Network
 from drills.postgres import REPO, Postgres
-from drills.stack import BIN, DRILL_SETTINGS, Process, Stack, wait_until
+from drills.stack import BIN, DRILL_SETTINGS, Process, Stack, http_status, wait_until
 from reviewconsole.queues import TaskQueue
 
 WEB_HOSTS = ("web1", "web2")
@@ -156,7 +156,7 @@ class HostStack(Stack):
         ])
         self.starters[host] = lambda: self.start_web(host, wait=False)
         if wait:
-            wait_until(lambda: _status(f"{self.url_of(host)}/healthz") == 200, timeout=90, what=f"{host} /healthz")
+            wait_until(lambda: http_status(f"{self.url_of(host)}/healthz") == 200, timeout=90, what=f"{host} /healthz")
         return process
 
     def start_worker(self, host: str, *, wait: bool = True, concurrency: int = WORKER_CONCURRENCY,
@@ -240,17 +240,6 @@ class HostStack(Stack):
         self.redis_kill()
         self.postgres.stop()
         self.network.close()
-
-
-def _status(url: str) -> int:
-    import urllib.error
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=3) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as error:
-        return int(error.code)
 
 
 @contextlib.contextmanager

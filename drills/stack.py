@@ -312,7 +312,7 @@ class Stack:
             self.environment(),
         )
         if wait:
-            wait_until(lambda: _http_status(f"{self.web_url}/healthz") == 200, timeout=60, what="gunicorn /healthz")
+            wait_until(lambda: http_status(f"{self.web_url}/healthz") == 200, timeout=60, what="gunicorn /healthz")
         return process
 
     def worker_start(self, *, wait: bool = True) -> list[Process]:
@@ -400,7 +400,8 @@ def _pool_starter(stack: Stack, pool: WorkerPool) -> Callable[[], Process]:
     return lambda: stack.pool_start(pool, wait=False)
 
 
-def _http_status(url: str) -> int:
+def http_status(url: str) -> int:
+    """The HTTP status a GET of `url` answers with, error statuses included."""
     import urllib.error
     import urllib.request
 
