@@ -53,5 +53,11 @@ def test_make_demo_serves_the_console_on_the_port_given(tmp_path):
         assert answer == 200, "the demo console never answered on the port it was given"
     finally:
         os.killpg(demo.pid, signal.SIGTERM)
-        output = demo.communicate(timeout=30)[0]
+        try:
+            output = demo.communicate(timeout=30)[0]
+        except subprocess.TimeoutExpired:
+            # A loaded machine can leave the demo mid-migration when the deadline passes; what it printed
+            # still says what it reached.
+            os.killpg(demo.pid, signal.SIGKILL)
+            output = demo.communicate()[0]
     assert f"Serving the console on http://127.0.0.1:{port} (Ctrl-C stops it)" in output
