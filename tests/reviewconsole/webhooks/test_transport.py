@@ -73,13 +73,33 @@ class RawServer:
                 continue
             with connection:
                 connection.settimeout(2)
-                connection.recv(65536)
+                _read_request(connection)
                 connection.sendall(self.answer)
 
     def stop(self) -> None:
         self._stopping.set()
         self._thread.join(timeout=5)
         self._listener.close()
+
+
+def _read_request(connection: socket.socket) -> None:
+    """Read the whole request, body included: closing with bytes unread would reset the connection, not close it."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return
+        received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = next(
+        (int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")),
+        0,
+    )
+    while len(body) < length:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return
+        body += chunk
 
 
 @pytest.fixture
