@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from verification import heap  # noqa: E402
 from verification.claims import extract_claims  # noqa: E402
 from verification.offline import OfflineVerifier  # noqa: E402
 from verification.scorer import make_scorer  # noqa: E402
@@ -133,6 +134,7 @@ def run_scorer(name: str, rounds: int, repeats: int, demos: list[Case]) -> bool:
     verifier = OfflineVerifier(make_scorer(name))
     rounds = rounds if name == "rules" else max(20, rounds // 4)
     measure(verifier, 10, seed=0)  # warm imports, regex caches, the allocator and the model's arenas
+    heap.settle()  # as a worker process does once it has loaded what it keeps
     runs = [measure(verifier, rounds, seed=7 + repeat) for repeat in range(repeats)]
     best = max(runs, key=lambda run: run["per_cpu_second"])
     demo_ms = [_time_case(verifier, list(case.sources), case.answer or "")[0] for case in demos * 5]

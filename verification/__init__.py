@@ -49,6 +49,7 @@ from verification.engine import (
     default_verifier,
 )
 from verification.errors import PermanentError, TransientError, VerificationError
+from verification.heap import settle as settle_heap
 from verification.judging import judge
 from verification.model import (
     ChatModel,
@@ -197,6 +198,7 @@ __all__ = [
     "repair_plan",
     "restore_cohesion",
     "run_role",
+    "settle_heap",
     "sha256_text",
     "strip_connective",
 ]

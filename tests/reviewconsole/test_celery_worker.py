@@ -78,3 +78,18 @@ def test_database_errors_are_retried_like_every_transient_failure(celery_worker,
     _send(redis_url, worker_tasks.fail_then_succeed, key, 1, "database", queue=TaskQueue.VERIFY)
 
     assert _wait_for(client, f"{key}:done", timeout=30) == b"2", celery_worker.log()
+
+
+def test_a_worker_process_keeps_what_it_loaded_out_of_the_garbage_collectors_walks(celery_worker, redis_url):
+    # What it loaded at start-up (the model, the word lists) is frozen, and young objects are collected
+    # every 50,000 allocations rather than 700 (see verification/heap.py for what that saves).
+    from verification.heap import YOUNG_THRESHOLD
+
+    key = f"gc-{uuid.uuid4()}"
+    _send(redis_url, worker_tasks.collector, key, queue=TaskQueue.MAINTENANCE)
+
+    found = _wait_for(redis.Redis.from_url(redis_url), key, timeout=30)
+    assert found is not None, celery_worker.log()
+    threshold, frozen = map(int, found.split())
+    assert threshold == YOUNG_THRESHOLD
+    assert frozen > 10_000
