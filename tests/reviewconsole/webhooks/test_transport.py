@@ -4,6 +4,7 @@ https, the connection goes to the checked address while SNI and the certificate 
 from __future__ import annotations
 
 import datetime
+import http.client
 import ipaddress
 import json
 import socket
@@ -84,22 +85,10 @@ class RawServer:
 
 def _read_request(connection: socket.socket) -> None:
     """Read the whole request, body included: closing with bytes unread would reset the connection, not close it."""
-    received = b""
-    while b"\r\n\r\n" not in received:
-        chunk = connection.recv(65536)
-        if not chunk:
-            return
-        received += chunk
-    head, _, body = received.partition(b"\r\n\r\n")
-    length = next(
-        (int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")),
-        0,
-    )
-    while len(body) < length:
-        chunk = connection.recv(65536)
-        if not chunk:
-            return
-        body += chunk
+    with connection.makefile("rb") as request:
+        request.readline()  # the request line
+        headers = http.client.parse_headers(request)
+        request.read(int(headers.get("Content-Length") or 0))
 
 
 @pytest.fixture
