@@ -9,7 +9,7 @@ template filter). The codes themselves stay in the API, webhooks, exports and qu
 
 from __future__ import annotations
 
-from verification import Origin, Reason, Severity, Terminal
+from verification import Origin, Reason, Route, Severity, Terminal
 
 REASON_LABELS: dict[str, str] = {
     Reason.ALL_SUPPORTED.value: "All claims supported",
@@ -82,4 +82,11 @@ RULE_KIND_LABELS: dict[str, str] = {
     "required_disclosure": "Required disclosure",
     "no_promise_outside_sources": "No promise outside the sources",
     "judged": "Judged rule",
+}
+
+# Which claims a run with a model endpoint sends to the model (verification.constitution.Route).
+ROUTE_LABELS: dict[str, str] = {
+    Route.OFF.value: "None: the offline verifier decides every claim",
+    Route.UNCERTAIN.value: "The uncertain band: what the offline verifier cannot settle",
+    Route.ALL.value: "Every claim",
 }

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from verification.cache import VerificationCache
+from verification.cascade import CascadeVerifier
 from verification.claims import ExtractedClaim, Extraction, extract
 from verification.cohesion import claim_core
 from verification.constitution import Constitution, JudgedRule
@@ -195,6 +196,8 @@ def _placed(verdicts: list[Verdict | None], positions: Sequence[int], found: Seq
 
 def _model_calls_per_claim(verifier: Verifier) -> int:
     """The most model calls verifying one claim can take: each role call may be retried."""
+    if isinstance(verifier, CascadeVerifier):
+        return _model_calls_per_claim(verifier.model)  # at worst every claim is in the uncertain band
     if isinstance(verifier, ModelVerifier):
         return MAX_ATTEMPTS * (2 if verifier.write_questions else 1)
     return 0
@@ -228,6 +231,8 @@ def _claim_record(claim: ExtractedClaim, verdict: Verdict) -> Claim:
         rationale=verdict.rationale,
         model_record=verdict.model_record,
         question_source=str(source) if source is not None else None,
+        decided_by=verdict.decided_by,
+        escalation=verdict.escalation,
     )
 
 

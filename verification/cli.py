@@ -17,14 +17,16 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel, ValidationError
 
+from verification.cascade import Cascade, CascadeVerifier
+from verification.constitution import DEFAULT
 from verification.engine import MissingFieldError, check_case, default_verifier
 from verification.errors import VerificationError
 from verification.model import ChatModel, OpenAIChatModel, describe_error
-from verification.release import DEFAULT_CONFIDENCE, DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
+from verification.release import DEFAULT_CONFIDENCE, DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration, answer_score
 from verification.repair import REPAIR_MODES
 from verification.scorer.command import add_scorer_option, add_train_command
 from verification.types import Candidate, Case, Repair, RunRecord
-from verification.verifier import identity
+from verification.verifier import Verifier, identity
 
 _EXIT_ENGINE_ERROR = 1
 _EXIT_INPUT_ERROR = 2
@@ -98,7 +100,10 @@ def _parser() -> argparse.ArgumentParser:
         "calibrate", help="compute the release threshold for a risk budget from labelled cases",
         description="Each line of LABELLED.jsonl is a case plus \"consistent\": true or false (people's judgement "
         "of the answer against its sources) and an optional \"group\"; the threshold bounds the unsafe release "
-        "rate in every group. With --tune, the labelled data are the tune splits of the public data sets.",
+        "rate in every group. With --tune, the labelled data are the tune splits of the public data sets. With "
+        "LLM_BASE_URL set, the calibration is the model path's: an answer scores by the claims the model decides "
+        "in the cascade (those the offline verifier cannot settle at this budget), and answers it decides none "
+        "of are left out.",
     )
     calibrate.add_argument("labelled", nargs="?", metavar="LABELLED.jsonl", help="labelled cases, one per line")
     calibrate.add_argument("--tune", action="store_true",
@@ -267,6 +272,7 @@ def _candidate_lines(candidate: Candidate) -> list[str]:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    lines.extend(f"  {c.id} sent to the model: {c.escalation}" for c in candidate.claims if c.escalation)
     for verdict in candidate.rule_verdicts:
         mark = {True: "pass", False: "FAIL", None: "not checked"}[verdict.passed]
         lines.append(f"  rule {verdict.rule}: {mark} ({verdict.checked_by}) {_cut(verdict.critique, 70)}".rstrip())
@@ -325,10 +331,14 @@ def _calibrate(args: argparse.Namespace) -> int:
         groups = [evaluation.labelled_scores(dataset, "hold", verifier, progress=True)
                   for dataset in evaluation.DATASETS]
     else:
+        score = _answer_scorer(verifier, args.max_unsafe_release_rate)
         rows = []
         for group, consistent, case in _read_labelled(args.labelled):
-            _, score = evaluation.score_answer(_answer_of(case), list(case.sources), verifier, case.question)
-            rows.append((group, consistent, score))
+            found = score(case)
+            if found is not None:
+                rows.append((group, consistent, found))
+        if not rows:
+            raise InputError(f"{args.labelled}: the model decided no claim of these answers; nothing to calibrate")
         groups = release.group_scores(rows)
     try:
         calibration = release.calibrate(groups, max_unsafe_release_rate=args.max_unsafe_release_rate,
@@ -346,6 +356,28 @@ def _calibrate(args: argparse.Namespace) -> int:
     with _opened(args.output) as out:
         out.write(calibration.model_dump_json(indent=2) + "\n")
     return 0
+
+
+def _answer_scorer(verifier: Verifier, max_unsafe_release_rate: float) -> Callable[[Case], float | None]:
+    """The release score of a labelled answer for the path `verifier` names (None: not on that path).
+
+    The model path of a cascade is calibrated on what it decides: the claims the offline verifier leaves
+    to it at this budget, each answer scored by its weakest such claim.
+    """
+    from verification import evaluation
+
+    bound = verifier.bind(DEFAULT.policy.model_copy(update={"max_unsafe_release_rate": max_unsafe_release_rate})) \
+        if isinstance(verifier, Cascade) else verifier
+
+    def score(case: Case) -> float | None:
+        verdicts, answer = evaluation.score_answer(_answer_of(case), list(case.sources), bound, case.question)
+        if not isinstance(bound, CascadeVerifier):
+            return answer
+        decided = [verdict for verdict in verdicts if verdict.decided_by is not None or
+                   verdict.method == "cascade:model-failed"]
+        return answer_score(decided) if decided else None
+
+    return score
 
 
 def _format_calibration(calibration: ReleaseCalibration) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -103,6 +104,18 @@ Rule = Annotated[
 ]
 
 
+class Route(StrEnum):
+    """Which claims a run with a model endpoint sends to the model (`cascade.py`)."""
+
+    OFF = "off"
+    """None: the offline verifier decides every claim."""
+    UNCERTAIN = "uncertain"
+    """The claims the offline verifier cannot settle: no typed check decided them and their release score
+    is below the calibrated safe band."""
+    ALL = "all"
+    """Every claim, the offline verifier not consulted."""
+
+
 class Policy(_Frozen):
     """The knobs that decide where a run stops and who looks at it."""
 
@@ -135,6 +148,10 @@ class Policy(_Frozen):
     summaries of long documents, and "halueval/hold", short answers to a question): that group's own
     threshold applies, bounded on it alone. None, or a group the calibration does not have: the pooled
     threshold, which holds in every group."""
+    model_verification: Route | None = None
+    """With a model endpoint configured, which claims go to the model: "off", "uncertain" (those the
+    offline verifier cannot settle) or "all". None: "uncertain" when the offline verifier has a release
+    calibration in force, "all" when it has none. Without an endpoint every claim is verified offline."""
     spot_check_share: float | None = Field(default=None, ge=0.0, le=1.0)
     """Share (0..1) of PERMIT runs also queued for a person as spot checks; None leaves it to the
     deployment's default. The engine does not read it: routing a released case is the console's job."""

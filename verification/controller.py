@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from verification.candidates import CandidateBuilder
+from verification.cascade import CascadeVerifier
 from verification.constitution import Constitution, Policy
 from verification.contract import (
     Operation,
@@ -29,7 +30,7 @@ from verification.contract import (
 )
 from verification.model import ChatModel
 from verification.regeneration import failure_record, regenerate
-from verification.release import release_threshold
+from verification.release import ReleaseCalibration, release_threshold
 from verification.repair import RepairPlan
 from verification.stop_policy import Budget, Outcome, permit_or_review, unrepaired
 from verification.types import (
@@ -99,13 +100,21 @@ class Controller:
         )
         self._seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self._context = RepairContext(self.case.question, self.case.sources, self.constitution, self.model)
-        self.calibration = release_threshold(
-            identity(self.verifier), max_unsafe_release_rate=self.policy.max_unsafe_release_rate,
+        self.gated: Verifier = self.verifier.offline if isinstance(self.verifier, CascadeVerifier) else self.verifier
+        """The verifier whose calibration is the run's release threshold: the offline one in a cascade."""
+        self.calibration = self._calibration_for(self.gated)
+        """The release threshold in force; None when the verifier has no calibration (then states alone decide)."""
+        self.path_calibrations: dict[str, ReleaseCalibration | None] = {}
+        """In a cascade, the model's own calibration, by its name: it gates the claims the model decided."""
+        if isinstance(self.verifier, CascadeVerifier):
+            self.path_calibrations[identity(self.verifier.model)] = self._calibration_for(self.verifier.model)
+
+    def _calibration_for(self, verifier: Verifier) -> ReleaseCalibration | None:
+        calibration = release_threshold(
+            identity(verifier), max_unsafe_release_rate=self.policy.max_unsafe_release_rate,
             calibration=self.policy.release_calibration,
         )
-        if self.calibration is not None:
-            self.calibration = self.calibration.for_group(self.policy.calibration_group)
-        """The release threshold in force; None when the verifier has no calibration (then states alone decide)."""
+        return calibration.for_group(self.policy.calibration_group) if calibration is not None else None
 
     @property
     def cache_hits(self) -> int:
@@ -181,7 +190,7 @@ class Controller:
                 if outcome is None:
                     continue
                 return outcome
-            return permit_or_review(self.candidates, self.policy, self.calibration)
+            return permit_or_review(self.candidates, self.policy, self.calibration, self.path_calibrations)
 
     # -- claim repairs
 

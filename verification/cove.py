@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from verification.claims import ExtractedClaim
+from verification.errors import TransientError
 from verification.evidence import SourceIndex
 from verification.model import ChatModel, PromptTemplate, RoleResult, run_role
 from verification.tokens import content_stems
@@ -139,6 +140,23 @@ class ModelVerifier:
         finally:
             # On the first error, claims not yet started are dropped rather than spending model calls.
             pool.shutdown(wait=True, cancel_futures=True)
+
+    def verify_each(
+        self, claims: Sequence[ExtractedClaim], sources: Sequence[Source]
+    ) -> list[Verdict | TransientError]:
+        """One verdict per claim, concurrently, or the transient error its call raised: one claim's timeout
+        or rate limit costs that claim alone (the cascade sends it to a person) and the others still run.
+        A PermanentError (a refused key, an unknown model) is the configuration's, and propagates."""
+        index = SourceIndex(list(sources))
+
+        def attempt(claim: ExtractedClaim) -> Verdict | TransientError:
+            try:
+                return self._verify_one(claim, index, sources)
+            except TransientError as error:
+                return error
+
+        with ThreadPoolExecutor(max_workers=max(1, min(self.max_workers, len(claims)))) as pool:
+            return list(pool.map(attempt, claims))
 
     def _verify_one(self, claim: ExtractedClaim, index: SourceIndex, sources: Sequence[Source]) -> Verdict:
         if not claim.checkable:

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from verification.cascade import Cascade
 from verification.constitution import DEFAULT, Constitution, builtin, builtin_names
 from verification.controller import Controller
 from verification.cove import ModelVerifier
@@ -62,9 +63,11 @@ class UnknownConstitution(MissingFieldError):
 
 
 def default_verifier(model: ChatModel | None = None, *, scorer: str | None = None) -> Verifier:
-    """Chain-of-verification through `model` when one is given, else the offline verifier with the scorer
-    named `scorer` (`scorer.make_scorer`: "learned" or "rules"; default VERIFICATION_SCORER, else learned)."""
-    return ModelVerifier(model) if model is not None else OfflineVerifier(make_scorer(scorer))
+    """The offline verifier with the scorer named `scorer` (`scorer.make_scorer`: "learned" or "rules";
+    default VERIFICATION_SCORER, else learned); with `model`, the cascade of it and chain-of-verification
+    through `model`, which each run binds to its constitution's `Policy.model_verification`."""
+    offline = OfflineVerifier(make_scorer(scorer))
+    return Cascade(offline, ModelVerifier(model)) if model is not None else offline
 
 
 def check_case(
@@ -106,6 +109,8 @@ def check_case(
     }
     policy = constitution.policy.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     verifier = verifier or default_verifier(model)
+    if isinstance(verifier, Cascade):
+        verifier = verifier.bind(policy)
     draft = _first_draft(case, model)
     if draft.text is None:
         return _undrafted(case, verifier, draft, started, constitution)
@@ -128,7 +133,7 @@ def check_case(
         repairs=controller.repairs,
         metrics=_metrics(controller, first, current, started),
         review_package=_review_package(controller, outcome) if needs_person else None,
-        notes=[*draft.notes, *controller.notes, *_gate_notes(controller, verifier)],
+        notes=[*draft.notes, *controller.notes, *_gate_notes(controller)],
         verifier=verifier.name,
         verifier_fingerprint=fingerprint(verifier),
         constitution=constitution.pinned,
@@ -139,15 +144,20 @@ def check_case(
     )
 
 
-def _gate_notes(controller: Controller, verifier: Verifier) -> list[str]:
+def _gate_notes(controller: Controller) -> list[str]:
     notes = []
     own = controller.policy.release_calibration
-    if own is not None and not calibrated_for(own, identity(verifier)):
+    gated = [identity(controller.gated), *controller.path_calibrations]
+    if own is not None and not any(calibrated_for(own, name) for name in gated):
         notes.append(f"the constitution's release calibration was made for verifier {own.verifier}, not "
-                     f"{identity(verifier)}: set aside, its threshold does not apply to these scores")
+                     f"{' or '.join(gated)}: set aside, its threshold does not apply to these scores")
     if controller.calibration is None:
-        notes.append(f"no release calibration for verifier {identity(verifier)}: every answer goes to a person; "
-                     "calibrate it on labelled cases (python -m verification calibrate)")
+        notes.append(f"no release calibration for verifier {identity(controller.gated)}: every answer goes to a "
+                     "person; calibrate it on labelled cases (python -m verification calibrate)")
+    for name, calibration in controller.path_calibrations.items():
+        if calibration is None:
+            notes.append(f"no release calibration for verifier {name}: a claim it decides goes to a person; "
+                         "calibrate it on labels of claims it decided")
     return notes
 
 

@@ -10,7 +10,7 @@ ask for a person and every claim clears the calibrated release threshold.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from verification.constitution import Policy
@@ -139,9 +139,16 @@ def unrepaired(failing: Sequence[Claim]) -> Outcome:
 
 
 def permit_or_review(
-    candidates: Sequence[Candidate], policy: Policy, calibration: ReleaseCalibration | None
+    candidates: Sequence[Candidate],
+    policy: Policy,
+    calibration: ReleaseCalibration | None,
+    path_calibrations: Mapping[str, ReleaseCalibration | None] | None = None,
 ) -> Outcome:
-    """The decision on a chain whose last candidate passed: PERMIT, or REVIEW when a person should look."""
+    """The decision on a chain whose last candidate passed: PERMIT, or REVIEW when a person should look.
+
+    `calibration` gates every claim but those another verifier decided (`Claim.decided_by`, in a cascade):
+    those are gated by that verifier's own entry in `path_calibrations`, and go to a person without one.
+    """
     # A promise no one could check is never released, whatever the policy says (NOT_VERIFIABLE
     # included: that a verifier cannot check a refund promise does not make it true).
     undecided = _critical_ids(c for candidate in candidates for c in candidate.claims if c.state in _UNDECIDED)
@@ -157,10 +164,20 @@ def permit_or_review(
         why = ("no release calibration was made for the verifier as it is configured now, so no score is "
                "known to keep unsafe releases within the budget")
         return Outcome(Terminal.REVIEW, Reason.NOT_CALIBRATED, why)
-    doubtful = held_back(candidates[-1].claims, calibration)
+    paths = path_calibrations or {}
+    final = candidates[-1].claims
+    for name, own in paths.items():
+        decided = [c.id for c in final if c.decided_by == name and c.state is State.SUPPORTED]
+        if decided and own is None:
+            why = (f"claims decided by {name} ({', '.join(decided)}) have no release calibration of their own: "
+                   "no score of that verifier is known to keep unsafe releases within the budget")
+            return Outcome(Terminal.REVIEW, Reason.NOT_CALIBRATED, why)
+    gated = [(c, paths.get(c.decided_by or "", calibration)) for c in final]
+    doubtful = [(c, gate) for c, gate in gated if gate is not None and held_back([c], gate)]
     if doubtful:
-        scores = ", ".join(f"{c.id} {c.release_score or 0:.2f}" for c in doubtful)
-        why = (f"supported, but below the release threshold {calibration.threshold:.2f} that keeps "
+        scores = ", ".join(f"{c.id} {c.release_score or 0:.2f}" for c, _ in doubtful)
+        threshold = " / ".join(dict.fromkeys(f"{gate.threshold:.2f}" for _, gate in doubtful))
+        why = (f"supported, but below the release threshold {threshold} that keeps "
                f"unsafe releases under {calibration.max_unsafe_release_rate:.0%}: {scores}")
         return Outcome(Terminal.REVIEW, Reason.BELOW_RELEASE_THRESHOLD, why)
     return Outcome(Terminal.PERMIT, Reason.REPAIRED if len(candidates) > 1 else Reason.ALL_SUPPORTED)

@@ -182,6 +182,12 @@ class Claim(_Frozen):
     question_source: str | None = None
     """Where `question` came from: "question_writer", "template", or "template:doubtless(...)" when the
     question writer's question left what the claim commits to unasked and the template replaced it."""
+    decided_by: str | None = None
+    """In a cascade, the verifier ("name fingerprint") that decided the claim when it is not the run's
+    own: the model, for a claim the offline verifier could not settle. Its calibration gates the score."""
+    escalation: str | None = None
+    """In a cascade, why the claim went to the model ("offline SUPPORTED at 0.61, below the safe band
+    (0.76)"); None when the offline verdict stood."""
 
 
 class RuleVerdict(_Frozen):

@@ -39,13 +39,20 @@ class Verdict:
     """Provenance when a model decided."""
     extra: dict[str, object] = field(default_factory=dict)
     """Verifier-specific details kept for the audit (scores, mismatching values)."""
+    decided_by: str | None = None
+    """In a cascade, the verifier ("name fingerprint") whose verdict this is when it is not the run's own:
+    the release gate applies that verifier's calibration to the score."""
+    escalation: str | None = None
+    """In a cascade, why the offline verdict was sent to the model; None when it was not."""
 
 
 class Verifier(Protocol):
     """Checks claims, each on its own, against the case's sources only."""
 
-    name: str
-    """Name and version, such as "offline/1"; part of the verification cache key."""
+    @property
+    def name(self) -> str:
+        """Name and version, such as "offline/1"; part of the verification cache key."""
+        ...
 
     def config_fingerprint(self) -> str:
         """A stable string of the settings that change verdicts; part of the cache key."""

@@ -171,9 +171,24 @@ class Claim(ImmutableModel):
     commitments = models.JSONField(default=list)
     rationale = models.TextField(blank=True)
     model_record = models.JSONField(null=True, blank=True)
+    decided_by = models.CharField(
+        max_length=200, blank=True,
+        help_text="In a cascade, the model verifier (name and fingerprint) that decided it; empty: the run's own",
+    )
+    escalation = models.TextField(blank=True, help_text="In a cascade, why the claim was sent to the model")
 
     class Meta:
         ordering = ["candidate", "position"]
+
+
+def decided_by_model() -> models.Q:
+    """Claims a model decided: in a cascade (`decided_by` names it), or in a run that sent it every claim."""
+    return models.Q(decided_by__gt="") | models.Q(method__startswith="model:")
+
+
+def sent_to_model() -> models.Q:
+    """Claims a model was asked about: those it decided, and those it failed on (the cascade's escalations)."""
+    return models.Q(escalation__gt="") | models.Q(method__startswith="model:")
 
 
 class RuleVerdict(ImmutableModel):

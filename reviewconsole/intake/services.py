@@ -386,4 +386,6 @@ def _claim_row(candidate: Candidate, position: int, claim: contract.Claim) -> Cl
         commitments=[commitment.model_dump(mode="json") for commitment in claim.commitments],
         rationale=claim.rationale,
         model_record=claim.model_record.model_dump(mode="json") if claim.model_record else None,
+        decided_by=claim.decided_by or "",
+        escalation=claim.escalation or "",
     )

@@ -20,8 +20,8 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from reviewconsole.policy.models import NamedConstitution
-from reviewconsole.vocabulary import REASON_LABELS, RULE_KIND_LABELS, SEVERITY_LABELS, TERMINAL_LABELS
-from verification import Constitution, Reason, Severity, Terminal
+from reviewconsole.vocabulary import REASON_LABELS, ROUTE_LABELS, RULE_KIND_LABELS, SEVERITY_LABELS, TERMINAL_LABELS
+from verification import Constitution, Reason, Route, Severity, Terminal
 
 RULE_KINDS: dict[str, str] = RULE_KIND_LABELS
 
@@ -31,14 +31,17 @@ class FieldSpec:
     name: str
     label: str
     widget: str = "text"
-    """text, number, textarea (one item per line for lists) or checkbox."""
+    """text, number, textarea (one item per line for lists), checkbox or select (of `choices`)."""
     help: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    """For a select: (value, words) of each option."""
 
     def form_field(self) -> forms.Field:
         if self.widget == "checkbox":
             return forms.BooleanField(required=False, label=self.label, help_text=self.help)
         widget: dict[str, forms.Widget | type[forms.Widget]] = {
             "textarea": forms.Textarea, "number": forms.TextInput(attrs={"inputmode": "decimal"}),
+            "select": forms.Select(choices=self.choices),
         }
         # Text, even for numbers: the engine's model parses every value, so its messages are the ones shown.
         return forms.CharField(required=False, label=self.label, help_text=self.help,
@@ -82,19 +85,26 @@ POLICY_FIELDS = (
               "without a person; the release threshold is calibrated for it. 0.05 allows at most 5%."),
     FieldSpec("review_deadline_hours", "Review deadline (hours)", "number",
               "The queue marks a case overdue once it has waited this long; empty: no deadline."),
+    FieldSpec("model_verification", "Claims sent to the model (with a model endpoint)", "select",
+              "The offline verifier reads every claim first; the uncertain band is what it cannot settle (no "
+              "typed check decided, and a release score below its safe band). Chosen from the calibration: the "
+              "uncertain band when the offline verifier is calibrated, every claim when it is not.",
+              choices=(("", "Chosen from the calibration"), *((route.value, ROUTE_LABELS[route]) for route in Route))),
     FieldSpec("calibration_group", "Calibration group",
               help="The group of labelled answers this constitution's resemble, released at that group's own "
               "threshold: wice/hold (single claims), summedits/hold (summaries), halueval/hold (short answers); "
               "empty: the pooled threshold, which holds in every group."),
 )
 # Knobs an empty input leaves unset (None) rather than asking the model to parse "".
-_OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours", "calibration_group"})
+_OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours", "calibration_group", "model_verification"})
 # Knobs whose every error reads better as one sentence naming the knob than as pydantic's wording.
 _POLICY_MESSAGES = {
     "max_unsafe_release_rate": "max_unsafe_release_rate must be a number strictly between 0 and 1, such as 0.05",
     "review_deadline_hours": "review_deadline_hours must be a whole number of hours from 1 to 2160 (90 days), "
                              "or empty for no deadline",
     "calibration_group": "calibration_group must be a group's name of at most 100 characters, such as summedits/hold",
+    "model_verification": "model_verification must be one of: " + ", ".join(route.value for route in Route)
+                          + ", or empty to choose from the calibration",
 }
 _NEEDS_PERSON = "policy-needs_person"
 # The knobs that are lists of codes, each drawn as a row of checkboxes: input name, knob, the (code, words)

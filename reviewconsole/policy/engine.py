@@ -34,15 +34,16 @@ def configured_model() -> OpenAIChatModel | None:
 
 
 def configured_verifier() -> Verifier:
-    """The verifier the console runs: through the model endpoint when one is set, else the offline
-    verifier with the scorer VERIFICATION_SCORER names."""
+    """The verifier the console runs: the offline verifier with the scorer VERIFICATION_SCORER names, and
+    with a model endpoint the cascade of it and the model, which each run binds to its constitution."""
     return default_verifier(configured_model(), scorer=settings.VERIFICATION_SCORER)
 
 
 def load_scorer() -> None:
     """Load the learned scorer's model now, at start-up, so a missing or corrupt file stops the process
-    with one line naming it rather than failing the first case."""
-    if settings.VERIFICATION_SCORER != "learned" or settings.LLM_BASE_URL:
+    with one line naming it rather than failing the first case. A model endpoint does not spare it: the
+    offline verifier reads every claim first (the cascade)."""
+    if settings.VERIFICATION_SCORER != "learned":
         return
     try:
         make_scorer("learned")

@@ -25,6 +25,7 @@ from reviewconsole.review.models import Decision, DecisionKind, Escalation
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.review.states import FAILING_STATES
 from reviewconsole.support.kappa import Kappa, kappa_by_reviewer_pair, kappa_by_rule, kappa_over_claims
+from reviewconsole.support.model_path import ModelPathUse, model_path_use
 from reviewconsole.support.safety import UnsafeReleaseRate, unsafe_release_rates
 from verification import Origin
 
@@ -83,6 +84,8 @@ class MetricsReport:
     kappa_claims: Kappa | None = None
     rate_limited: list[RateLimited] | None = None
     """Per client, most refused first; None when the counters (in Redis) cannot be read."""
+    model_path: list[ModelPathUse] = field(default_factory=list)
+    """Per constitution: what the model endpoint was asked and what each path released."""
 
     @property
     def automation_rate(self) -> float:
@@ -226,4 +229,5 @@ def metrics_report(*, since: datetime, until: datetime) -> MetricsReport:
         kappa_by_rule=kappa_by_rule(since=since, until=until),
         kappa_claims=kappa_over_claims(since=since, until=until),
         rate_limited=_rate_limited(since, until),
+        model_path=model_path_use(since=since, until=until),
     )

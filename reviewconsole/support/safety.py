@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from reviewconsole.intake.models import Candidate, Claim
+from reviewconsole.intake.models import Candidate, Claim, decided_by_model
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.review.labels import UNSAFE_LABELS
 from reviewconsole.review.models import ClaimLabel, Escalation
@@ -62,6 +62,9 @@ class UnsafeReleaseRate:
     budget_version: int | None
     versions: list[int] = field(default_factory=list)
     """The versions the counted spot checks pinned, oldest first."""
+    by_model: bool = False
+    """The row of released answers in which the model decided a claim (a cascade's model path, with its own
+    calibration); False: answers the offline verifier released alone."""
 
     @property
     def estimate(self) -> float | None:
@@ -141,11 +144,14 @@ def unsafe_release_rates(*, since: datetime, until: datetime) -> list[UnsafeRele
         .select_related("document")
     }
     budgets = {pk: Constitution.model_validate(pin.content).policy.max_unsafe_release_rate for pk, pin in pins.items()}
-    groups: dict[str, _Group] = defaultdict(_Group)
+    by_model = set(Claim.objects.filter(candidate_id__in=released.values()).filter(decided_by_model())
+                   .values_list("candidate_id", flat=True))
+    groups: dict[tuple[str, bool], _Group] = defaultdict(_Group)
     for case_id, pin_id, name in spot_checks:
         pin = pins.get(pin_id)
-        group = groups[pin.document.name if pin else (name or DEFAULT_CONSTITUTION.name)]
-        claims = claims_of.get(released.get(case_id, -1), set())
+        candidate = released.get(case_id, -1)
+        group = groups[(pin.document.name if pin else (name or DEFAULT_CONSTITUTION.name), candidate in by_model)]
+        claims = claims_of.get(candidate, set())
         if not claims:
             continue  # nothing was released that a person could label
         if any(claim not in labels_of for claim in claims):
@@ -158,12 +164,12 @@ def unsafe_release_rates(*, since: datetime, until: datetime) -> list[UnsafeRele
         if pin is not None:
             group.versions[pin.number] = budgets[pin.pk]
     rates = []
-    for name, group in sorted(groups.items()):
+    for (name, model_path), group in sorted(groups.items()):
         newest = max(group.versions) if group.versions else None
         rates.append(UnsafeReleaseRate(
             constitution=name, spot_checks=group.counted, unsafe=group.unsafe, blind=group.blind,
             pending=group.pending, budget=group.versions[newest] if newest is not None else None,
-            budget_version=newest, versions=sorted(group.versions),
+            budget_version=newest, versions=sorted(group.versions), by_model=model_path,
         ))
     return rates
 

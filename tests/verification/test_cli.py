@@ -237,9 +237,12 @@ def test_check_uses_the_model_named_in_the_environment(tmp_path: Path, fake_serv
 
     assert result.returncode == 0, result.stderr
     record = RunRecord.model_validate_json(result.stdout)
-    assert record.verifier == "cove/1:asked-model"
+    # The offline verifier reads the paraphrase below its safe band, so the cascade asks the model.
+    assert record.verifier == "cascade/1"
     [claim] = record.candidates[0].claims
     assert claim.method == f"model:{MODEL_NAME}" and claim.question
+    assert claim.decided_by is not None and claim.decided_by.startswith("cove/1:asked-model ")
+    assert claim.escalation is not None and "below the safe band" in claim.escalation
     # A question, then its verification, then the critic reading the draft against the sources.
     assert [role_of(r.system) for r in fake_server.received] == ["question_writer", "verifier", "critic"]
     assert all(r.headers_authorization == "Bearer k" for r in fake_server.received)

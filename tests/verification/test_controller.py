@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.verification.replies import claim_in, verdict_json
-from tests.verification.verifiers import KeywordVerifier, calibrated
+from tests.verification.verifiers import KeywordVerifier, calibrated, every_claim
 from verification.constitution import (
     DEFAULT,
     Constitution,
@@ -161,7 +161,7 @@ def test_a_doubtless_verification_question_is_flagged_on_the_claim_and_by_the_cr
     })
     case = _case("Acme was founded in 1999 by Jane Roe. Acme is based in Oslo.", ACME_SOURCES)
 
-    record = check_case(case, model=model, repair="none")
+    record = check_case(case, model=model, repair="none", constitution=every_claim())
 
     founded, based = record.candidates[0].claims
     assert founded.question_source is not None and founded.question_source.startswith("template:doubtless(")

@@ -8,7 +8,7 @@ import pytest
 
 from tests.verification.conftest import LARKSPUR_CLAIMS, LARKSPUR_SOURCES
 from tests.verification.replies import NO_FINDINGS, claim_in, passages_in, verdict_json
-from tests.verification.verifiers import calibrated
+from tests.verification.verifiers import calibrated, every_claim
 from verification.claims import extract_claims
 from verification.cove import (
     QUESTION_PROMPT,
@@ -53,7 +53,7 @@ def test_invalid_output_three_times_makes_the_claim_unresolved_with_every_attemp
         {"question_writer": _question_for, "verifier": verifier, "critic": lambda _: NO_FINDINGS}, model_id="m-7"
     )
 
-    record = check_case(larkspur_case, model=model)
+    record = check_case(larkspur_case, model=model, constitution=every_claim())
 
     claims = {claim.text: claim for claim in record.candidates[0].claims}
     unresolved = claims[LARKSPUR_CLAIMS[2]]
@@ -82,7 +82,7 @@ def test_success_on_the_second_attempt_records_two_attempts_and_the_first_output
 
     model = ScriptedModel({"question_writer": _question_for, "verifier": verifier, "critic": lambda _: NO_FINDINGS})
 
-    record = check_case(larkspur_case, model=model, constitution=calibrated(ModelVerifier(model)))
+    record = check_case(larkspur_case, model=model, constitution=calibrated(ModelVerifier(model), every_claim()))
 
     for claim in record.candidates[0].claims:
         assert claim.state is State.SUPPORTED
@@ -225,7 +225,7 @@ def test_the_model_verifiers_confidence_is_the_release_score_of_what_it_supports
     model = ScriptedModel(
         {"question_writer": _question_for, "verifier": verifier, "critic": lambda _: NO_FINDINGS}, model_id="m-7"
     )
-    record = check_case(larkspur_case, model=model, repair="none")
+    record = check_case(larkspur_case, model=model, repair="none", constitution=every_claim())
 
     scores = {claim.text: (claim.state, claim.release_score) for claim in record.candidates[0].claims}
     assert scores[LARKSPUR_CLAIMS[2]] == (State.REFUTED, 0.0)

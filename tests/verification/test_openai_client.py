@@ -11,7 +11,7 @@ import pytest
 from tests.verification.conftest import LARKSPUR_CLAIMS, LARKSPUR_SOURCES, NetworkBlocked, NetworkGuard
 from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Received, Reply
 from tests.verification.replies import claim_in, cove_reply, role_of, verdict_json
-from tests.verification.verifiers import calibrated
+from tests.verification.verifiers import calibrated, every_claim
 from verification.cove import VERIFY_PROMPT, ModelVerifier
 from verification.engine import check_case
 from verification.errors import PermanentError, TransientError
@@ -28,7 +28,7 @@ def test_one_verification_request_per_claim_without_the_draft_or_other_claims(
 ) -> None:
     fake_server.responder = cove_reply
 
-    record = check_case(larkspur_case, model=client_model)
+    record = check_case(larkspur_case, model=client_model, constitution=every_claim())
 
     claims = record.candidates[0].claims
     assert [claim.text for claim in claims] == list(LARKSPUR_CLAIMS)
@@ -56,7 +56,7 @@ def test_records_carry_the_reported_model_id_and_the_prompt_hash(
 ) -> None:
     fake_server.responder = cove_reply
 
-    record = check_case(larkspur_case, model=client_model)
+    record = check_case(larkspur_case, model=client_model, constitution=every_claim())
 
     for claim in record.candidates[0].claims:
         assert claim.model_record is not None
@@ -107,7 +107,7 @@ def test_the_calls_of_one_case_run_concurrently(
 
     fake_server.responder = reply
 
-    record = check_case(larkspur_case, model=client_model)
+    record = check_case(larkspur_case, model=client_model, constitution=every_claim())
 
     assert fake_server.max_in_flight == 3
     assert [claim.state for claim in record.candidates[0].claims] == [State.SUPPORTED] * 3
@@ -131,7 +131,7 @@ def test_server_errors_and_rate_limits_are_transient_auth_and_other_client_error
 ) -> None:
     fake_server.responder = lambda received: Reply(status=status)
     with pytest.raises(error, match=f"HTTP {status}") as caught:
-        check_case(larkspur_case, model=client_model)
+        check_case(larkspur_case, model=client_model, constitution=every_claim())
     # Transient and permanent are siblings: a worker must never retry an auth failure.
     assert isinstance(caught.value, TransientError) != isinstance(caught.value, PermanentError)
 
@@ -141,7 +141,7 @@ def test_a_timeout_is_transient(fake_server: FakeOpenAIServer) -> None:
     model = OpenAIChatModel(base_url=fake_server.base_url, model="m", timeout=0.2, max_retries=0)
     case = Case(question="Refund timing?", answer=LARKSPUR_CLAIMS[1], sources=LARKSPUR_SOURCES)
     with pytest.raises(TransientError, match="unreachable"):
-        check_case(case, model=model)
+        check_case(case, model=model, constitution=every_claim())
 
 
 def test_a_refused_connection_is_transient() -> None:
@@ -152,7 +152,7 @@ def test_a_refused_connection_is_transient() -> None:
     model = OpenAIChatModel(base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout=2, max_retries=0)
     case = Case(question="Refund timing?", answer=LARKSPUR_CLAIMS[1], sources=LARKSPUR_SOURCES)
     with pytest.raises(TransientError):
-        check_case(case, model=model)
+        check_case(case, model=model, constitution=every_claim())
 
 
 def test_the_generator_drafts_a_missing_answer_which_is_then_verified(
@@ -167,7 +167,7 @@ def test_the_generator_drafts_a_missing_answer_which_is_then_verified(
     case = Case(question="How long does a refund take?", sources=LARKSPUR_SOURCES)
 
     # A model's confidences are on a scale of their own: calibrated here so the states alone decide.
-    record = check_case(case, model=client_model, constitution=calibrated(ModelVerifier(client_model)))
+    record = check_case(case, model=client_model, constitution=calibrated(ModelVerifier(client_model), every_claim()))
 
     [candidate] = record.candidates
     assert candidate.origin is Origin.GENERATOR and candidate.text == LARKSPUR_CLAIMS[1]
@@ -191,6 +191,6 @@ def test_a_real_endpoint_is_never_reached(network_guard: NetworkGuard) -> None:
     model = OpenAIChatModel(base_url="https://api.openai.com/v1", model="gpt-4o", api_key="x", max_retries=0)
     case = Case(question="Refund timing?", answer=LARKSPUR_CLAIMS[1], sources=LARKSPUR_SOURCES)
     with pytest.raises(NetworkBlocked, match="api.openai.com"):
-        check_case(case, model=model)
+        check_case(case, model=model, constitution=every_claim())
     assert network_guard.blocked == ["api.openai.com"]
     network_guard.blocked.clear()  # planned: this test is about the guard itself

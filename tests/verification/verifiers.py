@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from verification.claims import ExtractedClaim
-from verification.constitution import DEFAULT, Constitution
+from verification.constitution import DEFAULT, Constitution, Route
 from verification.release import ReleaseCalibration
 from verification.types import EvidenceSpan, Source, State
 from verification.verifier import Verdict, Verifier, identity
@@ -57,3 +57,10 @@ def calibrated(verifier: Verifier, constitution: Constitution | None = None) -> 
     calibration = ReleaseCalibration(threshold=0.0, max_unsafe_release_rate=0.05, confidence=0.95,
                                      verifier=identity(verifier), groups=[], computed="2026-12-01T00:00:00+00:00")
     return base.model_copy(update={"policy": base.policy.model_copy(update={"release_calibration": calibration})})
+
+
+def every_claim(constitution: Constitution | None = None) -> Constitution:
+    """`constitution` (default: "default") sending every claim to the model, the offline verifier not
+    consulted: chain-of-verification on its own, as tests of the model path read it."""
+    base = constitution or DEFAULT
+    return base.model_copy(update={"policy": base.policy.model_copy(update={"model_verification": Route.ALL})})

@@ -160,6 +160,30 @@ def test_the_metrics_page_shows_the_estimate_its_interval_and_warns_over_budget(
 
 
 @pytest.mark.django_db
+def test_answers_the_model_decided_a_claim_of_have_a_row_of_their_own(client, support_lead, reviewer):
+    bot, _ = client_create(name="bot")
+    lenient = _version("lenient", 1, 0.5)
+    for _ in range(4):
+        _label(_released(bot, lenient, 1), "S", reviewer)
+    for labels in ("SR", "SS"):
+        claims = _released(bot, lenient, 1)
+        # The cascade's second claim: the offline verifier could not settle it, the model decided it.
+        Claim.objects.create(candidate=claims[0].candidate, position=1, claim_id="k1", text="claim 1", start=0,
+                             end=1, state="SUPPORTED", severity="MINOR", method="model:fake-llm-7b", confidence=0.9,
+                             decided_by="cove/1:fake-llm-7b 0123456789abcdef", escalation="offline SUPPORTED at 0.6")
+        _label(list(Claim.objects.filter(candidate=claims[0].candidate).order_by("position")), labels, reviewer)
+
+    rates = [(rate.constitution, rate.by_model, rate.spot_checks, rate.unsafe)
+             for rate in metrics_report(**PERIOD).unsafe_release]
+    html = signed_in(client, support_lead).get(reverse("audit:metrics"), PAGE_PERIOD).content.decode()
+
+    assert rates == [("lenient", False, 4, 0), ("lenient", True, 2, 1)]
+    table = _table(html, "unsafe-release-table")
+    assert "lenient 4 (4 labelled blind throughout) 0 0.0%" in table
+    assert "lenient (answers in which the model decided a claim) 2 (2 labelled blind throughout) 1 50.0%" in table
+
+
+@pytest.mark.django_db
 def test_a_period_without_spot_checks_says_so(client, support_lead):
     html = signed_in(client, support_lead).get(reverse("audit:metrics"), PAGE_PERIOD).content.decode()
 

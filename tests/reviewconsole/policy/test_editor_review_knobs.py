@@ -105,3 +105,27 @@ def test_an_overlong_calibration_group_is_refused_on_its_field(admin_client):
     assert response.status_code == 400
     assert "calibration_group" in _error(response.content.decode(), "policy-calibration_group")
     assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_the_claims_sent_to_the_model_are_saved_shown_on_the_version_and_offered_again(admin_client):
+    html = admin_client.get(EDIT).content.decode()
+    assert '<option value="" selected>Chosen from the calibration</option>' in html
+
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-model_verification": "uncertain"}))
+
+    assert response.status_code == 302
+    assert _saved_policy()["model_verification"] == "uncertain"
+    version = admin_client.get("/policy/constitutions/customer-support/v2/").content.decode()
+    assert re.search(r'<dd id="model-verification">The uncertain band: what the offline verifier cannot settle',
+                     version)
+    again = admin_client.get("/policy/constitutions/customer-support/v2/edit").content.decode()
+    assert '<option value="uncertain" selected>' in again
+
+
+def test_an_unknown_choice_of_claims_sent_to_the_model_is_refused_on_its_field(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-model_verification": "sometimes"}))
+
+    assert response.status_code == 400
+    assert _error(response.content.decode(), "policy-model_verification") == (
+        "model_verification must be one of: off, uncertain, all, or empty to choose from the calibration")
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1

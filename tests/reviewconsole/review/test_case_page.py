@@ -7,10 +7,12 @@ import re
 import pytest
 from django.utils.html import escape
 
-from reviewconsole.intake.models import Candidate, Case, CaseStatus, RepairAttempt
+from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, RepairAttempt
 from reviewconsole.review.models import ClaimLabel, Escalation
 from reviewconsole.review.tasks import verify_edit
-from tests.reviewconsole.review.conftest import refund_case
+from tests.reviewconsole.review.conftest import escalate_case, refund_case
+from tests.verification.fake_openai import FakeOpenAIServer
+from tests.verification.replies import cove_reply
 
 pytestmark = pytest.mark.django_db
 
@@ -263,3 +265,28 @@ def test_a_claim_the_edit_breaks_is_a_new_failure_whatever_its_id(client, review
 
     assert package["Original → current"] == "c0 → c2"
     assert package["Failing claims"] == package["New failures introduced"] == "k1 Refuted"
+
+
+def test_a_claim_the_offline_verifier_could_not_settle_shows_that_the_model_decided_it(
+    client, reviewer, webhook_client, settings
+):
+    server = FakeOpenAIServer(responder=cove_reply).start()
+    settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY = server.base_url, "fake-llm-7b", "k"
+    try:
+        case = escalate_case(webhook_client, {
+            "question": "What happens to my data after I cancel?",
+            "answer": "Your data is kept for 30 days after cancelling.",
+            "sources": [{"id": "retention", "text": "After cancellation, account data is kept for 30 days."}],
+        })
+    finally:
+        server.stop()
+    client.force_login(reviewer)
+
+    html = client.get(f"/review/cases/{case.pk}/").content.decode()
+
+    # The model supported it, but no calibration was made for the model's scores: a person decides.
+    assert case.reason == "NOT_CALIBRATED" and case.verifier == "cascade/1"
+    [claim] = Claim.objects.filter(candidate__case=case)
+    assert claim.method == "model:fake-llm-7b" and claim.decided_by.startswith("cove/1:fake-llm-7b ")
+    assert ('<div class="muted small escalation">Sent to the model: offline SUPPORTED at 0.66, below the safe '
+            "band (0.76)</div>") in html

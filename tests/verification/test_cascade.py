@@ -1,0 +1,218 @@
+"""The verification cascade against a fake OpenAI-compatible server: the offline verifier settles what it
+can, the model sees the uncertain band only, and a model that fails sends the claim to a person."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Received, Reply
+from tests.verification.replies import claim_in, cove_reply, role_of
+from tests.verification.verifiers import calibrated
+from verification.cascade import Cascade, CascadeVerifier
+from verification.constitution import DEFAULT, Constitution, Policy, Route
+from verification.cove import ModelVerifier
+from verification.engine import check_case, default_verifier
+from verification.errors import PermanentError
+from verification.model import OpenAIChatModel
+from verification.offline import OfflineVerifier
+from verification.release import ReleaseCalibration
+from verification.types import Case, Reason, Source, State, Terminal
+from verification.verifier import identity
+
+SOURCES = [
+    Source(id="retention", text="After cancellation, account data is kept for 30 days."),
+    Source(id="refund-timing", text="Refunds reach the original payment method in 5 to 10 business days."),
+]
+SETTLED = "Refunds reach the original payment method in 5 to 10 business days."
+"""Word for word a source sentence: inside the offline verifier's safe band."""
+PARAPHRASE = "Your data is kept for 30 days after cancelling."
+"""True, but read offline below the safe band (0.69 against 0.76): the uncertain band."""
+CONTRADICTION = "Your data is kept for 90 days after cancelling."
+"""A typed contradiction (90 days against 30): REFUTED offline, whatever a model would say."""
+
+
+def _case(*claims: str) -> Case:
+    return Case(question="What happens after I cancel?", answer=" ".join(claims), sources=SOURCES)
+
+
+def _verifier_claims(server: FakeOpenAIServer) -> list[str]:
+    return [claim_in(r.text) for r in server.received if role_of(r.system) == "verifier"]
+
+
+def _model_path_calibrated(model: OpenAIChatModel, constitution: Constitution = DEFAULT) -> Constitution:
+    """A constitution whose own calibration was made for the model path (threshold 0, from its labels)."""
+    return calibrated(ModelVerifier(model), constitution)
+
+
+def _with_route(route: Route | None, constitution: Constitution = DEFAULT) -> Constitution:
+    return constitution.model_copy(update={"policy": constitution.policy.model_copy(
+        update={"model_verification": route})})
+
+
+def test_a_contradiction_and_a_safe_claim_never_reach_the_model_the_uncertain_one_does(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    fake_server.responder = cove_reply
+
+    record = check_case(_case(SETTLED, PARAPHRASE, CONTRADICTION), model=client_model, repair="none")
+
+    assert _verifier_claims(fake_server) == [PARAPHRASE]
+    assert record.verifier == "cascade/1"
+    settled, paraphrase, contradiction = record.candidates[0].claims
+    assert settled.state is State.SUPPORTED and settled.method == "offline:coverage" and settled.escalation is None
+    assert contradiction.state is State.REFUTED and contradiction.method == "offline:typed-mismatch"
+    assert contradiction.decided_by is None and contradiction.escalation is None
+    # The model's verdict is the claim's: its state, its quote, its provenance, and why it was asked.
+    assert paraphrase.state is State.SUPPORTED and paraphrase.method == f"model:{MODEL_NAME}"
+    assert paraphrase.decided_by == identity(ModelVerifier(client_model))
+    assert paraphrase.escalation == "offline SUPPORTED at 0.69, below the safe band (0.76)"
+    assert paraphrase.model_record is not None and paraphrase.evidence[0].source_id == "retention"
+    assert record.metrics.model_calls == 3  # the paraphrase's question and verification, the critic
+
+
+def test_a_claim_the_model_supports_is_released_only_by_the_model_paths_own_calibration(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    fake_server.responder = cove_reply
+    case = _case(SETTLED, PARAPHRASE)
+
+    uncalibrated = check_case(case, model=client_model)
+    released = check_case(case, model=client_model, constitution=_model_path_calibrated(client_model))
+
+    # The offline calibration is no measure of the model's confidence: without its own, a person decides.
+    assert uncalibrated.terminal is Terminal.REVIEW and uncalibrated.reason is Reason.NOT_CALIBRATED
+    assert f"decided by {identity(ModelVerifier(client_model))} (k2)" in uncalibrated.review_package.policy_reason
+    assert any("calibrate it on labels of claims it decided" in note for note in uncalibrated.notes)
+    assert released.terminal is Terminal.PERMIT and released.reason is Reason.ALL_SUPPORTED
+    # The settled claim was still gated by the offline calibration: the run's own threshold.
+    assert released.release_threshold == pytest.approx(0.7619)
+
+
+def _failing_verifier(reply: Reply) -> object:
+    """A server whose verification calls fail with `reply`; every other role answers as it should."""
+
+    def respond(received: Received) -> Reply:
+        return reply if role_of(received.system) in ("verifier", "question_writer") else cove_reply(received)
+
+    return respond
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (Reply(content="{}", delay=1.0), "unreachable"),  # the client's timeout is 0.3 s
+        (Reply(status=429), "HTTP 429"),
+        (Reply(content='{"state": "MAYBE"}'), "failed validation 3 times"),
+        (Reply(content="I'm sorry, but I can't help with verifying that."), "failed validation 3 times"),
+    ],
+    ids=["timeout", "rate-limited", "malformed", "refusal"],
+)
+def test_a_model_that_fails_leaves_the_offline_reading_and_a_person_never_a_release(
+    fake_server: FakeOpenAIServer, reply: Reply, why: str
+) -> None:
+    fake_server.responder = _failing_verifier(reply)
+    model = OpenAIChatModel(base_url=fake_server.base_url, model="asked-model", timeout=0.3, max_retries=0)
+
+    record = check_case(_case(SETTLED, PARAPHRASE), model=model, constitution=_model_path_calibrated(model))
+
+    assert record.terminal is Terminal.REVIEW and record.reason is Reason.UNRESOLVED_CLAIM
+    settled, paraphrase = record.candidates[-1].claims
+    assert settled.state is State.SUPPORTED
+    assert paraphrase.state is State.UNRESOLVED and paraphrase.method == "cascade:model-failed"
+    assert paraphrase.release_score == 0.0 and why in paraphrase.rationale
+    assert "the offline verifier read it as SUPPORTED at 0.69. A person decides." in paraphrase.rationale
+    assert paraphrase.evidence and paraphrase.evidence[0].source_id == "retention"
+    assert record.review_package is not None and record.review_package.target_failures == ["k2"]
+
+
+def test_a_refused_api_key_is_the_configurations_error_not_a_claims(fake_server: FakeOpenAIServer) -> None:
+    fake_server.responder = _failing_verifier(Reply(status=401))
+    model = OpenAIChatModel(base_url=fake_server.base_url, model="asked-model", max_retries=0)
+
+    with pytest.raises(PermanentError, match="HTTP 401"):
+        check_case(_case(SETTLED, PARAPHRASE), model=model)
+
+
+def test_the_route_is_the_constitutions_setting(fake_server: FakeOpenAIServer, client_model: OpenAIChatModel) -> None:
+    fake_server.responder = cove_reply
+    case = _case(SETTLED, PARAPHRASE, CONTRADICTION)
+
+    off = check_case(case, model=client_model, constitution=_with_route(Route.OFF), repair="none")
+    assert _verifier_claims(fake_server) == []
+    every = check_case(case, model=client_model, constitution=_with_route(Route.ALL), repair="none")
+
+    assert off.verifier.startswith("offline/") and all(c.decided_by is None for c in off.candidates[0].claims)
+    assert sorted(_verifier_claims(fake_server)) == sorted([SETTLED, PARAPHRASE, CONTRADICTION])
+    assert every.verifier == f"cove/1:{client_model.model_id}"
+
+
+def test_the_default_route_is_the_uncertain_band_only_where_the_offline_verifier_is_calibrated(
+    client_model: OpenAIChatModel,
+) -> None:
+    cascade = default_verifier(client_model)
+    assert isinstance(cascade, Cascade)
+
+    assert isinstance(cascade.bind(DEFAULT.policy), CascadeVerifier)
+    assert cascade.bind(DEFAULT.policy).safe_threshold == pytest.approx(0.7619)  # type: ignore[attr-defined]
+    # An offline configuration no calibration was made for has no safe band: every claim to the model.
+    uncalibrated = Cascade(OfflineVerifier(off={"typed-mismatch"}), ModelVerifier(client_model))
+    assert isinstance(uncalibrated.bind(DEFAULT.policy), ModelVerifier)
+    assert default_verifier().name.startswith("offline/")
+
+
+def test_the_policy_refuses_an_unknown_route() -> None:
+    with pytest.raises(ValueError, match="model_verification"):
+        Policy.model_validate({"model_verification": "sometimes"})
+
+
+def test_calibrate_with_a_model_calibrates_the_model_path_on_the_claims_it_decides(
+    tmp_path: Path, fake_server: FakeOpenAIServer
+) -> None:
+    fake_server.responder = cove_reply
+
+    def labelled(consistent: bool, *claims: str) -> str:
+        case = _case(*claims).model_dump(mode="json")
+        return json.dumps({**case, "consistent": consistent, "group": "support"})
+
+    lines = [labelled(True, PARAPHRASE)] * 3 + [labelled(False, "Deleted data can be restored within a week.")] * 2
+    # Settled offline: neither reaches the model, so neither says anything about the model's scores.
+    lines += [labelled(True, SETTLED), labelled(False, CONTRADICTION)]
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("LLM_")}
+    env.update({"LLM_BASE_URL": fake_server.base_url, "LLM_MODEL": "asked-model", "LLM_API_KEY": "k"})
+
+    result = subprocess.run([sys.executable, "-m", "verification", "calibrate", str(path)], capture_output=True,
+                            text=True, env=env, timeout=120, check=False)
+
+    assert result.returncode == 0, result.stderr
+    calibration = ReleaseCalibration.model_validate_json(result.stdout)
+    assert calibration.verifier.startswith("cove/1:asked-model ")
+    [group] = calibration.groups
+    assert (group.consistent, group.inconsistent) == (3, 2)
+    # The fake model supports everything it is asked, the false claims too: no threshold keeps them back.
+    assert not calibration.met
+    assert sorted(_verifier_claims(fake_server)) == sorted([PARAPHRASE] * 3 + ["Deleted data can be restored within "
+                                                                               "a week."] * 2)
+
+
+def test_the_table_says_which_claims_went_to_the_model_and_why(tmp_path: Path, fake_server: FakeOpenAIServer) -> None:
+    fake_server.responder = cove_reply
+    path = tmp_path / "case.json"
+    path.write_text(_case(SETTLED, PARAPHRASE).model_dump_json(), encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("LLM_")}
+    env.update({"LLM_BASE_URL": fake_server.base_url, "LLM_MODEL": "asked-model"})
+
+    result = subprocess.run([sys.executable, "-m", "verification", "check", str(path), "--format", "table"],
+                            capture_output=True, text=True, env=env, timeout=120, check=False)
+
+    assert result.returncode == 0, result.stderr
+    assert "verifier cascade/1" in result.stdout
+    assert "  k2 sent to the model: offline SUPPORTED at 0.69, below the safe band (0.76)" in result.stdout
+    assert "k1 sent to the model" not in result.stdout
