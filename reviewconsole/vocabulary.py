@@ -9,7 +9,7 @@ template filter). The codes themselves stay in the API, webhooks, exports and qu
 
 from __future__ import annotations
 
-from verification import Origin, Reason, Route, Severity, Terminal
+from verification import MinorTier, Origin, Reason, Route, Severity, Terminal
 
 REASON_LABELS: dict[str, str] = {
     Reason.ALL_SUPPORTED.value: "All claims supported",
@@ -31,6 +31,8 @@ REASON_LABELS: dict[str, str] = {
     Reason.MODEL_OUTPUT_INVALID.value: "Invalid model output",
     Reason.BELOW_RELEASE_THRESHOLD.value: "Below the release threshold",
     Reason.NOT_CALIBRATED.value: "No release calibration for this verifier",
+    Reason.MINOR_CLAIMS_REMOVED.value: "Released without minor claims",
+    Reason.MINOR_CLAIMS_NOTED.value: "Released with a note on minor claims",
 }
 
 TERMINAL_LABELS: dict[str, str] = {
@@ -61,6 +63,7 @@ REPAIR_LABELS: dict[str, str] = {
     "MODEL_REVISION": "Revised by the model",
     "RULE_REVISION": "Revised to meet a rule",
     "FULL_REGENERATION": "Written again",
+    "NOTE_CLAIM": "Kept with the constitution's note",
     "reviewer_edit": "Edited by a reviewer",
     "ACCEPTED": "Accepted",
     "REJECTED": "Rejected",
@@ -89,4 +92,11 @@ ROUTE_LABELS: dict[str, str] = {
     Route.OFF.value: "None: the offline verifier decides every claim",
     Route.UNCERTAIN.value: "The uncertain band: what the offline verifier cannot settle",
     Route.ALL.value: "Every claim",
+}
+
+# What a MINOR claim that cannot be released as written does to the answer (Policy.minor_unsupported).
+MINOR_TIER_LABELS: dict[str, str] = {
+    MinorTier.HOLD.value: "Holds the answer for a person, as any claim does",
+    MinorTier.REMOVE.value: "Taken out: the answer goes out without it",
+    MinorTier.NOTE.value: "Kept, followed by the note below (a contradicted one is taken out)",
 }

@@ -18,28 +18,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 
 from verification.claims import ExtractedClaim
 from verification.constitution import Policy, Route
 from verification.cove import ModelVerifier
 from verification.methods import Method
 from verification.offline import OfflineVerifier
-from verification.release import release_threshold
 from verification.types import Source, State, sha256_text
 from verification.verifier import Verdict, Verifier, identity
 
 _VERSION = "cascade/1"
 
-__all__ = ["Cascade", "CascadeVerifier", "Route", "Settled", "escalation"]
-
-
-class Settled(StrEnum):
-    """Why the offline verdict of a claim stands without the model."""
-
-    NOT_CHECKABLE = "not checkable"
-    VETOED = "a typed check decided"
-    SAFE = "inside the safe band"
+__all__ = ["Cascade", "CascadeVerifier", "Route", "escalation", "release_paths"]
 
 
 def escalation(verdict: Verdict, safe_threshold: float | None) -> str | None:
@@ -81,12 +71,7 @@ class Cascade:
 
     def bind(self, policy: Policy) -> Verifier:
         """The verifier a run under `policy` uses: offline alone, the model alone, or the cascade."""
-        calibration = release_threshold(
-            identity(self.offline), max_unsafe_release_rate=policy.max_unsafe_release_rate,
-            calibration=policy.release_calibration,
-        )
-        if calibration is not None:
-            calibration = calibration.for_group(policy.calibration_group)
+        calibration = policy.calibration_for(identity(self.offline))
         band = calibration.threshold if calibration is not None and calibration.met else None
         route = policy.model_verification or (Route.UNCERTAIN if band is not None else Route.ALL)
         if route is Route.OFF:
@@ -127,6 +112,13 @@ class CascadeVerifier:
             else:
                 verdicts[position] = _fallback(offline, answer, why)
         return verdicts
+
+
+def release_paths(verifier: Verifier) -> tuple[Verifier, tuple[Verifier, ...]]:
+    """The verifier whose calibration gates a run's claims, and those that decide claims under their own."""
+    if isinstance(verifier, CascadeVerifier):
+        return verifier.offline, (verifier.model,)
+    return verifier, ()
 
 
 def _fallback(offline: Verdict, failure: Verdict | Exception, why: str) -> Verdict:

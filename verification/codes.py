@@ -61,6 +61,10 @@ class Reason(StrEnum):
     NOT_CALIBRATED = "NOT_CALIBRATED"
     """No release calibration was made for the verifier as it is configured: no score can be trusted to
     release an answer, so a person decides."""
+    MINOR_CLAIMS_REMOVED = "MINOR_CLAIMS_REMOVED"
+    """Released without the MINOR claims that could not be released as written (`Policy.minor_unsupported`)."""
+    MINOR_CLAIMS_NOTED = "MINOR_CLAIMS_NOTED"
+    """Released with the constitution's note after the MINOR claims that could not be released as written."""
 
 
 class Origin(StrEnum):

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from verification.release import DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
+from verification.release import DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration, release_threshold
 from verification.types import FindingProblem, Reason, Severity, Terminal, sha256_text
 
 
@@ -116,6 +116,18 @@ class Route(StrEnum):
     """Every claim, the offline verifier not consulted."""
 
 
+class MinorTier(StrEnum):
+    """What happens to a MINOR claim that cannot be released as written, once repairs are done."""
+
+    HOLD = "hold"
+    """It holds the answer back, as a claim of any severity does."""
+    REMOVE = "remove"
+    """The answer goes out without it."""
+    NOTE = "note"
+    """The answer goes out with it, followed by the constitution's `minor_note`; a contradicted one
+    (REFUTED, CONFLICTING) is taken out instead: a note never carries what the sources deny."""
+
+
 class Policy(_Frozen):
     """The knobs that decide where a run stops and who looks at it."""
 
@@ -152,6 +164,13 @@ class Policy(_Frozen):
     """With a model endpoint configured, which claims go to the model: "off", "uncertain" (those the
     offline verifier cannot settle) or "all". None: "uncertain" when the offline verifier has a release
     calibration in force, "all" when it has none. Without an endpoint every claim is verified offline."""
+    minor_unsupported: MinorTier = MinorTier.HOLD
+    """What a MINOR claim that is not supported (or scores below the release threshold) does to the answer
+    once repairs are done: "hold" it back for a person, "remove" the claim, or keep it with `minor_note`.
+    Only when every claim holding the answer back is MINOR: a CRITICAL or MODERATE one always holds it."""
+    minor_note: str = Field(default="", max_length=200)
+    """The sentence that follows a MINOR claim let out under "note", such as "We could not confirm this in
+    our documentation." It asserts nothing about the world and is never checked as a claim."""
     spot_check_share: float | None = Field(default=None, ge=0.0, le=1.0)
     """Share (0..1) of PERMIT runs also queued for a person as spot checks; None leaves it to the
     deployment's default. The engine does not read it: routing a released case is the console's job."""
@@ -162,6 +181,23 @@ class Policy(_Frozen):
     """Severities (of an escalation's highest failing claim) whose cases get two independent reviews."""
     review_deadline_hours: int | None = Field(default=None, ge=1, le=24 * 90)
     """Hours an escalated case may wait for a decision before the queue marks it overdue; None: never."""
+
+
+    def calibration_for(self, verifier: str) -> ReleaseCalibration | None:
+        """The release calibration in force for `verifier` ("name fingerprint") under this policy: its own
+        when made for that verifier, else the built-in one for the budget, at `calibration_group`'s threshold."""
+        calibration = release_threshold(verifier, max_unsafe_release_rate=self.max_unsafe_release_rate,
+                                        calibration=self.release_calibration)
+        return calibration.for_group(self.calibration_group) if calibration is not None else None
+
+    @model_validator(mode="after")
+    def _note_when_noting(self) -> Policy:
+        note = self.minor_note.strip()
+        if self.minor_unsupported is MinorTier.NOTE and not note:
+            raise ValueError('minor_note: required when minor_unsupported is "note"')
+        if note and note[-1] not in ".!?":
+            raise ValueError("minor_note: must be one sentence ending in . ! or ?")
+        return self
 
 
 class Constitution(_Frozen):
@@ -206,7 +242,8 @@ class Constitution(_Frozen):
 
     def disclosures(self) -> frozenset[str]:
         """The sentences this constitution's disclosure rules add: statements about the evidence, not claims."""
-        return frozenset(rule.disclosure for rule in self.rules if isinstance(rule, RequiredDisclosure))
+        notes = {self.policy.minor_note.strip()} if self.policy.minor_note.strip() else set()
+        return frozenset({rule.disclosure for rule in self.rules if isinstance(rule, RequiredDisclosure)} | notes)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,13 +12,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from verification.cohesion import claim_core
 from verification.commitments import VALUE_KINDS, agree, comparable, find_mentions
 from verification.constitution import Constitution
 from verification.model import ChatModel
-from verification.types import Candidate, ModelCallRecord, RuleVerdict, Source
+from verification.types import Candidate, ModelCallRecord, RuleVerdict, Source, State
 
 
 class Operation(StrEnum):
@@ -30,6 +30,29 @@ class Operation(StrEnum):
     MODEL_REVISION = "MODEL_REVISION"
     RULE_REVISION = "RULE_REVISION"
     FULL_REGENERATION = "FULL_REGENERATION"
+    NOTE_CLAIM = "NOTE_CLAIM"
+    """The constitution's note added after a MINOR claim let out as it is (`Policy.minor_unsupported`)."""
+
+
+# A `Repair`'s fields, gathered as the controller tries a repair: what was tried on what (the functional
+# form because "from" is a Python keyword), then what it did.
+RepairFields = TypedDict("RepairFields", {
+    "from": str,
+    "operation": str,
+    "target_claim_ids": list[str],
+    "protected_claim_ids": list[str],
+    "model_record": ModelCallRecord | None,
+})
+
+
+class RepairEffects(TypedDict, total=False):
+    """What an attempted repair did to the candidate it started from."""
+
+    changed_claim_ids: list[str]
+    supported_removed: int
+    regression_severity: float
+    surface_blast_radius: float
+    new_failures: list[str]
 
 
 @dataclass(frozen=True)
@@ -155,6 +178,26 @@ def changed_claims(parent: Candidate, child: Candidate) -> list[str]:
         for claim in parent.claims
         if claim.id not in child_claims or claim_core(child_claims[claim.id].text) != claim_core(claim.text)
     ]
+
+
+def state_of(candidate: Candidate, claim_id: str) -> State | None:
+    """The state of claim `claim_id` in `candidate`; None when it has no such claim."""
+    return next((c.state for c in candidate.claims if c.id == claim_id), None)
+
+
+def rule_passed(candidate: Candidate, rule: str) -> bool | None:
+    """How `candidate` fared against `rule`; None when it was not judged."""
+    return next((v.passed for v in candidate.rule_verdicts if v.rule == rule), None)
+
+
+def new_failures(parent: Candidate, child: Candidate) -> list[str]:
+    """Claims failing in `child` that did not fail in `parent`, then its newly failing rules ("rule:<name>")."""
+    kept = (State.SUPPORTED, State.NOT_VERIFIABLE)
+    before = {c.id for c in parent.claims if c.state not in kept}
+    claims = [c.id for c in child.claims if c.state not in kept and c.id not in before]
+    failed_rules = {v.rule for v in parent.rule_verdicts if v.passed is False}
+    rules = [f"rule:{v.rule}" for v in child.rule_verdicts if v.passed is False and v.rule not in failed_rules]
+    return claims + rules
 
 
 def surface_blast_radius(parent: Candidate, child: Candidate) -> float:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict
 
+from verification import severity_tiers
 from verification.candidates import CandidateBuilder
-from verification.cascade import CascadeVerifier
+from verification.cascade import release_paths
 from verification.constitution import Constitution, Policy
 from verification.contract import (
     Operation,
@@ -24,13 +24,17 @@ from verification.contract import (
     Proposal,
     RepairContext,
     RepairContract,
+    RepairEffects,
+    RepairFields,
     changed_claims,
     contract_violations,
+    new_failures,
+    rule_passed,
+    state_of,
     surface_blast_radius,
 )
 from verification.model import ChatModel
 from verification.regeneration import failure_record, regenerate
-from verification.release import ReleaseCalibration, release_threshold
 from verification.repair import RepairPlan
 from verification.stop_policy import Budget, Outcome, permit_or_review, unrepaired
 from verification.types import (
@@ -50,25 +54,6 @@ from verification.verifier import Verifier, identity
 _FAILED = frozenset({State.REFUTED, State.INSUFFICIENT_EVIDENCE})
 _JUDGED_OUT = frozenset({State.NOT_VERIFIABLE})
 _KEPT = (State.SUPPORTED, State.NOT_VERIFIABLE)
-
-# A `Repair`'s fields, gathered as an attempt goes: what was tried on what, then what it did. The
-# functional form because "from" is a Python keyword.
-_Attempt = TypedDict("_Attempt", {
-    "from": str,
-    "operation": str,
-    "target_claim_ids": list[str],
-    "protected_claim_ids": list[str],
-    "model_record": ModelCallRecord | None,
-})
-
-
-class _Effects(TypedDict, total=False):
-    changed_claim_ids: list[str]
-    supported_removed: int
-    regression_severity: float
-    surface_blast_radius: float
-    new_failures: list[str]
-
 
 @dataclass
 class Controller:
@@ -100,21 +85,12 @@ class Controller:
         )
         self._seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self._context = RepairContext(self.case.question, self.case.sources, self.constitution, self.model)
-        self.gated: Verifier = self.verifier.offline if isinstance(self.verifier, CascadeVerifier) else self.verifier
+        self.gated, others = release_paths(self.verifier)
         """The verifier whose calibration is the run's release threshold: the offline one in a cascade."""
-        self.calibration = self._calibration_for(self.gated)
+        self.calibration = self.policy.calibration_for(identity(self.gated))
         """The release threshold in force; None when the verifier has no calibration (then states alone decide)."""
-        self.path_calibrations: dict[str, ReleaseCalibration | None] = {}
+        self.path_calibrations = {identity(other): self.policy.calibration_for(identity(other)) for other in others}
         """In a cascade, the model's own calibration, by its name: it gates the claims the model decided."""
-        if isinstance(self.verifier, CascadeVerifier):
-            self.path_calibrations[identity(self.verifier.model)] = self._calibration_for(self.verifier.model)
-
-    def _calibration_for(self, verifier: Verifier) -> ReleaseCalibration | None:
-        calibration = release_threshold(
-            identity(verifier), max_unsafe_release_rate=self.policy.max_unsafe_release_rate,
-            calibration=self.policy.release_calibration,
-        )
-        return calibration.for_group(self.policy.calibration_group) if calibration is not None else None
 
     @property
     def cache_hits(self) -> int:
@@ -183,14 +159,42 @@ class Controller:
                     unrepairable.add(targets[0].id)
                 continue
             if failing:
-                return unrepaired(failing)
+                return self._minor_tier(current, failing) or unrepaired(failing)
             failing_rules = [v for v in current.rule_verdicts if v.passed is False]
             if failing_rules:
                 outcome = self._revise_for_rules(current)
                 if outcome is None:
                     continue
                 return outcome
-            return permit_or_review(self.candidates, self.policy, self.calibration, self.path_calibrations)
+            outcome = permit_or_review(self.candidates, self.policy, self.calibration, self.path_calibrations)
+            if outcome.reason is Reason.BELOW_RELEASE_THRESHOLD:
+                return self._minor_tier(current) or outcome
+            return outcome
+
+    # -- severity tiers
+
+    def _minor_tier(self, current: Candidate, failing: Sequence[Claim] = ()) -> Outcome | None:
+        """The answer let out as the constitution's severity tier allows (`severity_tiers`); None when the
+        tier holds it for a person or the changed answer is not the same answer otherwise."""
+        held = severity_tiers.holding(current, self.calibration, self.path_calibrations, failing)
+        tiered = severity_tiers.plan(current, held, self.policy)
+        if tiered is None:
+            return None
+        record: RepairFields = {"from": current.id, "operation": tiered.operation.value,
+                            "target_claim_ids": [c.id for c in held], "model_record": None,
+                            "protected_claim_ids": [c.id for c in current.claims if c not in held]}
+        child, stop = self._builder.build(tiered.text, parent=current, origin=Origin.REPAIR,
+                                          operation=tiered.operation.value)
+        why = f"not verified: {stop.budget_reason}" if stop else severity_tiers.failure(current, child, tiered)
+        if why:
+            self.repairs.append(Repair(**record, to=None, outcome="REJECTED", failure=why, proposed_text=child.text))
+            return stop
+        self.repairs.append(Repair(**record, to=child.id, outcome="ACCEPTED", changed_claim_ids=list(tiered.removed)))
+        if (cycle := self._cycle(child)) is not None:
+            return cycle
+        outcome = permit_or_review(self.candidates, self.policy, self.calibration, self.path_calibrations,
+                                   excused=frozenset(tiered.noted))
+        return tiered.outcome if outcome.terminal is Terminal.PERMIT else outcome
 
     # -- claim repairs
 
@@ -264,7 +268,7 @@ class Controller:
     ) -> bool | Outcome:
         """Verify a proposal as a new candidate and keep it or record why not."""
         self.budget.model_calls += proposal.model_calls
-        record: _Attempt = {
+        record: RepairFields = {
             "from": parent.id,
             "operation": operator.name,
             "target_claim_ids": list(contract.target_claim_ids),
@@ -286,9 +290,9 @@ class Controller:
             ))
             return stop
         lost = [
-            c.id for c in parent.claims if c.state is State.SUPPORTED and _state_of(child, c.id) is not State.SUPPORTED
+            c.id for c in parent.claims if c.state is State.SUPPORTED and state_of(child, c.id) is not State.SUPPORTED
         ]
-        broken = [v.rule for v in parent.rule_verdicts if v.passed and _rule_passed(child, v.rule) is False]
+        broken = [v.rule for v in parent.rule_verdicts if v.passed and rule_passed(child, v.rule) is False]
         passing_before = sum(c.state is State.SUPPORTED for c in parent.claims) + sum(
             bool(v.passed) for v in parent.rule_verdicts
         )
@@ -297,15 +301,15 @@ class Controller:
             failures.append(f"regression: supported claims removed or broken: {', '.join(lost)}")
         if broken:
             failures.append(f"regression: passing rules now fail: {', '.join(broken)}")
-        still = [i for i in contract.target_claim_ids if _state_of(child, i) not in (None, *_KEPT)]
+        still = [i for i in contract.target_claim_ids if state_of(child, i) not in (None, *_KEPT)]
         if require_fix and still and not failures:
             failures.append(f"targets still fail after the repair: {', '.join(still)}")
-        details: _Effects = {
+        details: RepairEffects = {
             "changed_claim_ids": changed_claims(parent, child),
             "supported_removed": len(lost),
             "regression_severity": round((len(lost) + len(broken)) / max(1, passing_before), 4),
             "surface_blast_radius": round(surface_blast_radius(parent, child), 4),
-            "new_failures": _new_failures(parent, child),
+            "new_failures": new_failures(parent, child),
         }
         self.notes.extend(f"{child.id} ({operator.name}): {note}" for note in proposal.notes)
         if failures:
@@ -315,10 +319,7 @@ class Controller:
             ))
             return False
         self.repairs.append(Repair(**record, **details, to=child.id, outcome="ACCEPTED"))
-        if not self._append(child):
-            return Outcome(Terminal.ABSTAIN, Reason.CYCLE_DETECTED,
-                           f"{child.id} repeats the text and claim states of an earlier candidate")
-        return True
+        return self._cycle(child) or True
 
     # -- full regeneration
 
@@ -328,7 +329,7 @@ class Controller:
         failed = failure_record(current, self.case.question)
         result = regenerate(failed, self.case.sources, self.model)
         self.budget.model_calls += result.record.attempts
-        record: _Attempt = {"from": current.id, "operation": Operation.FULL_REGENERATION.value,
+        record: RepairFields = {"from": current.id, "operation": Operation.FULL_REGENERATION.value,
                             "target_claim_ids": [c.id for c in current.claims], "protected_claim_ids": [],
                             "model_record": result.record}
         if result.output is None:
@@ -346,8 +347,8 @@ class Controller:
             return stop
         contract = RepairContract((), (), (Operation.FULL_REGENERATION.value,), max_blast_radius=1.0)
         failures = contract_violations(current, child, contract, self.case.sources)
-        details: _Effects = {"changed_claim_ids": [c.id for c in current.claims], "surface_blast_radius": 1.0,
-                              "new_failures": _new_failures(current, child)}
+        details: RepairEffects = {"changed_claim_ids": [c.id for c in current.claims], "surface_blast_radius": 1.0,
+                              "new_failures": new_failures(current, child)}
         if failures or not self._append(child):
             self.repairs.append(Repair(**record, **details, to=None, outcome="REJECTED",
                                        failure="; ".join(failures) or "repeats an earlier candidate",
@@ -356,12 +357,18 @@ class Controller:
         self.repairs.append(Repair(**record, **details, to=child.id, outcome="ACCEPTED"))
         return True
 
-
     # -- the chain and the budgets
 
     def _budget_stop(self) -> Outcome | None:
         """The stop before a repair: one that the budgets left cannot carry through is not started."""
         return self.budget.before_repair(len(self.repairs))
+
+    def _cycle(self, child: Candidate) -> Outcome | None:
+        """Add `child` to the chain; the stop when it repeats an earlier candidate."""
+        if self._append(child):
+            return None
+        return Outcome(Terminal.ABSTAIN, Reason.CYCLE_DETECTED,
+                       f"{child.id} repeats the text and claim states of an earlier candidate")
 
     def _append(self, candidate: Candidate) -> bool:
         """Add to the chain; False when its (hash, state vector) was seen before: a cycle."""
@@ -381,19 +388,3 @@ def _by_priority(claims: Sequence[Claim]) -> list[Claim]:
     """Critical first, refuted before merely unsupported, then in text order."""
     rank = {Severity.CRITICAL: 0, Severity.MODERATE: 1, Severity.MINOR: 2}
     return sorted(claims, key=lambda c: (rank[c.severity], c.state is not State.REFUTED, c.start))
-
-
-def _state_of(candidate: Candidate, claim_id: str) -> State | None:
-    return next((c.state for c in candidate.claims if c.id == claim_id), None)
-
-
-def _rule_passed(candidate: Candidate, rule: str) -> bool | None:
-    return next((v.passed for v in candidate.rule_verdicts if v.rule == rule), None)
-
-
-def _new_failures(parent: Candidate, child: Candidate) -> list[str]:
-    before = {c.id for c in parent.claims if c.state not in _KEPT}
-    claims = [c.id for c in child.claims if c.state not in _KEPT and c.id not in before]
-    failed_rules = {v.rule for v in parent.rule_verdicts if v.passed is False}
-    rules = [f"rule:{v.rule}" for v in child.rule_verdicts if v.passed is False and v.rule not in failed_rules]
-    return claims + rules

@@ -97,6 +97,14 @@ def _removal(text: str, claim: Claim) -> tuple[int, int, str]:
     return claim.start, following.start + 1, replacement
 
 
+def tiered_text(text: str, removed: Sequence[Claim], noted: Sequence[Claim], note: str) -> str:
+    """`text` without the `removed` claims and with `note` after the sentence of each `noted` one."""
+    edits = [_removal(text, claim) for claim in removed]
+    ends = {_sentence_of(text, claim.start, claim.end)[1] for claim in noted}
+    edits += [(end, end, f" {note.strip()}") for end in sorted(ends)]
+    return _splice(text, edits)
+
+
 # ---------------------------------------------------------------------------------------------
 # Offline operators
 

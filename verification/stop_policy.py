@@ -143,11 +143,13 @@ def permit_or_review(
     policy: Policy,
     calibration: ReleaseCalibration | None,
     path_calibrations: Mapping[str, ReleaseCalibration | None] | None = None,
+    excused: frozenset[str] = frozenset(),
 ) -> Outcome:
     """The decision on a chain whose last candidate passed: PERMIT, or REVIEW when a person should look.
 
     `calibration` gates every claim but those another verifier decided (`Claim.decided_by`, in a cascade):
     those are gated by that verifier's own entry in `path_calibrations`, and go to a person without one.
+    `excused` are MINOR claims the constitution lets out with its note (`Policy.minor_unsupported`).
     """
     # A promise no one could check is never released, whatever the policy says (NOT_VERIFIABLE
     # included: that a verifier cannot check a refund promise does not make it true).
@@ -165,7 +167,7 @@ def permit_or_review(
                "known to keep unsafe releases within the budget")
         return Outcome(Terminal.REVIEW, Reason.NOT_CALIBRATED, why)
     paths = path_calibrations or {}
-    final = candidates[-1].claims
+    final = [c for c in candidates[-1].claims if c.id not in excused]
     for name, own in paths.items():
         decided = [c.id for c in final if c.decided_by == name and c.state is State.SUPPORTED]
         if decided and own is None:

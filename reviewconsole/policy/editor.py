@@ -20,8 +20,15 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from reviewconsole.policy.models import NamedConstitution
-from reviewconsole.vocabulary import REASON_LABELS, ROUTE_LABELS, RULE_KIND_LABELS, SEVERITY_LABELS, TERMINAL_LABELS
-from verification import Constitution, Reason, Route, Severity, Terminal
+from reviewconsole.vocabulary import (
+    MINOR_TIER_LABELS,
+    REASON_LABELS,
+    ROUTE_LABELS,
+    RULE_KIND_LABELS,
+    SEVERITY_LABELS,
+    TERMINAL_LABELS,
+)
+from verification import Constitution, MinorTier, Reason, Route, Severity, Terminal
 
 RULE_KINDS: dict[str, str] = RULE_KIND_LABELS
 
@@ -90,6 +97,13 @@ POLICY_FIELDS = (
               "typed check decided, and a release score below its safe band). Chosen from the calibration: the "
               "uncertain band when the offline verifier is calibrated, every claim when it is not.",
               choices=(("", "Chosen from the calibration"), *((route.value, ROUTE_LABELS[route]) for route in Route))),
+    FieldSpec("minor_unsupported", "A minor claim that cannot be released as written", "select",
+              "Once repairs are done, a MINOR claim that is not supported or scores below the release threshold "
+              "holds the answer, or is taken out, or stays followed by the note. Only when every claim holding "
+              "the answer is MINOR: a critical or moderate one always sends it to a person.",
+              choices=tuple((tier.value, MINOR_TIER_LABELS[tier]) for tier in MinorTier)),
+    FieldSpec("minor_note", "Note after a minor claim", help="One sentence ending in . ! or ?, such as \"We could "
+              "not confirm this in our documentation.\" It is never checked as a claim."),
     FieldSpec("calibration_group", "Calibration group",
               help="The group of labelled answers this constitution's resemble, released at that group's own "
               "threshold: wice/hold (single claims), summedits/hold (summaries), halueval/hold (short answers); "
@@ -103,6 +117,7 @@ _POLICY_MESSAGES = {
     "review_deadline_hours": "review_deadline_hours must be a whole number of hours from 1 to 2160 (90 days), "
                              "or empty for no deadline",
     "calibration_group": "calibration_group must be a group's name of at most 100 characters, such as summedits/hold",
+    "minor_unsupported": "minor_unsupported must be one of: " + ", ".join(tier.value for tier in MinorTier),
     "model_verification": "model_verification must be one of: " + ", ".join(route.value for route in Route)
                           + ", or empty to choose from the calibration",
 }
@@ -277,6 +292,10 @@ class ConstitutionForm(forms.Form):
                     _add(rule, None, message)
         elif loc and loc[0] == "policy" and len(loc) >= 2:
             _add(self, f"policy-{loc[1]}", _POLICY_MESSAGES.get(str(loc[1]), message))
+        elif loc == ("policy",):
+            # A check across knobs names its knob first ("minor_note: required when ...").
+            named = message.partition(": ")[0]
+            _add(self, f"policy-{named}" if f"policy-{named}" in self.fields else None, message)
         elif loc and loc[0] == "description":
             _add(self, "description", message)
         else:

@@ -16,7 +16,7 @@ from reviewconsole.policy.access import policy_admin_required
 from reviewconsole.policy.diff import constitution_diff
 from reviewconsole.policy.models import ConstitutionVersion, NamedConstitution
 from reviewconsole.policy.views.publishing import publish
-from reviewconsole.vocabulary import ROUTE_LABELS
+from reviewconsole.vocabulary import MINOR_TIER_LABELS, ROUTE_LABELS
 from verification import Constitution
 
 
@@ -91,6 +91,7 @@ def version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResp
         # ":g" drops float noise: 0.05 reads "5%", 0.025 "2.5%".
         "risk_budget_percent": f"{constitution.policy.max_unsafe_release_rate * 100:g}%",
         "model_route": ROUTE_LABELS.get(constitution.policy.model_verification or "", ""),
+        "minor_tier": MINOR_TIER_LABELS[constitution.policy.minor_unsupported],
     })
 
 

@@ -129,3 +129,24 @@ def test_an_unknown_choice_of_claims_sent_to_the_model_is_refused_on_its_field(a
     assert _error(response.content.decode(), "policy-model_verification") == (
         "model_verification must be one of: off, uncertain, all, or empty to choose from the calibration")
     assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
+def test_a_minor_tier_with_its_note_is_saved_and_shown_on_the_version(admin_client):
+    note = "We could not confirm this in our documentation."
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{
+        "policy-minor_unsupported": "note", "policy-minor_note": note}))
+
+    assert response.status_code == 302
+    assert (_saved_policy()["minor_unsupported"], _saved_policy()["minor_note"]) == ("note", note)
+    version = admin_client.get("/policy/constitutions/customer-support/v2/").content.decode()
+    assert ('<dd id="minor-unsupported">Kept, followed by the note below (a contradicted one is taken out): '
+            f"<q>{note}</q></dd>") in version
+
+
+def test_noting_minor_claims_without_a_note_is_refused_on_the_note(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-minor_unsupported": "note"}))
+
+    assert response.status_code == 400
+    assert _error(response.content.decode(), "policy-minor_note") == (
+        'minor_note: required when minor_unsupported is &quot;note&quot;')
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
