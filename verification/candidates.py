@@ -89,6 +89,7 @@ class CandidateBuilder:
             question=self._case.question, sources_text=self._sources_text, model=None if stop else self._model,
         )
         self._budget.model_calls += judgement.model_calls
+        self._budget.model_tokens += sum(record.tokens for record in judgement.records)
         stop = stop or self._budget.model_stop(MAX_ATTEMPTS if self._model is not None else 0)
         review = critique(
             question=self._case.question, sources=self._case.sources, draft=text, claims=claims,
@@ -97,6 +98,7 @@ class CandidateBuilder:
         )
         if review.model_record is not None:
             self._budget.model_calls += review.model_record.attempts
+            self._budget.model_tokens += review.model_record.tokens
         if stop is not None and self._model is not None:
             self._notes.append(
                 f"c{len(self._chain)}: {stop.budget_reason}; its rules and critic were judged without the model"
@@ -149,6 +151,7 @@ class CandidateBuilder:
             budget.verifier_calls += len(fresh_verdicts)
             self.cache_hits += len(batch) - len(fresh_verdicts)
             budget.model_calls += sum(_model_calls(verdict) for verdict in fresh_verdicts)
+            budget.model_tokens += sum(_model_tokens(verdict) for verdict in fresh_verdicts)
             self._verified.update(self._cache.key(claims[i]) for i in batch)
         if pending and stop is not None:
             verdicts = _placed(verdicts, pending, [unverified(stop)] * len(pending))
@@ -243,6 +246,14 @@ def _model_calls(verdict: Verdict) -> int:
     if isinstance(calls, int):
         return calls
     return verdict.model_record.attempts if verdict.model_record else 0
+
+
+def _model_tokens(verdict: Verdict) -> int:
+    # As `_model_calls`: the question writer's tokens beside the verifier's, where a verifier reports them.
+    tokens = verdict.extra.get("model_tokens")
+    if isinstance(tokens, int):
+        return tokens
+    return verdict.model_record.tokens if verdict.model_record else 0
 
 
 def _claim_notes(extraction: Extraction, claims: Sequence[ExtractedClaim]) -> list[str]:

@@ -125,10 +125,10 @@ def _fallback(offline: Verdict, failure: Verdict | Exception, why: str) -> Verdi
     """The offline reading, marked undecided so that a person looks: what a failed model call leaves."""
     if isinstance(failure, Verdict):
         error = failure.rationale
-        calls = failure.extra.get("model_calls", 0)
+        calls, tokens = failure.extra.get("model_calls", 0), failure.extra.get("model_tokens", 0)
         record = failure.model_record
     else:
-        error, calls, record = str(failure), 1, None  # the call that raised was made
+        error, calls, tokens, record = str(failure), 1, 0, None  # the call that raised was made
     score = offline.release_score or 0.0
     return Verdict(
         state=State.UNRESOLVED,
@@ -141,5 +141,5 @@ def _fallback(offline: Verdict, failure: Verdict | Exception, why: str) -> Verdi
         model_record=record,
         escalation=why,
         extra={"offline_state": offline.state.value, "offline_method": offline.method,
-               "offline_release_score": score, "model_calls": calls},
+               "offline_release_score": score, "model_calls": calls, "model_tokens": tokens},
     )

@@ -268,6 +268,7 @@ class Controller:
     ) -> bool | Outcome:
         """Verify a proposal as a new candidate and keep it or record why not."""
         self.budget.model_calls += proposal.model_calls
+        self.budget.model_tokens += proposal.model_record.tokens if proposal.model_record else 0
         record: RepairFields = {
             "from": parent.id,
             "operation": operator.name,
@@ -329,6 +330,7 @@ class Controller:
         failed = failure_record(current, self.case.question)
         result = regenerate(failed, self.case.sources, self.model)
         self.budget.model_calls += result.record.attempts
+        self.budget.model_tokens += result.record.tokens
         record: RepairFields = {"from": current.id, "operation": Operation.FULL_REGENERATION.value,
                             "target_claim_ids": [c.id for c in current.claims], "protected_claim_ids": [],
                             "model_record": result.record}

@@ -168,10 +168,11 @@ class ModelVerifier:
             )
         question, question_note, question_record = self._question(claim)
         extra: dict[str, object] = {"question_source": question_note}
-        calls = 0
+        calls = tokens = 0
         if question_record is not None:
             extra["question_record"] = question_record.model_dump()
             calls += question_record.attempts
+            tokens += question_record.tokens
         # A written question adds the words a source would use; a templated one only adds boilerplate.
         query = f"{question} {claim.text}" if question_note == "question_writer" else claim.text
         with self._search_lock:
@@ -184,7 +185,7 @@ class ModelVerifier:
                 method=f"{_VERSION}:no-passage",
                 rationale="No passage of the sources matched the verification question.",
                 question=question,
-                extra={**extra, "model_calls": calls},
+                extra={**extra, "model_calls": calls, "model_tokens": tokens},
             )
         aligner = _QuoteAligner(sources)
         result = run_role(
@@ -195,6 +196,7 @@ class ModelVerifier:
             check=aligner,
         )
         extra["model_calls"] = calls + result.record.attempts
+        extra["model_tokens"] = tokens + result.record.tokens
         return _verdict(result, aligner.spans, retrieved, question, extra)
 
     def _question(self, claim: ExtractedClaim) -> tuple[str, str, ModelCallRecord | None]:

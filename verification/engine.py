@@ -120,6 +120,7 @@ def check_case(
         critic_rubric=critic_rubric, started=started,
     )
     controller.budget.model_calls += draft.model_calls
+    controller.budget.model_tokens += draft.model_record.tokens if draft.model_record else 0
     outcome = controller.run(draft.text, draft.origin, draft.model_record)
     candidates = controller.candidates
     first, current = candidates[0], candidates[-1]
@@ -258,6 +259,7 @@ def _metrics(controller: Controller, first: Candidate, current: Candidate, start
         unsupported_after=_unsupported(current.claims),
         supported_removed=sum(c.state is State.SUPPORTED and c.id not in kept for c in first.claims),
         model_calls=controller.budget.model_calls,
+        model_tokens=controller.budget.model_tokens,
         verifier_calls=controller.budget.verifier_calls,
         elapsed_ms=_elapsed_ms(started),
         claims_by_state=dict(Counter(claim.state.value for claim in current.claims)),

@@ -41,6 +41,8 @@ class ModelReply:
     """The raw content of the reply, before any validation."""
     model: str
     """The model id the server reported, or the one asked for when it reported none."""
+    tokens: int = 0
+    """Tokens the server reported for the call (prompt and completion); 0 when it reported none."""
 
 
 class ChatModel(Protocol):
@@ -119,8 +121,10 @@ def run_role(
     messages = prompt.render(**values)
     failures: list[ModelFailure] = []
     reported_model = model.model_id
+    tokens = 0
     for attempt in range(1, max_attempts + 1):
         reply = model.complete_json(role=prompt.role, messages=messages, schema=schema)
+        tokens += reply.tokens
         reported_model = reply.model or model.model_id
         try:
             output = schema.model_validate_json(_strip_code_fence(reply.text))
@@ -135,8 +139,8 @@ def run_role(
                 {"role": "user", "content": _FORMAT_REMINDER.format(error=error)},
             ]
             continue
-        return RoleResult(output, _record(prompt, reported_model, attempt, failures))
-    return RoleResult(None, _record(prompt, reported_model, max_attempts, failures))
+        return RoleResult(output, _record(prompt, reported_model, attempt, failures, tokens))
+    return RoleResult(None, _record(prompt, reported_model, max_attempts, failures, tokens))
 
 
 def describe_error(exc: Exception) -> str:
@@ -151,13 +155,16 @@ def describe_error(exc: Exception) -> str:
     return str(exc)
 
 
-def _record(prompt: PromptTemplate, model: str, attempts: int, failures: list[ModelFailure]) -> ModelCallRecord:
+def _record(
+    prompt: PromptTemplate, model: str, attempts: int, failures: list[ModelFailure], tokens: int
+) -> ModelCallRecord:
     return ModelCallRecord(
         role=prompt.role,
         model=model,
         prompt_sha256=prompt.sha256,
         attempts=attempts,
         failures=list(failures),
+        tokens=tokens,
     )
 
 
@@ -249,12 +256,13 @@ class OpenAIChatModel:
             raise TransientError(f"{role}: model server unreachable at {self.base_url}: {exc}") from exc
         except openai.APIStatusError as exc:
             raise _status_error(role, exc) from exc
+        tokens = completion.usage.total_tokens if completion.usage is not None else 0
         if not completion.choices:
-            return ModelReply(text="", model=completion.model or self.model_id)
+            return ModelReply(text="", model=completion.model or self.model_id, tokens=tokens)
         message = completion.choices[0].message
         # A refusal is output like any other: it fails validation and is recorded verbatim.
         text = message.content if message.content is not None else (message.refusal or "")
-        return ModelReply(text=text, model=completion.model or self.model_id)
+        return ModelReply(text=text, model=completion.model or self.model_id, tokens=tokens)
 
 
 def _status_error(role: str, exc: Any) -> TransientError | PermanentError:

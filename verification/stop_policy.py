@@ -54,6 +54,8 @@ class Budget:
     """Claim verifications run so far (cache hits are free)."""
     model_calls: int = 0
     """Model calls made so far, retries included."""
+    model_tokens: int = 0
+    """Tokens the model server reported for those calls."""
     started: float = field(default_factory=time.monotonic)
     """When the run started, on the monotonic clock."""
 

@@ -134,6 +134,8 @@ class ModelCallRecord(_Frozen):
     """sha256 of the prompt template that produced the request."""
     attempts: int
     """How many calls it took; 1 when the first output validated."""
+    tokens: int = 0
+    """Tokens the server reported over every attempt (prompt and completion); 0 when it reported none."""
     failures: list[ModelFailure] = Field(default_factory=list)
     """Each attempt whose output failed validation: the raw output and the error."""
 
@@ -318,6 +320,8 @@ class Metrics(_Frozen):
     """Critique-revise rounds spent on failing rules."""
     cache_hits: int = 0
     """Claim verifications answered from the cache instead of the verifier."""
+    model_tokens: int = 0
+    """Tokens the model server reported over every call of the run (prompt and completion)."""
 
 
 class ReviewPackage(_Frozen):

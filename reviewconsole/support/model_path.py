@@ -51,6 +51,8 @@ class ModelPathUse:
     """Of those, the claims the model was asked about."""
     model_calls: int
     """Every model call of those runs (verification, critic, repairs), retries included."""
+    model_tokens: int
+    """The tokens the model server reported for those calls (runs stored before it counted them add 0)."""
     model_path: PathCount
     offline_path: PathCount
 
@@ -66,14 +68,19 @@ class ModelPathUse:
     def calls_per_case(self) -> float:
         return self.model_calls / self.cases if self.cases else 0.0
 
+    @property
+    def tokens_per_case(self) -> float:
+        return self.model_tokens / self.cases if self.cases else 0.0
+
 
 def model_path_use(*, since: datetime, until: datetime) -> list[ModelPathUse]:
     """Per constitution (by name), the cases finished in [since, until) with a model endpoint, most cases first."""
     finished = Case.objects.filter(finished_at__gte=since, finished_at__lt=until).exclude(terminal="")
     with_model = finished.filter(_MODEL_VERIFIERS)
     cases = list(
-        with_model.annotate(model_calls=Cast(KT("run_record__metrics__model_calls"), IntegerField()))
-        .values_list("pk", "constitution_name", "model_calls")
+        with_model.annotate(model_calls=Cast(KT("run_record__metrics__model_calls"), IntegerField()),
+                            model_tokens=Cast(KT("run_record__metrics__model_tokens"), IntegerField()))
+        .values_list("pk", "constitution_name", "model_calls", "model_tokens")
     )
     if not cases:
         return []
@@ -84,19 +91,20 @@ def model_path_use(*, since: datetime, until: datetime) -> list[ModelPathUse]:
     claims, sent = _per_case(first), _per_case(first.filter(sent_to_model()))
     by_model = set(first.filter(decided_by_model()).values_list("candidate__case_id", flat=True))
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for pk, name, calls in cases:
+    for pk, name, calls, tokens in cases:
         row = rows[name or DEFAULT_CONSTITUTION.name]
         path = "model" if pk in by_model else "offline"
         row["cases"] += 1
         row["claims"] += claims.get(pk, 0)
         row["sent"] += sent.get(pk, 0)
         row["model_calls"] += calls or 0
+        row["model_tokens"] += tokens or 0
         row[f"{path}_cases"] += 1
         row[f"{path}_released"] += pk in automated
     uses = [
         ModelPathUse(
             constitution=name, cases=row["cases"], claims=row["claims"], sent=row["sent"],
-            model_calls=row["model_calls"],
+            model_calls=row["model_calls"], model_tokens=row["model_tokens"],
             model_path=PathCount(row["model_cases"], row["model_released"]),
             offline_path=PathCount(row["offline_cases"], row["offline_released"]),
         )

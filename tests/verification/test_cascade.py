@@ -74,6 +74,7 @@ def test_a_contradiction_and_a_safe_claim_never_reach_the_model_the_uncertain_on
     assert paraphrase.escalation == "offline SUPPORTED at 0.69, below the safe band (0.76)"
     assert paraphrase.model_record is not None and paraphrase.evidence[0].source_id == "retention"
     assert record.metrics.model_calls == 3  # the paraphrase's question and verification, the critic
+    assert record.metrics.model_tokens == 6  # as the server reported them: 2 a call
 
 
 def test_a_claim_the_model_supports_is_released_only_by_the_model_paths_own_calibration(
@@ -129,6 +130,9 @@ def test_a_model_that_fails_leaves_the_offline_reading_and_a_person_never_a_rele
     assert "the offline verifier read it as SUPPORTED at 0.69. A person decides." in paraphrase.rationale
     assert paraphrase.evidence and paraphrase.evidence[0].source_id == "retention"
     assert record.review_package is not None and record.review_package.target_failures == ["k2"]
+    if reply.status == 200 and not reply.delay:
+        # Every refused attempt was a call the server answered, and its tokens are counted.
+        assert record.metrics.model_tokens == 2 * record.metrics.model_calls
 
 
 def test_a_refused_api_key_is_the_configurations_error_not_a_claims(fake_server: FakeOpenAIServer) -> None:

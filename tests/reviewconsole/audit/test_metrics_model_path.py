@@ -55,13 +55,15 @@ def test_the_page_shows_the_claims_sent_the_calls_per_case_and_what_each_path_re
     assert escalated.reason == "NOT_CALIBRATED"
     calls = [case.run_record["metrics"]["model_calls"] for case in (settled, escalated)]
     assert calls == [1, 3]  # the critic; the question, the verification and the critic
+    # The fake server reports 2 tokens a call.
+    assert [case.run_record["metrics"]["model_tokens"] for case in (settled, escalated)] == [2, 6]
 
     today = timezone.now().date().isoformat()
     html = signed_in(client, support_lead).get(reverse("audit:metrics"), {"since": today, "until": today})
 
     row = _table(html.content.decode(), "model-path-table")
-    assert row == ("Constitution Cases Claims sent to the model Model calls per case Released, model path "
-                   "Released, offline path default 2 1 of 2 (50.0%) 2.0 0 of 1 (0.0%) 1 of 1 (100.0%)")
+    assert row == ("Constitution Cases Claims sent to the model Model calls per case Tokens per case Released, "
+                   "model path Released, offline path default 2 1 of 2 (50.0%) 2.0 4 0 of 1 (0.0%) 1 of 1 (100.0%)")
 
 
 def test_a_deployment_without_a_model_endpoint_has_no_rows(client, support_lead):
