@@ -15,6 +15,11 @@ Scores are only comparable under one verifier, so only answers whose run was sco
 use count; the others are counted by verifier and excluded. A run record names its verifier with its
 version ("offline/7") but not its configuration fingerprint, so a configuration change that keeps the
 version cannot be told apart here.
+
+With a model endpoint the verifier in use is the cascade's model path, calibrated on what the model
+decides: an answer a cascade ran ("cascade/1") counts with the score of its claims the model decided
+(`Claim.decided_by`), and not at all when the offline verifier settled every claim; an answer the model
+verified claim by claim counts whole. Its label is still the whole answer's.
 """
 
 from __future__ import annotations
@@ -95,6 +100,7 @@ class _StoredClaim:
 
     state: State
     release_score: float | None
+    decided_by: str = ""
 
 
 def cases_of(constitution: str) -> Q:
@@ -106,21 +112,22 @@ def cases_of(constitution: str) -> Q:
     )
 
 
-def reviewer_labels(*, constitution: str, verifier: str) -> ReviewerLabels:
+def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None = None) -> ReviewerLabels:
     """The labelled answers of `constitution`'s cases; those scored by another verifier than `verifier` are
-    counted and left out."""
+    counted and left out. `model_path` ("name fingerprint" of the model verifier) adds the answers a
+    cascade ran, scored by the claims that model decided."""
     cases = Case.objects.filter(cases_of(constitution))
     labels: dict[int, list[str]] = defaultdict(list)
     for claim_id, label in ClaimLabel.objects.filter(case__in=cases).values_list("claim_id", "label"):
         labels[claim_id].append(label)
     labelled_candidates = Candidate.objects.filter(claims__labels__case__in=cases)
     claims: dict[int, list[tuple[int, _StoredClaim]]] = defaultdict(list)
-    for pk, candidate_pk, state, release_score in (
+    for pk, candidate_pk, state, release_score, decided_by in (
         Claim.objects.filter(candidate__in=labelled_candidates)
         .order_by("candidate_id", "position")
-        .values_list("pk", "candidate_id", "state", "release_score")
+        .values_list("pk", "candidate_id", "state", "release_score", "decided_by")
     ):
-        claims[candidate_pk].append((pk, _StoredClaim(State(state), release_score)))
+        claims[candidate_pk].append((pk, _StoredClaim(State(state), release_score, decided_by)))
     candidates = (
         Candidate.objects.filter(pk__in=claims.keys())
         .order_by("case_id", "position")
@@ -134,7 +141,12 @@ def reviewer_labels(*, constitution: str, verifier: str) -> ReviewerLabels:
         if not all(labels[claim_pk] for claim_pk, _ in its_claims):
             partly += 1
             continue
-        if scored_by != verifier:
+        scored = [claim for _, claim in its_claims]
+        if model_path is not None and (scored_by or "").startswith("cascade/"):
+            scored = [claim for claim in scored if claim.decided_by == model_path]
+            if not scored:
+                continue  # the offline verifier settled it all: nothing the model's scores can be told from
+        elif scored_by != verifier:
             excluded[scored_by or "no verifier recorded"] += 1
             continue
         verdicts = [labels[claim_pk] for claim_pk, _ in its_claims]
@@ -142,7 +154,7 @@ def reviewer_labels(*, constitution: str, verifier: str) -> ReviewerLabels:
             case_id=case_id,
             candidate=candidate_id,
             consistent=all(label == ClaimLabelKind.SUPPORTED for given in verdicts for label in given),
-            score=answer_score(claim for _, claim in its_claims),
+            score=answer_score(scored),
             disputed=any(len(set(given)) > 1 and ClaimLabelKind.SUPPORTED in given for given in verdicts),
         ))
     return ReviewerLabels(

@@ -18,6 +18,7 @@ from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.selectors import constitution_in_force, constitution_rows
 from reviewconsole.workbench.labelled_answers import ReviewerLabels, reviewer_labels
 from verification import (
+    Cascade,
     LabelledScores,
     Policy,
     ReleaseCalibration,
@@ -43,6 +44,9 @@ class VerifierInUse:
     """Name and version, as a run record carries it ("offline/7")."""
     fingerprint: str
     """The configuration fingerprint of that verifier."""
+    cascade: bool = False
+    """With a model endpoint: the verifier is the cascade's model path, calibrated on the claims it decides
+    (the offline path keeps its built-in calibration)."""
 
     @property
     def calibrated_as(self) -> str:
@@ -52,7 +56,7 @@ class VerifierInUse:
 
 def verifier_in_use() -> VerifierInUse:
     verifier = configured_verifier()
-    return VerifierInUse(verifier.name, fingerprint(verifier))
+    return VerifierInUse(verifier.name, fingerprint(verifier), cascade=isinstance(verifier, Cascade))
 
 
 @dataclass(frozen=True)
@@ -237,7 +241,8 @@ class ReleaseGate:
 def release_gate(*, constitution: str, budget: float | None = None) -> ReleaseGate:
     """The release gate of `constitution` on its reviewers' labels; `budget` None means the one in force."""
     verifier = verifier_in_use()
-    labels = reviewer_labels(constitution=constitution, verifier=verifier.name)
+    labels = reviewer_labels(constitution=constitution, verifier=verifier.name,
+                             model_path=verifier.calibrated_as if verifier.cascade else None)
     in_force = gate_in_force(constitution_in_force(constitution), labels, verifier)
     chosen = budget_outcome(labels, budget if budget is not None else in_force.budget, verifier)
     others = tuple(

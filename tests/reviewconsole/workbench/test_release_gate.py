@@ -318,3 +318,41 @@ def test_the_index_and_the_constitution_page_lead_to_the_gate(admin_client, labe
     assert 'href="/policy/release-gate/" aria-current="page">Release gate</a>' in index
     constitution = admin_client.get("/policy/constitutions/customer-support/").content.decode()
     assert f'<a href="{PAGE}">Release gate</a>' in constitution
+
+
+MODEL_PATH = "cove/1:fake-llm-7b 0123456789abcdef"
+
+
+def test_with_a_model_endpoint_the_labels_calibrate_the_claims_the_model_decided(seed):
+    cascade = seed.case(verifier="cascade/1")
+    candidate = seed.answer(cascade, (S, 0.9, (S,)), (S, 0.4, (S,)))
+    # The second claim was the model's: the offline verifier could not settle it.
+    Claim.objects.filter(candidate=candidate, position=1).delete()
+    Claim.objects.create(candidate=candidate, position=1, claim_id="k1", text="t", start=0, end=1, state=S,
+                         severity="MINOR", method="model:fake-llm-7b", confidence=0.9, release_score=0.7,
+                         decided_by=MODEL_PATH, escalation="offline SUPPORTED at 0.40, below the safe band (0.76)")
+    ClaimLabel.objects.create(claim=Claim.objects.get(candidate=candidate, position=1), case=cascade,
+                              reviewer=seed.reviewers[0], label=R)
+    seed.answer(seed.case(verifier="cascade/1"), (S, 0.95, (S,)))  # settled offline: nothing of the model's
+    seed.answer(seed.case(verifier="cove/1:fake-llm-7b"), (S, 0.8, (S,)))  # every claim the model's
+    seed.answer(seed.case(verifier="offline/7"), (S, 0.9, (S,)))
+
+    labels = reviewer_labels(constitution="customer-support", verifier="cove/1:fake-llm-7b", model_path=MODEL_PATH)
+
+    # The cascade's answer scores by the model's claim alone (0.7, not the offline claim's 0.9), and keeps
+    # the whole answer's label: inconsistent.
+    assert sorted((answer.score, answer.consistent) for answer in labels.answers) == [(0.7, False), (0.8, True)]
+    assert labels.excluded == (("offline/7", 1),)
+
+
+def test_with_a_model_endpoint_the_page_calibrates_the_model_path(admin_client, seed, settings):
+    settings.LLM_BASE_URL, settings.LLM_MODEL = "http://127.0.0.1:9/v1", "fake-llm-7b"  # never called by the page
+    path = verifier_in_use()
+    assert path.cascade and path.name == "cove/1:fake-llm-7b"
+    seed.answer(seed.case(verifier="cascade/1"), (S, 0.95, (S,)))  # settled offline: not the model's to count
+    seed.answer(seed.case(verifier="cove/1:fake-llm-7b"), (S, 0.8, (S,)))
+
+    html = admin_client.get(PAGE).content.decode()
+
+    assert "the model path of the cascade: these labels calibrate the claims the model decided" in html
+    assert "<dd id=\"labelled-consistent\">1</dd>" in html and "<dd id=\"labelled-inconsistent\">0</dd>" in html
