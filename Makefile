@@ -70,7 +70,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/mypy verification reviewconsole
 
 ## benchmarks: each prints its figures and exits non-zero when it misses its issue's target
-BENCHMARKS := engine release_gate intake console export large_case
+BENCHMARKS := engine release_gate intake console export large_case retraining
 benchmarks: $(VENV)/.installed-dev services
 	@set -e; for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(BIN)/python benchmarks/$$name.py; done
 

@@ -64,7 +64,7 @@ STACK = Stack.from_environment(database="reviewconsole_fairness_bench", redis_ur
 WEB_WORKERS = 3
 TARGET_P95_SECONDS = 5.0
 # As docker-compose.yml runs them now, and as it ran them before (one worker, every queue, 2 processes).
-POOLS = deployment_pools(verify=2, webhooks=4, maintenance=2)
+POOLS = deployment_pools(verify=2, webhooks=4, maintenance=2, train=1)
 ONE_POOL = {"all": ("seal,default,verify,webhooks,maintenance", 2)}
 # The benchmark's receiver listens on 127.0.0.1, and nothing here is about quotas: what other changes add
 # (per-client limits, a check of webhook destinations) is set to let it through; the settings are unread before.

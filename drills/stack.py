@@ -37,7 +37,7 @@ from reviewconsole.queues import WorkerPool, pool_queues
 BIN = Path(sys.executable).parent
 # Pinned work (drills/worker_kills.py) holds five pool processes at once: a case run and an edit's verification,
 # a webhook delivery, a calibration run and an export; each pool keeps one more free (the sealer's, in maintenance).
-POOL_CONCURRENCY = {WorkerPool.VERIFY: 3, WorkerPool.WEBHOOKS: 2, WorkerPool.MAINTENANCE: 3}
+POOL_CONCURRENCY = {WorkerPool.VERIFY: 3, WorkerPool.WEBHOOKS: 2, WorkerPool.MAINTENANCE: 3, WorkerPool.TRAIN: 1}
 
 # Short deadlines, so stranded work is back within a minute rather than ten (README, "Configuration"). Each
 # is the smallest the settings accept or close to it: a claim lapses 30 s after it was taken (hard limit 25 s

@@ -25,6 +25,8 @@ class TaskQueue(StrEnum):
     """Outbound deliveries to client applications."""
     MAINTENANCE = "maintenance"
     """Periodic sweeps, calibration runs, audit-chain checks."""
+    TRAIN = "train"
+    """Retraining the learned scorer on reviewers' labels: minutes of both cores per run, so never beside cases."""
 
 
 class WorkerPool(StrEnum):
@@ -36,12 +38,15 @@ class WorkerPool(StrEnum):
     MAINTENANCE = "maintenance"
     """Housekeeping and long maintenance work: the sealer, the relay and the sweeps beside exports and
     calibration runs, which hold one process each while the others go on."""
+    TRAIN = "train"
+    """Retraining runs, one at a time: a run uses every core it is given, so a second would only halve each."""
 
 
 POOL_QUEUES: dict[WorkerPool, tuple[TaskQueue, ...]] = {
     WorkerPool.VERIFY: (TaskQueue.VERIFY,),
     WorkerPool.WEBHOOKS: (TaskQueue.WEBHOOKS,),
     WorkerPool.MAINTENANCE: (TaskQueue.SEAL, TaskQueue.DEFAULT, TaskQueue.MAINTENANCE),
+    WorkerPool.TRAIN: (TaskQueue.TRAIN,),
 }
 """Every queue is consumed by exactly one pool (`celery worker --queues`, as docker-compose.yml lists them)."""
 

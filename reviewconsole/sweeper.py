@@ -18,6 +18,7 @@ from reviewconsole.policy.calibration import calibrations_sweep
 from reviewconsole.review.services import edit_verifications_sweep
 from reviewconsole.support.services import exports_sweep
 from reviewconsole.webhooks.services import deliveries_sweep
+from reviewconsole.workbench.retraining import retrainings_sweep
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +28,7 @@ SWEEPS: dict[str, Callable[..., list[int]]] = {
     "webhook deliveries": deliveries_sweep,
     "audit exports": exports_sweep,
     "calibration runs": calibrations_sweep,
+    "retraining runs": retrainings_sweep,
 }
 
 

@@ -37,12 +37,16 @@ if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
 # A file export of a whole audit trail writes about 150,000 rows a second: the default limits would
 # stop one at about 35 million rows, so exports have limits of their own (soft a minute earlier).
 AUDIT_EXPORT_TIME_LIMIT = env_int("AUDIT_EXPORT_TIME_LIMIT", 3600, minimum=CELERY_TASK_TIME_LIMIT)
+# A retraining run fine-tunes the scorer for minutes (about 1,000 labelled claims in ten on two cores): its
+# deadline is its own too (soft a minute earlier), past which the run is failed, not left holding its worker.
+RETRAINING_TIME_LIMIT = env_int("RETRAINING_TIME_LIMIT", 3600, minimum=max(CELERY_TASK_TIME_LIMIT, 120))
+_LONGEST_TASK = max(AUDIT_EXPORT_TIME_LIMIT, RETRAINING_TIME_LIMIT)
 # Redis redelivers an unacknowledged task after the visibility timeout; it must exceed the longest
 # task and the longest retry countdown, or a slow task would run twice.
 CELERY_BROKER_VISIBILITY_TIMEOUT = env_int(
     "CELERY_BROKER_VISIBILITY_TIMEOUT",
-    max(3600, AUDIT_EXPORT_TIME_LIMIT + CELERY_TASK_RETRY_BACKOFF_MAX + 1),
-    minimum=max(CELERY_TASK_TIME_LIMIT, AUDIT_EXPORT_TIME_LIMIT) + CELERY_TASK_RETRY_BACKOFF_MAX + 1,
+    max(3600, _LONGEST_TASK + CELERY_TASK_RETRY_BACKOFF_MAX + 1),
+    minimum=max(CELERY_TASK_TIME_LIMIT, _LONGEST_TASK) + CELERY_TASK_RETRY_BACKOFF_MAX + 1,
 )
 # Every Redis client (the broker's, reviewconsole/redis_clients.py's) gives up on a connect, and on a command's
 # answer, after these many seconds: a Redis host cut off by a partition is an error, not a hang.
@@ -77,6 +81,7 @@ CELERY_TASK_ROUTES = {
     "webhooks.*": {"queue": TaskQueue.WEBHOOKS.value},
     "maintenance.*": {"queue": TaskQueue.MAINTENANCE.value},
     "policy.*": {"queue": TaskQueue.MAINTENANCE.value},
+    "workbench.retrain": {"queue": TaskQueue.TRAIN.value},
     # First match wins: the sealer runs every few seconds and must not wait behind an hour-long export.
     "audit.seal": {"queue": TaskQueue.SEAL.value},
     "audit.*": {"queue": TaskQueue.MAINTENANCE.value},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from verification.cache import VerificationCache
 from verification.cascade import Cascade, CascadeVerifier
+from verification.claims import extract_claims
 from verification.cohesion import CohesionResult, restore_cohesion, strip_connective
 from verification.constitution import DEFAULT as DEFAULT_CONSTITUTION
 from verification.constitution import (
@@ -46,12 +47,15 @@ from verification.critic import (
 )
 from verification.engine import (
     MissingFieldError,
+    ScorerModelMismatch,
     UnknownConstitution,
     calibration_critic,
     check_case,
     default_verifier,
+    scorer_model,
 )
 from verification.errors import PermanentError, TransientError, VerificationError
+from verification.evidence import SourceIndex
 from verification.heap import settle as settle_heap
 from verification.judging import judge
 from verification.model import (
@@ -63,6 +67,7 @@ from verification.model import (
     ScriptedModel,
     run_role,
 )
+from verification.offline import OfflineVerifier
 from verification.regeneration import FailureRecord, failure_record, regenerate
 from verification.release import (
     LabelledScores,
@@ -84,8 +89,24 @@ from verification.repair import (
     repair_plan,
 )
 from verification.reviser import ModelRevision
-from verification.scorer import SCORERS, make_scorer
+from verification.scorer import SCORERS, learned_scorer, make_scorer
+from verification.scorer.comparison import (
+    HeldOutFigures,
+    LabelledClaim,
+    auroc_gap_bound,
+    held_out_figures,
+    not_worse,
+    release_scores,
+)
+from verification.scorer.cross_encoder import MODEL_DIR as SHIPPED_MODEL_DIR
+from verification.scorer.cross_encoder import MODEL_FILE as SCORER_MODEL_FILE
+from verification.scorer.cross_encoder import TOKENIZER_FILE as SCORER_TOKENIZER_FILE
 from verification.scorer.cross_encoder import ModelUnavailable
+from verification.scorer.pairs import Pair
+from verification.scorer.retraining import RetrainSettings, fine_tune
+from verification.scorer.slices import slice_of
+from verification.scorer.stack import refit as refit_stack
+from verification.scorer.window import hypothesis, window_text
 from verification.stop_policy import Outcome
 from verification.types import (
     Candidate,
@@ -136,6 +157,27 @@ __all__ = [
     "LabelledScores",
     "Metrics",
     "MissingFieldError",
+    "ScorerModelMismatch",
+    "scorer_model",
+    "HeldOutFigures",
+    "LabelledClaim",
+    "OfflineVerifier",
+    "Pair",
+    "SourceIndex",
+    "extract_claims",
+    "held_out_figures",
+    "hypothesis",
+    "not_worse",
+    "release_scores",
+    "auroc_gap_bound",
+    "RetrainSettings",
+    "SCORER_MODEL_FILE",
+    "SCORER_TOKENIZER_FILE",
+    "SHIPPED_MODEL_DIR",
+    "fine_tune",
+    "refit_stack",
+    "slice_of",
+    "window_text",
     "ModelCallRecord",
     "MinorTier",
     "ModelFailure",
@@ -200,6 +242,7 @@ __all__ = [
     "identity",
     "judge",
     "make_scorer",
+    "learned_scorer",
     "regenerate",
     "release_threshold",
     "repair_plan",

@@ -339,16 +339,7 @@ def _format_calibration(calibration: ReleaseCalibration) -> str:
 def _read_labelled(path: str) -> Iterator[tuple[str, bool, Case]]:
     """(group, consistent, case) per line; every line is validated before the first is scored."""
     rows = []
-    for number, line in enumerate(_read(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"line {number}: "
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}invalid JSON: {exc.msg} at column {exc.colno}") from None
-        if not isinstance(data, dict):
-            raise InputError(f"{where}a labelled case must be a JSON object, got {type(data).__name__}")
+    for where, data in json_lines(path, "a labelled case"):
         consistent = data.pop("consistent", None)
         if not isinstance(consistent, bool):
             raise InputError(f"{where}consistent: required, true or false")
@@ -362,6 +353,22 @@ def _read_labelled(path: str) -> Iterator[tuple[str, bool, Case]]:
     if not rows:
         raise InputError(f"{path}: no labelled cases")
     return iter(rows)
+
+
+def json_lines(path: str, what: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """("line N: ", its object) for each non-blank line of a JSONL file (or - for standard input); InputError
+    naming the line where one is not a JSON object (`what` says what a line holds, such as "a labelled case")."""
+    for number, line in enumerate(_read(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}: "
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}invalid JSON: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{where}{what} must be a JSON object, got {type(data).__name__}")
+        yield where, data
 
 
 def _answer_of(case: Case) -> str:

@@ -181,6 +181,11 @@ class Policy(_Frozen):
     """Severities (of an escalation's highest failing claim) whose cases get two independent reviews."""
     review_deadline_hours: int | None = Field(default=None, ge=1, le=24 * 90)
     """Hours an escalated case may wait for a decision before the queue marks it overdue; None: never."""
+    scorer_model: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """sha256 of the learned scorer's model file this constitution's claims are scored with: a model
+    retrained on the organisation's labels and promoted for it. None: the deployment's model (the shipped
+    one, or VERIFICATION_MODEL_DIR's). A run whose verifier scores with another model is refused, so a
+    calibration made for the pinned model is never applied to another's scores."""
 
 
     def calibration_for(self, verifier: str) -> ReleaseCalibration | None:

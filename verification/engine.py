@@ -23,7 +23,7 @@ from verification.model import ChatModel
 from verification.offline import OfflineVerifier
 from verification.release import calibrated_for, describe
 from verification.repair import RepairPlan, repair_plan
-from verification.scorer import make_scorer
+from verification.scorer import Scorer, make_scorer
 from verification.stop_policy import Outcome
 from verification.types import (
     Candidate,
@@ -62,12 +62,26 @@ class UnknownConstitution(MissingFieldError):
     """The case names a constitution that is not known here; `field` is "constitution"."""
 
 
-def default_verifier(model: ChatModel | None = None, *, scorer: str | None = None) -> Verifier:
-    """The offline verifier with the scorer named `scorer` (`scorer.make_scorer`: "learned" or "rules";
+def default_verifier(model: ChatModel | None = None, *, scorer: str | Scorer | None = None) -> Verifier:
+    """The offline verifier with `scorer`, or the scorer it names (`scorer.make_scorer`: "learned" or "rules";
     default VERIFICATION_SCORER, else learned); with `model`, the cascade of it and chain-of-verification
     through `model`, which each run binds to its constitution's `Policy.model_verification`."""
-    offline = OfflineVerifier(make_scorer(scorer))
+    offline = OfflineVerifier(scorer if scorer is not None and not isinstance(scorer, str) else make_scorer(scorer))
     return Cascade(offline, ModelVerifier(model)) if model is not None else offline
+
+
+class ScorerModelMismatch(PermanentError):
+    """The constitution pins a scorer model (`Policy.scorer_model`) the verifier does not score with."""
+
+
+def scorer_model(verifier: Verifier) -> str | None:
+    """sha256 of the learned scorer's model file the verifier's offline part scores with; None when it has
+    no offline part (the model verifier alone) or scores by rules."""
+    offline = verifier if isinstance(verifier, OfflineVerifier) else getattr(verifier, "offline", None)
+    if not isinstance(offline, OfflineVerifier):
+        return None
+    sha256 = getattr(getattr(offline.scorer, "model", None), "sha256", None)
+    return sha256 if isinstance(sha256, str) else None
 
 
 def check_case(
@@ -109,6 +123,12 @@ def check_case(
     }
     policy = constitution.policy.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     verifier = verifier or default_verifier(model)
+    pinned = policy.scorer_model
+    if pinned is not None and scorer_model(verifier) != pinned:
+        raise ScorerModelMismatch(
+            f"constitution {constitution.name} pins the scorer model {pinned[:12]}; the verifier scores with "
+            f"{(scorer_model(verifier) or 'no learned model')[:18]}"
+        )
     if isinstance(verifier, Cascade):
         verifier = verifier.bind(policy)
     draft = _first_draft(case, model)
@@ -137,6 +157,7 @@ def check_case(
         notes=[*draft.notes, *controller.notes, *_gate_notes(controller)],
         verifier=verifier.name,
         verifier_fingerprint=fingerprint(verifier),
+        scorer_model=scorer_model(verifier),
         constitution=constitution.pinned,
         non_converging_rules=controller.non_converging_rules,
         release_threshold=controller.calibration.threshold if controller.calibration else None,
@@ -240,6 +261,7 @@ def _undrafted(
         notes=list(draft.notes),
         verifier=verifier.name,
         verifier_fingerprint=fingerprint(verifier),
+        scorer_model=scorer_model(verifier),
         constitution=constitution.pinned,
         metadata=case.metadata,
     )

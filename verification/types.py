@@ -379,6 +379,9 @@ class RunRecord(_Frozen):
     and prompts. Runs with the same fingerprint were judged by the same rules."""
     constitution: str | None = None
     """The constitution (name@version) the run was judged against."""
+    scorer_model: str | None = None
+    """sha256 of the learned scorer's model file the offline verifier scored with; None with the rules
+    scorer, or when the model verifier alone checked the claims."""
     non_converging_rules: list[str] = Field(default_factory=list)
     """Rules that still failed after the bounded critique-revise loop."""
     release_threshold: float | None = None

@@ -35,6 +35,14 @@ class AuditAction(StrEnum):
     QUEUE_FILTER_SAVED = "queue_filter.saved"
     QUEUE_FILTER_DELETED = "queue_filter.deleted"
     POLICY_CHANGED = "policy.changed"
+    # The learned scorer retrained on reviewers' labels: runs, the model versions they make, promotions.
+    RETRAINING_REQUESTED = "retraining.requested"
+    RETRAINING_FINISHED = "retraining.finished"
+    RETRAINING_FAILED = "retraining.failed"
+    TRAINING_SET_EXPORTED = "training_set.exported"
+    SCORER_MODEL_ADDED = "scorer_model.added"
+    SCORER_MODEL_PROMOTED = "scorer_model.promoted"
+    SCORER_MODEL_ROLLED_BACK = "scorer_model.rolled_back"
     EXPORT_CREATED = "export.created"
     EXPORT_EXPIRED = "export.expired"
     # The team: people, their roles, sign-in, API clients, webhook deliveries.
@@ -49,6 +57,7 @@ class AuditAction(StrEnum):
     CLIENT_RESTORED = "client.restored"
     CLIENT_WEBHOOK_CHANGED = "client.webhook_changed"
     CLIENT_LIMITS_CHANGED = "client.limits_changed"
+    CLIENT_LABEL_SHARING_CHANGED = "client.label_sharing_changed"
     WEBHOOK_RESENT = "webhook.resent"
     WEBHOOK_FAILED = "webhook.failed"
     # `manage.py demo` made this database the demo's (its accounts and client are audited on their own).

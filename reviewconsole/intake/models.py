@@ -21,6 +21,11 @@ class Client(models.Model):
     requests_per_second = models.PositiveIntegerField(null=True, blank=True)
     cases_per_day = models.PositiveIntegerField(null=True, blank=True)
     body_bytes_per_day = models.PositiveBigIntegerField(null=True, blank=True)
+    # Reviewers' labels of this client's cases train the scorer for its constitutions only, unless a team
+    # admin lets them train models used for other clients' cases too (reviewconsole/workbench/training_set.py).
+    labels_shared = models.BooleanField(
+        default=False, help_text="Its cases' labels may train scorer models used for other clients' cases",
+    )
 
     class Meta:
         ordering = ["name"]

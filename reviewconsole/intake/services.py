@@ -200,6 +200,16 @@ def _comparable(case: contract.Case) -> dict:
     return data
 
 
+def client_labels_shared_set(*, client: Client, shared: bool) -> bool:
+    """Let the client's labels train scorer models used for other clients' cases, or stop it; False when
+    nothing changed."""
+    if client.labels_shared == shared:
+        return False
+    client.labels_shared = shared
+    client.save(update_fields=["labels_shared"])
+    return True
+
+
 def case_contract(case: Case) -> contract.Case:
     """The stored case in the engine's contract shape."""
     return contract.Case(

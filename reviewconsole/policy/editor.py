@@ -270,6 +270,8 @@ class ConstitutionForm(forms.Form):
         own_calibration = self.base.policy.release_calibration
         if own_calibration is not None:
             policy["release_calibration"] = own_calibration.model_dump(mode="json")
+        # The scorer model is promoted and rolled back from the scorer page, never typed here: an edit keeps it.
+        policy["scorer_model"] = self.base.policy.scorer_model
         return policy
 
     def _place(self, problem: ErrorDetails, kept: list[RuleForm]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from reviewconsole.policy.scorer_models import model_folder
 from reviewconsole.policy.selectors import critic_rubric_for
 from verification import (
     Case,
@@ -15,6 +16,7 @@ from verification import (
     Verifier,
     check_case,
     default_verifier,
+    learned_scorer,
     make_scorer,
 )
 
@@ -33,9 +35,12 @@ def configured_model() -> OpenAIChatModel | None:
     )
 
 
-def configured_verifier() -> Verifier:
-    """The verifier the console runs: the offline verifier with the scorer VERIFICATION_SCORER names, and
-    with a model endpoint the cascade of it and the model, which each run binds to its constitution."""
+def configured_verifier(scorer_model: str | None = None) -> Verifier:
+    """The verifier the console runs: the offline verifier with the scorer VERIFICATION_SCORER names (or,
+    for a constitution that pins a promoted scorer model, the learned scorer with that model), and with a
+    model endpoint the cascade of it and the model, which each run binds to its constitution."""
+    if scorer_model is not None:
+        return default_verifier(configured_model(), scorer=learned_scorer(model_folder(scorer_model)))
     return default_verifier(configured_model(), scorer=settings.VERIFICATION_SCORER)
 
 
@@ -55,7 +60,9 @@ def run_engine(case: Case, *, constitution: Constitution | None = None, repair: 
     """Check `case` under `constitution` (the version the case pinned, or a draft an admin is trying),
     with the critic rubric published for that constitution; `repair="none"` checks the text as written."""
     name = constitution.name if constitution is not None else (case.constitution or "default")
+    # A constitution pins the scorer model its calibration was made for (a promoted version); built-ins pin none.
+    pinned = constitution.policy.scorer_model if constitution is not None else None
     return check_case(
-        case, verifier=configured_verifier(), model=configured_model(), constitution=constitution, repair=repair,
+        case, verifier=configured_verifier(pinned), model=configured_model(), constitution=constitution, repair=repair,
         critic_rubric=critic_rubric_for(name),
     )

@@ -197,3 +197,79 @@ class CalibrationRun(models.Model):
     @property
     def progress_percent(self) -> int:
         return int(100 * self.fixtures_done / self.fixtures_total) if self.fixtures_total else 0
+
+
+class ScorerModel(models.Model):
+    """An immutable version of the learned scorer's model: a cross-encoder retrained on an organisation's
+    labels. The file travels in the database, so every worker host scores with the same bytes; a worker
+    writes it to its own disk once (policy/scorer_models.py) and checks the hash as it does."""
+
+    number = models.PositiveIntegerField(unique=True, help_text="1, 2, 3... across the deployment")
+    sha256 = models.CharField(max_length=64, unique=True, help_text="sha256 of model.int8.onnx")
+    onnx = models.BinaryField(help_text="model.int8.onnx")
+    tokenizer = models.TextField(help_text="tokenizer.json")
+    figures = models.JSONField(help_text="figures.json as the trainer wrote it: settings, training counts, checks")
+    base_sha256 = models.CharField(max_length=64, help_text="sha256 of the model it was fine-tuned from")
+    base = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="The version it was fine-tuned from; empty when that was the deployment's own model",
+    )
+    constitution = models.ForeignKey(NamedConstitution, on_delete=models.PROTECT, related_name="scorer_models",
+                                     help_text="Whose labels trained it: the only constitution it may be promoted for")
+    client_ids = models.JSONField(default=list, help_text="The API clients whose cases' labels it was trained on")
+    training = models.JSONField(help_text="Pairs trained on: organisation's, public replay, per label")
+    held_out = models.JSONField(help_text="Old against new on the held-out labels: 'old', 'new' figures, 'verdict'")
+    verifier = models.CharField(max_length=100, help_text="The offline verifier with this model: name fingerprint")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("ScorerModel is immutable; train a new version instead")
+        super().save(*args, **kwargs)
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha256[:12]
+
+    @property
+    def label(self) -> str:
+        return f"scorer model v{self.number}"
+
+    @property
+    def promotable(self) -> bool:
+        """The held-out comparison found it not worse than the model it would replace."""
+        return bool(self.held_out.get("not_worse"))
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.short_sha})"
+
+
+class PromotionAction(models.TextChoices):
+    PROMOTE = "PROMOTE", "Promoted"
+    ROLLBACK = "ROLLBACK", "Rolled back"
+
+
+class ScorerPromotion(models.Model):
+    """One change of the scorer model a constitution's claims are scored with, and the version of the
+    constitution that put it in force (its `scorer_model` pin and its calibration, in one publication)."""
+
+    constitution = models.ForeignKey(NamedConstitution, on_delete=models.PROTECT, related_name="scorer_promotions")
+    action = models.CharField(max_length=10, choices=PromotionAction.choices)
+    model = models.ForeignKey(ScorerModel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                              help_text="The model put in force; empty: the deployment's own")
+    previous_model = models.ForeignKey(ScorerModel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                       help_text="The model in force before; empty: the deployment's own")
+    version = models.ForeignKey(ConstitutionVersion, on_delete=models.PROTECT, related_name="+",
+                                help_text="The constitution version published with the new pin and calibration")
+    previous_version = models.ForeignKey(ConstitutionVersion, on_delete=models.PROTECT, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]

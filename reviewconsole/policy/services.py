@@ -34,6 +34,15 @@ class PolicyRefused(Exception):
     """A policy change that cannot be made as asked (publishing a version that is not a draft)."""
 
 
+class FieldRefused(Exception):
+    """A change refused because of one input; `field` names it, `message` says what is wrong with it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
 def _audit(*, actor: User | str, version: ConstitutionVersion | RubricVersion, change: str, before: str | None,
            **extra: Any) -> None:
     audit_record(

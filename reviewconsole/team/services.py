@@ -138,6 +138,17 @@ def client_limits_set(*, actor: Actor, client: Client, limits: dict[Limit, int |
     return bool(changes)
 
 
+def client_labels_shared_set(*, actor: Actor, client: Client, shared: bool) -> bool:
+    """Let reviewers' labels of the client's cases train scorer models used for other clients' cases (or stop
+    it: models trained before keep what they learnt, but are not promoted for another client's constitution)."""
+    with transaction.atomic():
+        changed = intake.client_labels_shared_set(client=client, shared=shared)
+        if changed:
+            audit_record(actor=actor, action=AuditAction.CLIENT_LABEL_SHARING_CHANGED, object_type="client",
+                         object_id=client.pk, payload={"name": client.name, "labels_shared": shared})
+    return changed
+
+
 def webhook_resend(*, actor: Actor, delivery: WebhookDelivery) -> bool:
     """Send a FAILED delivery again with a fresh run of attempts, or a PENDING one without waiting for its
     next attempt (same message id, so a client that got it after all can tell); False, changing nothing,

@@ -17,6 +17,7 @@ urlpatterns = [
     path("clients/<int:pk>/token", views.client_token, name="client_token"),
     path("clients/<int:pk>/active", views.client_active, name="client_active"),
     path("clients/<int:pk>/limits", views.client_limits, name="client_limits"),
+    path("clients/<int:pk>/labels", views.client_labels, name="client_labels"),
     path("webhooks/", views.webhooks, name="webhooks"),
     path("webhooks/<int:pk>/resend", views.webhook_resend, name="webhook_resend"),
 ]

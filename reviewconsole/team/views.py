@@ -149,8 +149,27 @@ def client_limits(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return redirect("team:client", pk=found.pk)
 
 
+@team_admin_required
+@require_POST
+def client_labels(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Whether reviewers' labels of the client's cases may train scorer models used for other clients' cases."""
+    found = get_object_or_404(Client, pk=pk)
+    value = request.POST.get("labels_shared", "")
+    if value not in ("0", "1"):
+        messages.error(request, "labels_shared: must be 0 or 1")
+        return _client_page(request, found, status=400)
+    changed = services.client_labels_shared_set(actor=request.user, client=found, shared=value == "1")
+    if not changed:
+        messages.success(request, "Nothing changed.")
+    elif value == "1":
+        messages.success(request, f"Labels of {found.name}'s cases may now train models for other clients.")
+    else:
+        messages.success(request, f"Labels of {found.name}'s cases now train models for its own constitutions only.")
+    return redirect("team:client", pk=found.pk)
+
+
 def _client_page(request: HtmxHttpRequest, client: Client, *, webhook_form: forms.Form | None = None,
-                 limits_form: forms.Form | None = None) -> HttpResponse:
+                 limits_form: forms.Form | None = None, status: int | None = None) -> HttpResponse:
     """The client's page, with the form that was posted and refused (400) or fresh ones."""
     webhook_form = webhook_form or ClientWebhookForm(initial={"webhook_url": client.webhook_url})
     own = {limit.value: getattr(client, limit.value) for limit in Limit}
@@ -160,7 +179,7 @@ def _client_page(request: HtmxHttpRequest, client: Client, *, webhook_form: form
     context = {"client": client, "form": webhook_form, "limits_form": limits_form, "limits": limits,
                "cases": selectors.client_recent_cases(client), "deliveries": selectors.client_delivery_counts(client)}
     refused = bool(webhook_form.errors or limits_form.errors)
-    return render(request, "team/client.html", context, status=400 if refused else 200)
+    return render(request, "team/client.html", context, status=status or (400 if refused else 200))
 
 
 @team_admin_required

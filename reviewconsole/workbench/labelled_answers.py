@@ -112,10 +112,13 @@ def cases_of(constitution: str) -> Q:
     )
 
 
-def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None = None) -> ReviewerLabels:
+def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None = None,
+                    scorer_model: str | None = None) -> ReviewerLabels:
     """The labelled answers of `constitution`'s cases; those scored by another verifier than `verifier` are
-    counted and left out. `model_path` ("name fingerprint" of the model verifier) adds the answers a
-    cascade ran, scored by the claims that model decided."""
+    counted and left out, as are those whose run names a scorer model other than `scorer_model` (the sha256
+    of the learned scorer's model file in force: a promoted version scores differently from the model before
+    it). `model_path` ("name fingerprint" of the model verifier) adds the answers a cascade ran, scored by the
+    claims that model decided."""
     cases = Case.objects.filter(cases_of(constitution))
     labels: dict[int, list[str]] = defaultdict(list)
     for claim_id, label in ClaimLabel.objects.filter(case__in=cases).values_list("claim_id", "label"):
@@ -131,12 +134,12 @@ def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None 
     candidates = (
         Candidate.objects.filter(pk__in=claims.keys())
         .order_by("case_id", "position")
-        .values_list("pk", "case_id", "candidate_id", "case__verifier")
+        .values_list("pk", "case_id", "candidate_id", "case__verifier", "case__run_record__scorer_model")
     )
     answers: list[LabelledAnswer] = []
     excluded: Counter[str] = Counter()
     partly = 0
-    for pk, case_id, candidate_id, scored_by in candidates:
+    for pk, case_id, candidate_id, scored_by, scored_with in candidates:
         its_claims = claims[pk]
         if not all(labels[claim_pk] for claim_pk, _ in its_claims):
             partly += 1
@@ -148,6 +151,10 @@ def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None 
                 continue  # the offline verifier settled it all: nothing the model's scores can be told from
         elif scored_by != verifier:
             excluded[scored_by or "no verifier recorded"] += 1
+            continue
+        elif scored_with and scored_with != scorer_model:
+            # Runs from before a record named its model scored with the deployment's: they count.
+            excluded[f"{scored_by} with scorer model {scored_with[:12]}"] += 1
             continue
         verdicts = [labels[claim_pk] for claim_pk, _ in its_claims]
         answers.append(LabelledAnswer(

@@ -26,6 +26,7 @@ from verification import (
     describe_release,
     fingerprint,
     release_threshold,
+    scorer_model,
 )
 
 BUDGETS = (0.01, 0.02, 0.05, 0.1, 0.2)
@@ -47,6 +48,8 @@ class VerifierInUse:
     cascade: bool = False
     """With a model endpoint: the verifier is the cascade's model path, calibrated on the claims it decides
     (the offline path keeps its built-in calibration)."""
+    scorer_model: str | None = None
+    """sha256 of the learned scorer's model file it scores with; None with the rules scorer."""
 
     @property
     def calibrated_as(self) -> str:
@@ -54,9 +57,13 @@ class VerifierInUse:
         return f"{self.name} {self.fingerprint}"
 
 
-def verifier_in_use() -> VerifierInUse:
-    verifier = configured_verifier()
-    return VerifierInUse(verifier.name, fingerprint(verifier), cascade=isinstance(verifier, Cascade))
+def verifier_in_use(constitution: str | None = None) -> VerifierInUse:
+    """The verifier the engine runs for `constitution`'s cases: with the scorer model its version in force pins."""
+    in_force = constitution_in_force(constitution) if constitution is not None else None
+    pinned = in_force.constitution().policy.scorer_model if in_force is not None else None
+    verifier = configured_verifier(pinned)
+    return VerifierInUse(verifier.name, fingerprint(verifier), cascade=isinstance(verifier, Cascade),
+                         scorer_model=scorer_model(verifier))
 
 
 @dataclass(frozen=True)
@@ -240,9 +247,10 @@ class ReleaseGate:
 
 def release_gate(*, constitution: str, budget: float | None = None) -> ReleaseGate:
     """The release gate of `constitution` on its reviewers' labels; `budget` None means the one in force."""
-    verifier = verifier_in_use()
+    verifier = verifier_in_use(constitution)
     labels = reviewer_labels(constitution=constitution, verifier=verifier.name,
-                             model_path=verifier.calibrated_as if verifier.cascade else None)
+                             model_path=verifier.calibrated_as if verifier.cascade else None,
+                             scorer_model=verifier.scorer_model)
     in_force = gate_in_force(constitution_in_force(constitution), labels, verifier)
     chosen = budget_outcome(labels, budget if budget is not None else in_force.budget, verifier)
     others = tuple(
@@ -264,11 +272,11 @@ class GateSummary:
 
 def gate_summaries() -> list[GateSummary]:
     """Every constitution: its labelled answers and the threshold in force."""
-    verifier = verifier_in_use()
     summaries = []
     for row in constitution_rows():
         name = row.document.name
-        labels = reviewer_labels(constitution=name, verifier=verifier.name)
+        verifier = verifier_in_use(name)
+        labels = reviewer_labels(constitution=name, verifier=verifier.name, scorer_model=verifier.scorer_model)
         version = row.in_force if isinstance(row.in_force, ConstitutionVersion) else None
         summaries.append(GateSummary(name, labels, gate_in_force(version, labels, verifier)))
     return summaries

@@ -1,5 +1,6 @@
-"""Writes the workbench asks for. It owns no table: a constitution version is saved through policy's services,
-which audit it as every policy change is audited."""
+"""Writes the workbench asks for. A constitution version or a scorer model's promotion is saved through
+policy's services, which audit it as every policy change is audited; retraining runs, the one table the
+workbench owns, are written by `retraining.py`."""
 
 from __future__ import annotations
 
@@ -8,21 +9,22 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from reviewconsole.audit.actions import AuditAction
+from reviewconsole.audit.services import audit_record
+from reviewconsole.policy import scorer_promotion as policy_promotion
 from reviewconsole.policy import services as policy_services
-from reviewconsole.policy.models import ConstitutionVersion
+from reviewconsole.policy.models import ConstitutionVersion, ScorerModel, ScorerPromotion
+from reviewconsole.policy.scorer_promotion import PromotionRefused
 from reviewconsole.policy.selectors import constitution_in_force
+from reviewconsole.policy.services import FieldRefused
 from reviewconsole.workbench.labelled_answers import reviewer_labels
 from reviewconsole.workbench.release_gate import budget_outcome, verifier_in_use
+from reviewconsole.workbench.training_set import TrainingSet, may_train_for, training_set
 from verification import Constitution
 
 
-class GateRefused(Exception):
+class GateRefused(FieldRefused):
     """A recalibration that cannot be saved; `field` names the input at fault."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 def release_calibration_draft_save(
@@ -38,8 +40,8 @@ def release_calibration_draft_save(
         in_force = constitution_in_force(constitution)
         if in_force is None:
             raise GateRefused("constitution", f"{constitution} has no version in force to recalibrate")
-        verifier = verifier_in_use()
-        labels = reviewer_labels(constitution=constitution, verifier=verifier.name)
+        verifier = verifier_in_use(constitution)
+        labels = reviewer_labels(constitution=constitution, verifier=verifier.name, scorer_model=verifier.scorer_model)
         outcome = budget_outcome(labels, max_unsafe_release_rate, verifier, now=now)
         if not outcome.met or outcome.calibration is None:  # met implies a calibration
             raise GateRefused("max_unsafe_release_rate", f"no threshold qualifies for {max_unsafe_release_rate:.1%}: "
@@ -54,3 +56,22 @@ def release_calibration_draft_save(
                 f"{max_unsafe_release_rate:.1%} unsafe releases, {len(labels.answers)} labelled answers")
         return policy_services.constitution_draft_save(constitution=recalibrated, author=author, note=note,
                                                        based_on=in_force)
+
+
+def scorer_model_promote(*, model: ScorerModel, actor: User, now: datetime) -> ScorerPromotion:
+    """Promote `model` for its constitution, unless a client whose labels trained it keeps its labels to
+    itself and the constitution judges other clients' cases too (a team admin may let it share them)."""
+    refused = may_train_for(model.client_ids, model.constitution.name)
+    if refused:
+        raise PromotionRefused("model", f"{model.label} was trained on labels of {', '.join(refused)}, which "
+                                        f"{'does' if len(refused) == 1 else 'do'} not share labels with other clients, "
+                                        f"and {model.constitution.name} judges other clients' cases too")
+    return policy_promotion.scorer_model_promote(model=model, actor=actor, now=now)
+
+
+def training_set_export(*, constitution: str, actor: User) -> TrainingSet:
+    """The constitution's training set, for a download; the export is audited (it holds the sources' text)."""
+    labels = training_set(constitution=constitution)
+    audit_record(actor=actor, action=AuditAction.TRAINING_SET_EXPORTED, object_type="NamedConstitution",
+                 object_id=constitution, payload={"constitution": constitution, "pairs": len(labels.pairs)})
+    return labels

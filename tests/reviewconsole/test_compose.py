@@ -19,9 +19,10 @@ from reviewconsole.queues import WorkerPool, pool_queues
 from tests.reviewconsole.subprocesses import run_manage
 
 REPO = Path(__file__).resolve().parents[2]
-APP_SERVICES = ("web", "worker", "webhooks", "maintenance", "beat", "relay")
+APP_SERVICES = ("web", "worker", "webhooks", "maintenance", "training", "beat", "relay")
 # The service running each worker pool: `worker` verifies, so `docker compose up --scale worker=N` adds verification.
-POOL_SERVICES = {WorkerPool.VERIFY: "worker", WorkerPool.WEBHOOKS: "webhooks", WorkerPool.MAINTENANCE: "maintenance"}
+POOL_SERVICES = {WorkerPool.VERIFY: "worker", WorkerPool.WEBHOOKS: "webhooks", WorkerPool.MAINTENANCE: "maintenance",
+                 WorkerPool.TRAIN: "training"}
 # Read by the compose file itself (interpolation) or by the PostgreSQL image and its init script, never by
 # the console.
 COMPOSE_ONLY = {"POSTGRES_PASSWORD", "POSTGRES_DB", "POSTGRES_USER", "POSTGRES_OWNER_PASSWORD", "POSTGRES_APP_PASSWORD"}

@@ -99,3 +99,41 @@ def test_a_receiver_that_hangs_holds_only_the_webhook_pool_never_verification(
     assert Case.objects.get(pk=second).status not in UNFINISHED
     assert _tasks_received(workers, WorkerPool.VERIFY) == {"intake.verify_case"}
     assert _tasks_received(workers, WorkerPool.WEBHOOKS) == {"webhooks.deliver_webhook"}
+
+
+def test_a_retraining_run_holds_only_the_train_pool_never_verification(client, live_broker, start_worker,
+                                                                         policy_admin):
+    from django.utils import timezone
+
+    from reviewconsole.policy.services import constitution_draft_save, version_publish
+    from reviewconsole.workbench.models import RetrainingRun, RetrainingStatus
+    from reviewconsole.workbench.retraining import retraining_request, training_extra_missing
+    from tests.reviewconsole.workbench.labelled_claims import laptop_cases
+    from verification import Constitution
+
+    if training_extra_missing():
+        pytest.skip("needs the training extra")
+    draft = constitution_draft_save(constitution=Constitution(name="shop"), author=policy_admin)
+    version_publish(version=draft, actor=policy_admin, now=timezone.now())
+    laptop_cases(client_create(name="labelled-bot")[0], policy_admin, constitution="shop", count=30)
+    workers = start_worker()
+    run = retraining_request(constitution="shop", requested_by=policy_admin, epochs=1.0)
+
+    deadline = time.monotonic() + 120
+    while not RetrainingRun.objects.filter(pk=run.pk, stage="training").exists():
+        assert time.monotonic() < deadline, workers.log()[-4000:]
+        time.sleep(0.2)
+    case = _submit(client, _api_client("other-bot"), "during-training")
+    _wait_finished([case], workers)
+    # The case was verified while the run still held the train pool's one process.
+    assert RetrainingRun.objects.get(pk=run.pk).status == RetrainingStatus.RUNNING
+
+    deadline = time.monotonic() + 300
+    while not RetrainingRun.objects.get(pk=run.pk).is_finished:
+        assert time.monotonic() < deadline, workers.log()[-4000:]
+        time.sleep(0.5)
+    finished = RetrainingRun.objects.get(pk=run.pk)
+    assert finished.status == RetrainingStatus.DONE, finished.error
+    assert finished.model is not None and finished.steps_done == finished.steps_total > 0
+    assert _tasks_received(workers, WorkerPool.TRAIN) == {"workbench.retrain"}
+    assert "workbench.retrain" not in _tasks_received(workers, WorkerPool.VERIFY)

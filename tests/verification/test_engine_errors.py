@@ -11,13 +11,16 @@ import pytest
 
 import verification
 from verification.cli import InputError
-from verification.engine import MissingFieldError, UnknownConstitution
+from verification.engine import MissingFieldError, ScorerModelMismatch, UnknownConstitution
 from verification.errors import PermanentError, TransientError, VerificationError
 from verification.evaluation import DatasetUnavailable
 from verification.model import ScriptExhausted
 from verification.repair import UnknownRepairMode
 from verification.scorer import UnknownScorer
 from verification.scorer.cross_encoder import ModelUnavailable
+from verification.scorer.dequantize import UnmappedWeight
+from verification.scorer.replay import ReplayUnavailable
+from verification.scorer.retraining import DequantisationMismatch, RetrainingRefused
 
 EXAMPLES: list[Exception] = [
     VerificationError("the engine failed"),
@@ -31,6 +34,11 @@ EXAMPLES: list[Exception] = [
     ScriptExhausted("no script for role 'critic'"),
     ModelUnavailable("scorer model file missing: /srv/models/model.int8.onnx"),
     UnknownScorer("VERIFICATION_SCORER: unknown scorer 'fast'; choose one of learned, rules"),
+    ScorerModelMismatch("constitution shop pins the scorer model 2e8f14603ec5; the verifier scores with 000000000000"),
+    UnmappedWeight("model.int8.onnx: no bias follows the weight onnx::MatMul_892_quantized"),
+    ReplayUnavailable("replay sample missing: verification/scorer/replay.jsonl.gz"),
+    DequantisationMismatch("model.int8.onnx: the float model rebuilt from it reads pairs 0.3 apart"),
+    RetrainingRefused("pairs: every organisation pair has the label 1; a model learns nothing from one label"),
 ]
 
 

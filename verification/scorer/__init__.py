@@ -45,6 +45,14 @@ class Scorer(Protocol):
         ...
 
 
+def learned_scorer(folder: Path) -> Scorer:
+    """The learned scorer with the model in `folder` (a retrained model version), loaded once per process."""
+    from verification.scorer.cross_encoder import shipped
+    from verification.scorer.learned import LearnedScorer
+
+    return LearnedScorer(shipped(folder))
+
+
 def make_scorer(name: str | None = None) -> Scorer:
     """The scorer called `name`, else the one VERIFICATION_SCORER names, else "learned"; "learned" loads
     the model in VERIFICATION_MODEL_DIR, else the shipped one, once per process (ModelUnavailable names a
@@ -55,8 +63,7 @@ def make_scorer(name: str | None = None) -> Scorer:
 
         return RulesScorer()
     if name == "learned":
-        from verification.scorer.cross_encoder import MODEL_DIR, shipped
-        from verification.scorer.learned import LearnedScorer
+        from verification.scorer.cross_encoder import MODEL_DIR
 
-        return LearnedScorer(shipped(Path(os.environ.get("VERIFICATION_MODEL_DIR") or MODEL_DIR)))
+        return learned_scorer(Path(os.environ.get("VERIFICATION_MODEL_DIR") or MODEL_DIR))
     raise UnknownScorer(f"VERIFICATION_SCORER: unknown scorer {name!r}; choose one of {', '.join(SCORERS)}")

