@@ -4,7 +4,7 @@
 
 The starting point is an int8 ONNX scorer (the shipped one, or an earlier retrained one in a folder of the
 same files), turned back into a float model (`dequantize.float_model`, checked against the file it came
-from). It is fine-tuned with a small learning rate on the organisation's pairs, each epoch mixed with a
+from). It is fine-tuned on the organisation's pairs, each epoch mixed with a
 fresh draw of the replay sample of the public mix (`replay.py`), so that it learns the organisation's
 windows without forgetting the rest, computing with its weights rounded as the int8 file will hold them
 (`_on_grid`: a small update would otherwise be rounded away at export), then exported exactly as
@@ -50,8 +50,10 @@ class RetrainSettings(training.Steps):
 
     epochs: float = 2.0
     """Passes over the organisation's pairs; a fraction trains on that share of the last pass."""
-    learning_rate: float = 2e-5
-    """AdamW's peak rate: half a first training's, the model is already trained."""
+    learning_rate: float = 5e-5
+    """AdamW's peak rate. The weight matrices learn in int8 steps (`_on_grid`): at 2e-5 a run of 188 steps on
+    1,000 pairs hardly moved one (held-out AUROC 0.607, the base's 0.608), at 5e-5 they moved (0.663), and
+    the public validation pairs read as well as before (NLI AUROC 0.929, then 0.931)."""
     checkpoint_every: int = 50
     """Steps between checkpoints (one is written after the last step too)."""
     replay_per_pair: float = 2.0
