@@ -39,7 +39,7 @@ if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
 AUDIT_EXPORT_TIME_LIMIT = env_int("AUDIT_EXPORT_TIME_LIMIT", 3600, minimum=CELERY_TASK_TIME_LIMIT)
 # A retraining run fine-tunes the scorer for minutes (about 1,000 labelled claims in ten on two cores): its
 # deadline is its own too (soft a minute earlier), past which the run is failed, not left holding its worker.
-RETRAINING_TIME_LIMIT = env_int("RETRAINING_TIME_LIMIT", 3600, minimum=max(CELERY_TASK_TIME_LIMIT, 120))
+RETRAINING_TIME_LIMIT = env_int("RETRAINING_TIME_LIMIT", 3600, minimum=CELERY_TASK_TIME_LIMIT)
 _LONGEST_TASK = max(AUDIT_EXPORT_TIME_LIMIT, RETRAINING_TIME_LIMIT)
 # Redis redelivers an unacknowledged task after the visibility timeout; it must exceed the longest
 # task and the longest retry countdown, or a slow task would run twice.

@@ -88,6 +88,15 @@ def client_webhook_set(*, client: Client, webhook_url: str, new_secret: bool = F
     return client.webhook_secret if "webhook_secret" in fields else None
 
 
+def client_labels_shared_set(*, client: Client, shared: bool) -> bool:
+    """Let the client's labels train models used for other clients' cases (or stop it); False: no change."""
+    if client.labels_shared == shared:
+        return False
+    client.labels_shared = shared
+    client.save(update_fields=["labels_shared"])
+    return True
+
+
 # --- Submission ----------------------------------------------------------------------------------
 
 
@@ -198,16 +207,6 @@ def _comparable(case: contract.Case) -> dict:
         source["uri"] = source["uri"] or None
     data["constitution"] = data["constitution"] or None
     return data
-
-
-def client_labels_shared_set(*, client: Client, shared: bool) -> bool:
-    """Let the client's labels train scorer models used for other clients' cases, or stop it; False when
-    nothing changed."""
-    if client.labels_shared == shared:
-        return False
-    client.labels_shared = shared
-    client.save(update_fields=["labels_shared"])
-    return True
 
 
 def case_contract(case: Case) -> contract.Case:

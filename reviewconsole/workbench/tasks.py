@@ -12,8 +12,9 @@ from reviewconsole.workbench.retraining import retraining_execute
 logger = logging.getLogger(__name__)
 
 
+# The soft limit a minute before the hard one (half of it for the short limits the tests and drills set).
 @app.task(name="workbench.retrain", time_limit=settings.RETRAINING_TIME_LIMIT,
-          soft_time_limit=settings.RETRAINING_TIME_LIMIT - 60)
+          soft_time_limit=max(settings.RETRAINING_TIME_LIMIT - 60, settings.RETRAINING_TIME_LIMIT // 2))
 def retrain(run_id: int) -> None:
     """Retrain the scorer for one run; a no-op when the run is not ours to run."""
     if retraining_execute(run_id=run_id) is None:

@@ -23,7 +23,7 @@ from reviewconsole.audit.models import AuditExport, ExportFormat
 from reviewconsole.intake.models import Claim
 from reviewconsole.intake.services import client_create
 from reviewconsole.policy.calibration import calibration_request
-from reviewconsole.policy.models import RubricVersion
+from reviewconsole.policy.models import NamedConstitution, RubricVersion
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC_NAME
 from reviewconsole.review.models import Escalation
 from reviewconsole.review.saved_filters import queue_filter_save
@@ -32,6 +32,7 @@ from reviewconsole.support.services import export_start
 from reviewconsole.webhooks.models import WebhookDelivery
 from tests.reviewconsole.audit.conftest import decide, run_case
 from tests.reviewconsole.review.conftest import refund_case
+from tests.reviewconsole.workbench.test_scorer_page import BETTER, model_version
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +85,9 @@ def seeded(reviewer, support_lead, policy_admin) -> Seeded:
     assert delivery is not None and AuditExport.objects.filter(pk=export.pk).exists()
     token = set_password_tokens.make_token(reviewer)
     saved_filter = queue_filter_save(owner=reviewer, name="Critical", query="severity=CRITICAL")
+    scorer_model = model_version(NamedConstitution.objects.get(name="customer-support"), 1, BETTER)
     return Seeded({
+        ("policy/scorer-models/", "number"): str(scorer_model.number),
         ("policy/constitutions/", "name"): "customer-support",
         ("policy/constitutions/", "number"): "1",
         ("policy/rubrics/", "name"): BUILTIN_RUBRIC_NAME,

@@ -98,6 +98,7 @@ def test_a_worker_killed_mid_run_leaves_the_case_finished_exactly_once(
         "CELERY_TASK_SOFT_TIME_LIMIT": "8",
         "CELERY_TASK_TIME_LIMIT": "10",
         "AUDIT_EXPORT_TIME_LIMIT": "10",
+        "RETRAINING_TIME_LIMIT": "10",
         "CELERY_BROKER_VISIBILITY_TIMEOUT": "15",
     }
     try:
