@@ -32,13 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pydantic import BaseModel  # noqa: E402
 
-from verification.cascade import Cascade, CascadeVerifier, escalation  # noqa: E402
-from verification.claims import extract_claims  # noqa: E402
-from verification.constitution import DEFAULT  # noqa: E402
-from verification.cove import ModelVerifier  # noqa: E402
-from verification.evaluation import DATASETS, load  # noqa: E402
-from verification.model import Message, ModelReply  # noqa: E402
-from verification.offline import OfflineVerifier  # noqa: E402
+from verification.claims.extraction import extract_claims  # noqa: E402
+from verification.decision.offline import OfflineVerifier  # noqa: E402
+from verification.llm.cascade import Cascade, CascadeVerifier, escalation  # noqa: E402
+from verification.llm.client import Message, ModelReply  # noqa: E402
+from verification.llm.cove import ModelVerifier  # noqa: E402
+from verification.policy.constitution import DEFAULT  # noqa: E402
+from verification.training.evaluation import DATASETS, load  # noqa: E402
 from verification.types import State  # noqa: E402
 
 

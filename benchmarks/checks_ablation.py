@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.claims import extract_claims  # noqa: E402
-from verification.evaluation import DATASETS, Record, load  # noqa: E402
-from verification.evidence import SourceIndex  # noqa: E402
-from verification.offline import SWITCHABLE, OfflineVerifier  # noqa: E402
-from verification.release import answer_score, calibrate, group_scores  # noqa: E402
-from verification.scorer import make_scorer  # noqa: E402
+from verification.claims.extraction import extract_claims  # noqa: E402
+from verification.decision.calibration import answer_score, calibrate, group_scores  # noqa: E402
+from verification.decision.offline import SWITCHABLE, OfflineVerifier  # noqa: E402
+from verification.retrieval.index import SourceIndex  # noqa: E402
+from verification.scorers import make_scorer  # noqa: E402
+from verification.training.evaluation import DATASETS, Record, load  # noqa: E402
 
 
 def run(verifier: OfflineVerifier, records: dict[str, list[Record]]) -> tuple[dict, float]:

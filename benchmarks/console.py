@@ -75,7 +75,7 @@ def _seed_big_case(client) -> int:
     from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, Finding, RepairAttempt, RuleVerdict
     from reviewconsole.intake.models import Source as SourceRow
     from reviewconsole.review.models import CaseNote, ClaimLabel, Escalation
-    from verification import sha256_text
+    from verification.types import sha256_text
 
     sentences = [f"Fact {n}: the annual plan includes benefit number {n} for 30 days. " for n in range(40)]
     source_text = "".join(sentences)
@@ -147,7 +147,8 @@ def _count_queue() -> None:
     a database that has escalations, and check them against a count of the queue."""
     from django.db import connection
 
-    from reviewconsole.review.queue_counts import queue_counts_drift, queue_counts_rebuild
+    from reviewconsole.review.queue_counts import queue_counts_drift
+    from reviewconsole.review.services.queue_counts import queue_counts_rebuild
 
     queue_counts_rebuild()
     assert not queue_counts_drift(), "the kept counts differ from a count of the queue"

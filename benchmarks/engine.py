@@ -1,6 +1,7 @@
 """Times the offline verification path with each scorer, in CPU time beside wall time.
 
     .venv/bin/python benchmarks/engine.py [--rounds 200] [--repeats 3]
+    .venv/bin/python benchmarks/engine.py --against REF [--rounds 200] [--repeats 3]
 
 Each case runs the whole offline path a worker runs: extract_claims, one SourceIndex per case and
 OfflineVerifier over every claim. Cases: a synthetic support handbook of 50 sentences checked against
@@ -15,6 +16,12 @@ meanwhile.
 - learned scorer (the default), on 2 cores: at least 50 claims per CPU-second, p95 at most 400 ms for a
   10-claim case, the model loaded in at most 2 s, the process at most 400 MB.
 
+With `--against REF` (a commit, such as the one before a speed-up), the engine of this tree and the
+engine of REF (its `verification/`, taken with `git archive`) are measured in the same run: each
+measurement is a fresh process on the same core, the two trees alternate, and the best of each is
+compared. Targets then: this tree's rules-only path at least 2x REF's claims per CPU-second, the learned
+path at least 1.3x, and the rules-only path at most 2x the reference workload's CPU time.
+
 Exits non-zero when any target is missed.
 """
 
@@ -27,20 +34,36 @@ import random
 import re
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# `--tree=DIR` (a process `--against` starts): the engine measured is the one in DIR.
+_TREE = next((arg.partition("=")[2] for arg in sys.argv if arg.startswith("--tree=")), "")
+sys.path.insert(0, _TREE or str(Path(__file__).resolve().parents[1]))
 
 from verification import heap  # noqa: E402
-from verification.claims import extract_claims  # noqa: E402
-from verification.offline import OfflineVerifier  # noqa: E402
-from verification.scorer import make_scorer  # noqa: E402
-from verification.scorer.cross_encoder import MODEL_DIR, CrossEncoder  # noqa: E402
 from verification.types import Case, Source  # noqa: E402
 
+try:
+    from verification.claims.extraction import extract_claims
+    from verification.decision.offline import OfflineVerifier
+    from verification.scorers import make_scorer
+    from verification.scorers.cross_encoder import MODEL_DIR, CrossEncoder
+except ImportError:  # an engine from before its stage folders (`--against` an older commit)
+    from verification.offline import OfflineVerifier  # type: ignore[no-redef]
+    from verification.scorer import make_scorer  # type: ignore[no-redef]
+    from verification.scorer.cross_encoder import MODEL_DIR, CrossEncoder  # type: ignore[no-redef]
+
+    from verification.claims import extract_claims  # type: ignore[no-redef]
+
 MIN_CLAIMS_PER_CPU_SECOND = {"rules": 1000, "learned": 50}
+MIN_SPEED_UP = {"rules": 2.0, "learned": 1.3}
+"""`--against`: this tree's claims per CPU-second over the other commit's, measured in the same run."""
+MAX_RULES_VS_REFERENCE = 2.0
+"""`--against`: the rules-only path's CPU time per case over the reference workload's."""
 MAX_P95_MS = {"rules": 50.0, "learned": 400.0}
 MAX_MODEL_LOAD_S = 2.0
 MAX_RSS_MB = 400.0
@@ -164,14 +187,73 @@ def model_load() -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - cpu
 
 
+def measure_once(scorer: str, rounds: int, seed: int) -> dict[str, float]:
+    """One measurement in this process (started by `--against`): warmed up, settled, then timed."""
+    verifier = OfflineVerifier(make_scorer(scorer))
+    measure(verifier, 10, seed=0)
+    heap.settle()
+    return measure(verifier, rounds, seed)
+
+
+def against(ref: str, rounds: int, repeats: int) -> bool:
+    """This tree's engine beside REF's, measured alternately in fresh processes on one core."""
+    repo = Path(__file__).resolve().parents[1]
+    passed = True
+    with tempfile.TemporaryDirectory(prefix="engine-base-") as base:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", ref, "verification"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", base], input=archive, check=True)
+        commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", ref], check=True,
+                                capture_output=True, text=True).stdout.strip()
+        for scorer in ("rules", "learned"):
+            count = rounds if scorer == "rules" else max(20, rounds // 4)
+            runs: dict[str, list[dict[str, float]]] = {"this tree": [], commit: []}
+            for repeat in range(repeats):
+                for name, tree in (("this tree", str(repo)), (commit, base)):
+                    out = subprocess.run(
+                        [sys.executable, __file__, f"--tree={tree}", "--measure-once", scorer,
+                         "--rounds", str(count), "--seed", str(7 + repeat)],
+                        check=True, capture_output=True, text=True,
+                    ).stdout
+                    runs[name].append(json.loads(out.strip().splitlines()[-1]))
+            best = {name: max(found, key=lambda run: run["per_cpu_second"]) for name, found in runs.items()}
+            ratio = best["this tree"]["per_cpu_second"] / best[commit]["per_cpu_second"]
+            print(f"== scorer {scorer}: {repeats} x {count} synthetic cases per tree, alternating, one core")
+            for name, found in runs.items():
+                print(f"{name:>10}: claims per CPU-second " + "  ".join(f"{run['per_cpu_second']:.0f}" for run in found)
+                      + f"  (best {best[name]['per_cpu_second']:.0f}); p95 {best[name]['p95_ms']:.2f} ms; "
+                      f"{best[name]['cpu_vs_reference']:.2f}x the reference workload")
+            print(f"speed-up: {ratio:.2f}x (target >= {MIN_SPEED_UP[scorer]}x)")
+            passed &= ratio >= MIN_SPEED_UP[scorer]
+            if scorer == "rules":
+                passed &= best["this tree"]["cpu_vs_reference"] <= MAX_RULES_VS_REFERENCE
+                print(f"rules-only vs reference workload: {best['this tree']['cpu_vs_reference']:.2f}x "
+                      f"(target <= {MAX_RULES_VS_REFERENCE}x)")
+    print("PASS" if passed else "FAIL: a target above was missed")
+    return passed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--against", metavar="REF", help="measure this tree beside the engine of commit REF")
+    parser.add_argument("--measure-once", choices=("rules", "learned"), help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=7, help=argparse.SUPPRESS)
+    parser.add_argument("--tree", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.rounds < 1 or args.repeats < 1:
+        parser.error("--rounds and --repeats: must be at least 1")
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if args.measure_once:
+        if cores:
+            os.sched_setaffinity(0, {cores[0]})
+        print(json.dumps(measure_once(args.measure_once, args.rounds, args.seed)))
+        return 0
+    if args.against:
+        return 0 if against(args.against, args.rounds, args.repeats) else 1
     demo_path = Path(__file__).resolve().parents[1] / "verification" / "demo_cases.json"
     demos = [Case.model_validate(raw) for raw in json.loads(demo_path.read_text(encoding="utf-8"))]
-    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
     load_wall, load_cpu = model_load()
     if cores:

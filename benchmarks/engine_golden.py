@@ -30,12 +30,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.engine import synthetic_case  # noqa: E402
-from verification import evaluation  # noqa: E402
-from verification.claims import extract_claims  # noqa: E402
+from verification.claims.extraction import extract_claims  # noqa: E402
+from verification.decision.offline import OfflineVerifier  # noqa: E402
+from verification.decision.verifier import Verdict  # noqa: E402
 from verification.engine import check_case  # noqa: E402
-from verification.offline import OfflineVerifier  # noqa: E402
+from verification.training import evaluation  # noqa: E402
 from verification.types import Case, Claim, EvidenceSpan, RunRecord  # noqa: E402
-from verification.verifier import Verdict  # noqa: E402
 
 _DEMO_PATH = Path(__file__).resolve().parents[1] / "verification" / "demo_cases.json"
 _SHOWN_DIFFERENCES = 10

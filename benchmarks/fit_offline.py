@@ -2,12 +2,12 @@
 
     .venv/bin/python benchmarks/fit_offline.py [--steps 3000] [--l2 0.3] [--folds 5]
 
-First the token model (`verification/novelty.py`): plain logistic regression on WiCE's token-level
+First the token model (`verification/scorers/novelty.py`): plain logistic regression on WiCE's token-level
 labels of the unsupported part of a claim, fitted on the train token file and measured (F1) on the
-dev token file. Then the claim model (`verification/offline.py`), measured with those token weights.
+dev token file. Then the claim model (`verification/decision/offline.py`), measured with those token weights.
 
 Reads only the *tune* splits (WiCE claim_dev and token files, SummEdits `evaluation`, HaluEval),
-measures every checkable claim with `verification.features.assess`, and fits one weight per feature
+measures every checkable claim with `verification.scorers.features.assess`, and fits one weight per feature
 plus a bias. A record is supported when all its claims are, so the record's score is a soft minimum
 of its claims' scores and the loss is taken per record. Records a typed rule already decides
 (REFUTED, CONFLICTING) do not depend on the weights and are left out. Each dataset (and each
@@ -18,9 +18,11 @@ With --folds, also prints cross-validated figures: every record predicted by a m
 fitted without it, whole documents held out together, averaged over three splits. Use those, not
 the in-sample tune figures, to choose features and --l2 (0.3 was chosen that way).
 
-Prints the constants to paste into `verification/novelty.py` and `verification/scorer/rules.py` and
-the tune figures they give. With --stack, fits the learned scorer's stack instead (`scorer/learned.py`):
-the cross-encoder's logit beside the rules logit, on the hold split the network never trained on, and
+Prints the fitted parameters and the tune figures they give; with --write, writes them as the rules
+scorer's card (`verification/scorers/rules.json`, token model included); with --measure-shipped, fits
+nothing and records on the card the figures its own parameters give. With --stack, fits the learned
+scorer's stack instead ("stack" on `scorers/model/figures.json`): the cross-encoder's logit beside the
+rules logit, on the hold split the network never trained on, and
 prints cross-validated AUROC, unsafe release and automation at the pooled and at each group's own
 threshold for a 5% budget. Deterministic: no random initialisation, folds dealt by a hash.
 """
@@ -38,17 +40,20 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification import novelty  # noqa: E402
-from verification.claims import extract_claims  # noqa: E402
-from verification.evaluation import balanced_accuracy, data_dir, load  # noqa: E402
-from verification.evidence import SourceIndex  # noqa: E402
-from verification.features import FEATURE_NAMES, assess  # noqa: E402
-from verification.offline import _typed_verdict  # noqa: E402
-from verification.release import auroc, calibrate, group_scores  # noqa: E402
-from verification.scorer.rules import rules_logit  # noqa: E402
+from verification.checks.check import Role  # noqa: E402
+from verification.checks.registry import CHECKS  # noqa: E402
+from verification.claims.extraction import extract_claims  # noqa: E402
+from verification.claims.view import read_claim  # noqa: E402
+from verification.decision.calibration import auroc, calibrate, group_scores  # noqa: E402
+from verification.retrieval.index import SourceIndex  # noqa: E402
+from verification.scorers import novelty  # noqa: E402
+from verification.scorers.card import RULES_CARD  # noqa: E402
+from verification.scorers.features import FEATURE_NAMES, Assessment, assess  # noqa: E402
+from verification.scorers.rules import RulesScorer  # noqa: E402
+from verification.training import rules_fit  # noqa: E402
+from verification.training.evaluation import balanced_accuracy, data_dir, load  # noqa: E402
 from verification.types import Source  # noqa: E402
 
-_SOFTMIN_SHARPNESS = 8.0
 # HaluEval is nearly solved by coverage alone; weighing it fully pulls the threshold away from the rest.
 _GROUP_WEIGHT = {"wice": 1.0, "summedits": 1.0, "halueval": 0.1}
 
@@ -70,21 +75,15 @@ def token_examples(name: str) -> tuple[np.ndarray, np.ndarray]:
                         unsupported.append((found, position))
             text = "\n".join(sentence.replace("\n", " ") for sentence in raw["evidence"]) or " ."
             index = SourceIndex([Source(id="page", text=text)])
-            words = novelty.claim_words(claim)
+            words = novelty.claim_words(read_claim(claim))
             vectors += novelty.token_vectors([word for word, _ in words], index.select(claim, 3), index)
             labels += [any(a <= start < b for a, b in unsupported) for _, start in words]
     return np.array(vectors, dtype=float), np.array(labels, dtype=float)
 
 
 def fit_token_model(steps: int = 3000, l2: float = 1e-3) -> tuple[np.ndarray, float]:
-    """Plain logistic regression on the train token file (the dev file is kept for measuring)."""
-    x, y = token_examples("non_supported_tokens_train.jsonl")
-    params = np.zeros(x.shape[1] + 1)
-    for _ in range(steps):
-        probability = 1 / (1 + np.exp(-(x @ params[:-1] + params[-1])))
-        grad = np.append(x.T @ (probability - y), (probability - y).sum()) / len(y)
-        params -= grad + l2 * np.append(params[:-1], 0.0)
-    return params[:-1], float(params[-1])
+    """The token model on the train token file (the dev file is kept for measuring)."""
+    return rules_fit.fit_token_model(*token_examples("non_supported_tokens_train.jsonl"), steps=steps, l2=l2)
 
 
 def token_f1(weights: np.ndarray, bias: float, threshold: float = 0.4) -> float:
@@ -124,10 +123,18 @@ def collect() -> list[Example]:
                 group=group,
                 gold=record.supported,
                 vectors=np.array([a.vector for a in assessments], dtype=float).reshape(-1, len(FEATURE_NAMES)),
-                decided_by_rule=any(_typed_verdict(a, {}) is not None for a in assessments),
+                decided_by_rule=any(_contradicted(a) for a in assessments),
                 document=record.id if dataset == "wice" else record.sources[0].text[:200],
             ))
     return examples
+
+
+def _contradicted(assessment: Assessment) -> bool:
+    """Whether a contradiction check decides the claim, whatever its score."""
+    return any(
+        check.run(assessment.claim, assessment.evidence) is not None
+        for check in CHECKS if check.role is Role.CONTRADICTION
+    )
 
 
 def _sample_weights(examples: list[Example]) -> np.ndarray:
@@ -147,33 +154,10 @@ def _sample_weights(examples: list[Example]) -> np.ndarray:
 
 
 def fit(examples: list[Example], steps: int, l2: float) -> tuple[np.ndarray, float]:
-    """Adam on the weighted record-level log loss; starts from zero so the result is reproducible."""
+    """The weakest-claim logistic fit on the records no typed rule decides."""
     usable = [e for e in examples if not e.decided_by_rule and len(e.vectors)]
-    sample_weight = _sample_weights(usable)
     gold = np.array([e.gold for e in usable], dtype=float)
-    stacked = np.vstack([e.vectors for e in usable])
-    owner = np.concatenate([np.full(len(e.vectors), i) for i, e in enumerate(usable)])
-    mean, scale = stacked.mean(axis=0), stacked.std(axis=0) + 1e-9
-    x = (stacked - mean) / scale
-    params = np.zeros(x.shape[1] + 1)
-    moment, velocity = np.zeros_like(params), np.zeros_like(params)
-    for step in range(1, steps + 1):
-        z = x @ params[:-1] + params[-1]
-        # Soft minimum over each record's claims: the weakest claim decides the record.
-        exp = np.exp(-_SOFTMIN_SHARPNESS * (z - z.min()))
-        totals = np.bincount(owner, weights=exp, minlength=len(usable))
-        record_z = z.min() - np.log(totals) / _SOFTMIN_SHARPNESS
-        share = exp / totals[owner]
-        probability = 1 / (1 + np.exp(-record_z))
-        d_record = sample_weight * (probability - gold)
-        d_claim = d_record[owner] * share
-        grad = np.append(x.T @ d_claim, d_claim.sum()) + l2 * np.append(params[:-1], 0.0)
-        moment = 0.9 * moment + 0.1 * grad
-        velocity = 0.999 * velocity + 0.001 * grad**2
-        params -= 0.05 * (moment / (1 - 0.9**step)) / (np.sqrt(velocity / (1 - 0.999**step)) + 1e-8)
-    weights = params[:-1] / scale
-    bias = float(params[-1] - (weights * mean).sum())
-    return weights, bias
+    return rules_fit.fit_weakest_claim([e.vectors for e in usable], gold, _sample_weights(usable), steps, l2)
 
 
 def predict(examples: list[Example], weights: np.ndarray, bias: float, threshold: float) -> list[bool]:
@@ -258,7 +242,7 @@ STACK_COLUMNS = ("model", "rules")
 def collect_stack(full: bool = False) -> list[Example]:
     """The learned scorer's inputs per claim on the hold split (data the network never trained on):
     the cross-encoder's logit and the rules scorer's, or with `full`, the logit beside every feature."""
-    from verification.scorer import make_scorer
+    from verification.scorers import make_scorer
 
     scorer = make_scorer("learned")
     examples = []
@@ -268,14 +252,14 @@ def collect_stack(full: bool = False) -> list[Example]:
             assessments = [assess(c.text, index, c.context) for c in extract_claims(record.answer, record.question)
                            if c.checkable]
             logits = scorer.model_logits(assessments) if assessments else []
-            rows = [[logit, *(a.vector if full else (rules_logit(a.vector),))]
+            rows = [[logit, *(a.vector if full else (RulesScorer().logit(a.vector),))]
                     for a, logit in zip(assessments, logits, strict=True)]
             group = f"{dataset}/{record.domain}" if record.domain else dataset
             examples.append(Example(
                 group=group,
                 gold=record.supported,
                 vectors=np.array(rows, dtype=float).reshape(-1, (1 + len(FEATURE_NAMES)) if full else 2),
-                decided_by_rule=any(_typed_verdict(a, {}) is not None for a in assessments),
+                decided_by_rule=any(_contradicted(a) for a in assessments),
                 document=record.id if dataset == "wice" else record.sources[0].text[:200],
             ))
     return examples
@@ -328,7 +312,7 @@ def main_stack(args: argparse.Namespace) -> None:
               f"{figures_['threshold']:.4f}: unsafe {figures_['unsafe']:.1%} (bound {figures_['bound']:.1%}), "
               f"automation {figures_['automation']:.1%}; at its own {figures_['own_threshold']:.4f}: unsafe "
               f"{figures_['own_unsafe']:.1%}, automation {figures_['own_automation']:.1%}")
-    print("# verification/scorer/learned.py")
+    print('# "stack" of verification/scorers/model/figures.json')
     names = ("model", *(FEATURE_NAMES if args.stack == "full" else ("rules",)))
     fit_and_print(examples, args, "STACK", names, "hold")
 
@@ -358,22 +342,46 @@ def main() -> None:
     parser.add_argument("--stack", choices=("pair", "full"), default=None,
                         help="fit the learned scorer's stack instead: the cross-encoder's logit beside the rules "
                         "logit (pair) or beside every feature (full), on the hold split")
+    parser.add_argument("--write", action="store_true", help="write the fitted scorer's card (scorers/rules.json)")
+    parser.add_argument("--measure-shipped", action="store_true",
+                        help="no fit: record on the card the tune figures its own parameters give")
     args = parser.parse_args()
     if args.stack:
         main_stack(args)
         return
+    examples = collect()
+    shipped = RulesScorer()
+    if args.measure_shipped:
+        # The figures the card's own parameters give (no fit): what a card records of the data it was fitted to.
+        f1 = token_f1(np.array([novelty.TOKEN_WEIGHTS[name] for name in novelty.TOKEN_FEATURES]), novelty.TOKEN_BIAS)
+        weights = np.array([shipped.weights[name] for name in FEATURE_NAMES])
+        tune = figures(examples, weights, shipped.bias, shipped.threshold)
+        card = {**shipped.card, "figures": _card_figures(tune, f1)}
+        RulesScorer(card).save(RULES_CARD)
+        print(json.dumps(card["figures"], indent=1))
+        return
     token_weights, token_bias = fit_token_model()
     install_token_model(token_weights, token_bias)
-    print("# verification/novelty.py")
-    print("TOKEN_WEIGHTS: dict[str, float] = {")
-    for name, weight in novelty.TOKEN_WEIGHTS.items():
-        print(f'    "{name}": {weight:.4f},')
-    print("}")
-    print(f"TOKEN_BIAS = {novelty.TOKEN_BIAS:.4f}")
-    print(f"# unsupported-word F1 on non_supported_tokens_dev: {token_f1(token_weights, token_bias):.4f}")
-    print("# verification/scorer/rules.py")
-    fit_and_print(collect(), args, "WEIGHTS", FEATURE_NAMES, "tune")
+    f1 = token_f1(token_weights, token_bias)
+    examples = collect()  # measured again: the claims' features read the token model just fitted
+    if args.folds > 1:
+        for group, value in cross_validate(examples, args.folds, args.steps, args.l2).items():
+            print(f"# {args.folds}-fold CV balanced accuracy {group:<24}{value:.4f}")
+    weights, bias, threshold = fit_with_threshold(examples, args.steps, args.l2)
+    fitted = rules_fit.rules_scorer(
+        weights, bias, threshold, novelty.TOKEN_WEIGHTS, novelty.TOKEN_BIAS,
+        figures=_card_figures(figures(examples, weights, bias, threshold), f1),
+        fitted_on=shipped.card["fitted_on"], fitted_by=f"benchmarks/fit_offline.py --steps {args.steps} --l2 {args.l2}",
+    )
+    print(json.dumps({"params": fitted.get_params(), "figures": fitted.card["figures"]}, indent=1))
+    if args.write:
+        fitted.save(RULES_CARD)
+        print(f"wrote {RULES_CARD}")
 
+
+def _card_figures(tune: dict[str, float], token_f1_dev: float) -> dict[str, object]:
+    return {"tune_balanced_accuracy": {group: round(value, 4) for group, value in tune.items()},
+            "token_model_unsupported_word_f1_dev": round(token_f1_dev, 4)}
 
 if __name__ == "__main__":
     main()

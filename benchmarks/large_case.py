@@ -42,8 +42,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.constitution import DEFAULT as DEFAULT_CONSTITUTION  # noqa: E402
 from verification.engine import check_case  # noqa: E402
+from verification.policy.constitution import DEFAULT as DEFAULT_CONSTITUTION  # noqa: E402
 from verification.types import Case, Source  # noqa: E402
 
 DATABASE = os.environ.get("BENCH_DATABASE", "reviewconsole_large_bench")

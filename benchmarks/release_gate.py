@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.evaluation import load  # noqa: E402
-from verification.release import DEFAULT_MAX_UNSAFE_RELEASE_RATE, upper_bound  # noqa: E402
+from verification.decision.calibration import DEFAULT_MAX_UNSAFE_RELEASE_RATE, upper_bound  # noqa: E402
+from verification.training.evaluation import load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "What do the sources say?"

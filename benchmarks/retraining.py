@@ -38,12 +38,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verification.claims import extract_claims  # noqa: E402
-from verification.evaluation import Record, load  # noqa: E402
-from verification.evidence import SourceIndex  # noqa: E402
-from verification.offline import OfflineVerifier  # noqa: E402
-from verification.scorer import learned_scorer  # noqa: E402
-from verification.scorer.comparison import (  # noqa: E402
+from verification.claims.extraction import extract_claims  # noqa: E402
+from verification.decision.offline import OfflineVerifier  # noqa: E402
+from verification.decision.verifier import identity  # noqa: E402
+from verification.retrieval.index import SourceIndex  # noqa: E402
+from verification.scorers import learned_scorer  # noqa: E402
+from verification.scorers.cross_encoder import MODEL_DIR  # noqa: E402
+from verification.scorers.window import hypothesis, window_text  # noqa: E402
+from verification.training.comparison import (  # noqa: E402
     HeldOutFigures,
     LabelledClaim,
     auroc_gap_bound,
@@ -51,13 +53,11 @@ from verification.scorer.comparison import (  # noqa: E402
     not_worse,
     release_scores,
 )
-from verification.scorer.cross_encoder import MODEL_DIR  # noqa: E402
-from verification.scorer.pairs import Pair, summedits_claim_labels  # noqa: E402
-from verification.scorer.retraining import RetrainSettings, fine_tune  # noqa: E402
-from verification.scorer.slices import slice_of  # noqa: E402
-from verification.scorer.stack import refit as refit_stack  # noqa: E402
-from verification.scorer.window import hypothesis, window_text  # noqa: E402
-from verification.verifier import identity  # noqa: E402
+from verification.training.evaluation import Record, load  # noqa: E402
+from verification.training.pairs import Pair, summedits_claim_labels  # noqa: E402
+from verification.training.retraining import RetrainSettings, fine_tune  # noqa: E402
+from verification.training.slices import slice_of  # noqa: E402
+from verification.training.stack import refit as refit_stack  # noqa: E402
 
 BUDGET = 0.05
 DEADLINE_SECONDS = 3600

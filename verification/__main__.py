@@ -1,4 +1,4 @@
-"""`python -m verification ...`: see verification/cli.py."""
+"""`python -m verification ...`: see verification/cli/."""
 
 from __future__ import annotations
 

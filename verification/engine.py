@@ -12,19 +12,20 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from verification.cascade import Cascade
-from verification.constitution import DEFAULT, Constitution, builtin, builtin_names
-from verification.controller import Controller
-from verification.cove import ModelVerifier
-from verification.critic import CalibrationFixture
-from verification.errors import PermanentError
-from verification.generator import draft_answer
-from verification.model import ChatModel
-from verification.offline import OfflineVerifier
-from verification.release import calibrated_for, describe
-from verification.repair import RepairPlan, repair_plan
-from verification.scorer import Scorer, make_scorer
-from verification.stop_policy import Outcome
+from verification.decision.calibration import calibrated_for, describe
+from verification.decision.offline import OfflineVerifier
+from verification.decision.verifier import Verifier, fingerprint, identity
+from verification.errors import MissingFieldError, PermanentError, UnknownConstitution
+from verification.llm.cascade import Cascade
+from verification.llm.client import ChatModel
+from verification.llm.cove import ModelVerifier
+from verification.llm.critic import CalibrationFixture
+from verification.llm.generator import draft_answer
+from verification.loop.controller import Controller
+from verification.loop.repair import RepairPlan, repair_plan
+from verification.loop.stop_policy import Outcome
+from verification.policy.constitution import DEFAULT, Constitution, builtin, builtin_names
+from verification.scorers import Scorer, make_scorer
 from verification.types import (
     Candidate,
     Case,
@@ -40,26 +41,8 @@ from verification.types import (
     State,
     Terminal,
 )
-from verification.verifier import Verifier, fingerprint, identity
 
 _KEPT = (State.SUPPORTED, State.NOT_VERIFIABLE)
-
-
-class MissingFieldError(PermanentError):
-    """The case lacks a field this configuration needs; `field` names it."""
-
-    def __init__(self, field: str, message: str) -> None:
-        # Both arguments stay in `args`: pickling (and so Celery reporting the error) rebuilds it from them.
-        super().__init__(field, message)
-        self.field = field
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}"
-
-
-class UnknownConstitution(MissingFieldError):
-    """The case names a constitution that is not known here; `field` is "constitution"."""
 
 
 def default_verifier(model: ChatModel | None = None, *, scorer: str | Scorer | None = None) -> Verifier:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.verification.fake_openai import FakeOpenAIServer
-from verification.model import OpenAIChatModel
+from verification.llm.client import OpenAIChatModel
 from verification.types import Case, Source
 
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})

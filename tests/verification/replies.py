@@ -7,12 +7,12 @@ import re
 from typing import Any
 
 from tests.verification.fake_openai import Received, Reply
-from verification.cove import QUESTION_PROMPT, VERIFY_PROMPT
-from verification.critic import CRITIC_PROMPT
-from verification.generator import GENERATE_PROMPT
-from verification.judging import JUDGE_PROMPT
-from verification.regeneration import REGENERATE_PROMPT
-from verification.reviser import REPAIR_PROMPT
+from verification.llm.cove import QUESTION_PROMPT, VERIFY_PROMPT
+from verification.llm.critic import CRITIC_PROMPT
+from verification.llm.generator import GENERATE_PROMPT
+from verification.llm.regeneration import REGENERATE_PROMPT
+from verification.loop.judging import JUDGE_PROMPT
+from verification.loop.reviser import REPAIR_PROMPT
 
 _PASSAGE = re.compile(r"^\[(?P<source>[^\]]+)\] (?P<quote>.+)$", re.MULTILINE)
 

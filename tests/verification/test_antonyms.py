@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from verification.antonyms import OPPOSITES, flipped_word
-from verification.tokens import stem
+from verification.claims.antonyms import OPPOSITES, flipped_word
+from verification.claims.tokens import stem
 
 
 def test_opposites_are_symmetric_and_compared_on_stems():

@@ -12,12 +12,12 @@ import pytest
 
 from tests.verification.replies import NO_FINDINGS, verdict_json
 from tests.verification.verifiers import KeywordVerifier
-from verification.constitution import DEFAULT, Policy
-from verification.contract import Proposal, RepairContext, RepairContract
-from verification.cove import ModelVerifier
 from verification.engine import check_case
-from verification.model import ModelRequest, ScriptedModel
-from verification.repair import RepairPlan
+from verification.llm.client import ModelRequest, ScriptedModel
+from verification.llm.cove import ModelVerifier
+from verification.loop.contract import Proposal, RepairContext, RepairContract
+from verification.loop.repair import RepairPlan
+from verification.policy.constitution import DEFAULT, Policy
 from verification.types import Candidate, Case, Reason, Source, State, Terminal
 
 S, IE, U = State.SUPPORTED, State.INSUFFICIENT_EVIDENCE, State.UNRESOLVED

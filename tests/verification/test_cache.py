@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.verification.verifiers import KeywordVerifier
-from verification.cache import VerificationCache
-from verification.claims import extract_claims
+from verification.claims.extraction import extract_claims
+from verification.loop.cache import VerificationCache
 from verification.types import Source, State
 
 SOURCES = [Source(id="s", text="Acme is based in Oslo.")]

@@ -14,16 +14,16 @@ import pytest
 from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Received, Reply
 from tests.verification.replies import claim_in, cove_reply, role_of
 from tests.verification.verifiers import calibrated
-from verification.cascade import Cascade, CascadeVerifier
-from verification.constitution import DEFAULT, Constitution, Policy, Route
-from verification.cove import ModelVerifier
+from verification.decision.calibration import ReleaseCalibration
+from verification.decision.offline import OfflineVerifier
+from verification.decision.verifier import identity
 from verification.engine import check_case, default_verifier
 from verification.errors import PermanentError
-from verification.model import OpenAIChatModel
-from verification.offline import OfflineVerifier
-from verification.release import ReleaseCalibration
+from verification.llm.cascade import Cascade, CascadeVerifier
+from verification.llm.client import OpenAIChatModel
+from verification.llm.cove import ModelVerifier
+from verification.policy.constitution import DEFAULT, Constitution, Policy, Route
 from verification.types import Case, Reason, Source, State, Terminal
-from verification.verifier import identity
 
 SOURCES = [
     Source(id="retention", text="After cancellation, account data is kept for 30 days."),

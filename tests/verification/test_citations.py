@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from verification.claims import ExtractedClaim, extract_claims
-from verification.evidence import SourceIndex
-from verification.offline import OfflineVerifier
-from verification.sentences import split_sentences
+from verification.claims.extraction import ExtractedClaim, extract_claims
+from verification.claims.sentences import split_sentences
+from verification.decision.offline import OfflineVerifier
+from verification.retrieval.index import SourceIndex
 from verification.types import Case, Source, State
 
 _ROOT = Path(__file__).resolve().parents[2]

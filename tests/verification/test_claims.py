@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from verification.claims import extract, extract_claims
+from verification.claims.extraction import extract, extract_claims
 from verification.types import Severity
 
 

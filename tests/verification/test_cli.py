@@ -211,7 +211,7 @@ def test_eval_passes_its_arguments_to_the_evaluation(monkeypatch: pytest.MonkeyP
         calls.append((dataset, split, kwargs))
         return {}
 
-    from verification import evaluation
+    from verification.training import evaluation
 
     monkeypatch.setattr(evaluation, "run", run)
 
@@ -221,7 +221,7 @@ def test_eval_passes_its_arguments_to_the_evaluation(monkeypatch: pytest.MonkeyP
     assert status == 0
     assert calls == [("summedits", "report", {"limit": 5, "output": "o.json", "progress": True,
                                               "max_unsafe_release_rate": 0.1})]
-    assert verification.evaluation is evaluation
+    assert verification.training.evaluation is evaluation
 
 
 def test_eval_refuses_an_unknown_dataset() -> None:
@@ -274,7 +274,7 @@ def test_eval_with_repair_runs_the_whole_engine_in_that_mode(monkeypatch: pytest
         calls.append((dataset, split, kwargs))
         return {}
 
-    from verification import repair_evaluation
+    from verification.training import repair_evaluation
 
     monkeypatch.setattr(repair_evaluation, "run", run)
 

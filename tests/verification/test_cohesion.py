@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verification.cohesion import claim_core, restore_cohesion, strip_connective
+from verification.loop.cohesion import claim_core, restore_cohesion, strip_connective
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from verification.commitments import (
+from verification.claims.commitments import (
     VALUE_KINDS,
     agree,
     comparable,

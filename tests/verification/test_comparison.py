@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from verification import (
-    Case,
-    Constitution,
-    LabelledClaim,
-    OfflineVerifier,
-    ScorerModelMismatch,
-    Source,
-    auroc_gap_bound,
-    check_case,
-    held_out_figures,
-    make_scorer,
-    not_worse,
-    release_scores,
-)
-from verification.constitution import DEFAULT
-from verification.release import upper_bound
+from verification import Case, Constitution, OfflineVerifier, Source, check_case, make_scorer
+from verification.decision.calibration import upper_bound
+from verification.engine import ScorerModelMismatch
+from verification.policy.constitution import DEFAULT
+from verification.training import LabelledClaim, auroc_gap_bound, held_out_figures, not_worse, release_scores
 
 LAPTOP = Source(id="spec", text="The Arden 14 weighs 1.2 kg. Its battery lasts up to 18 hours. It ships with a "
                                 "65 W charger. The warranty covers two years of repairs.")

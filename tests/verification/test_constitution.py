@@ -7,7 +7,9 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from verification.constitution import (
+from verification.llm.client import ScriptedModel, describe_error
+from verification.loop.judging import count_words, judge
+from verification.policy.constitution import (
     CUSTOMER_SUPPORT,
     DEFAULT,
     Constitution,
@@ -19,8 +21,6 @@ from verification.constitution import (
     builtin,
     builtin_names,
 )
-from verification.judging import count_words, judge
-from verification.model import ScriptedModel, describe_error
 from verification.types import Claim, Severity, State
 
 

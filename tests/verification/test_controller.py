@@ -9,7 +9,13 @@ import pytest
 
 from tests.verification.replies import claim_in, verdict_json
 from tests.verification.verifiers import KeywordVerifier, calibrated, every_claim
-from verification.constitution import (
+from verification.decision.offline import OfflineVerifier
+from verification.engine import check_case
+from verification.llm.client import ModelRequest, ScriptedModel
+from verification.loop.contract import Operation, Proposal, RepairContext, RepairContract
+from verification.loop.judging import JUDGE_PROMPT
+from verification.loop.repair import RepairPlan, UnknownRepairMode
+from verification.policy.constitution import (
     DEFAULT,
     Constitution,
     ForbiddenPhrases,
@@ -17,12 +23,6 @@ from verification.constitution import (
     Policy,
     WordLimit,
 )
-from verification.contract import Operation, Proposal, RepairContext, RepairContract
-from verification.engine import check_case
-from verification.judging import JUDGE_PROMPT
-from verification.model import ModelRequest, ScriptedModel
-from verification.offline import OfflineVerifier
-from verification.repair import RepairPlan, UnknownRepairMode
 from verification.types import Candidate, Case, Origin, Reason, Source, State, Terminal
 
 S, IE, R, C = State.SUPPORTED, State.INSUFFICIENT_EVIDENCE, State.REFUTED, State.CONFLICTING

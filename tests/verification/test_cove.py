@@ -9,8 +9,10 @@ import pytest
 from tests.verification.conftest import LARKSPUR_CLAIMS, LARKSPUR_SOURCES
 from tests.verification.replies import NO_FINDINGS, claim_in, passages_in, verdict_json
 from tests.verification.verifiers import calibrated, every_claim
-from verification.claims import extract_claims
-from verification.cove import (
+from verification.claims.extraction import extract_claims
+from verification.engine import check_case
+from verification.llm.client import ModelRequest, ScriptedModel
+from verification.llm.cove import (
     QUESTION_PROMPT,
     VERIFY_PROMPT,
     ModelVerifier,
@@ -18,8 +20,6 @@ from verification.cove import (
     question_misses,
     template_question,
 )
-from verification.engine import check_case
-from verification.model import ModelRequest, ScriptedModel
 from verification.types import Case, Reason, Source, State, Terminal
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from verification.critic import (
+from verification.engine import calibration_critic
+from verification.llm.client import ScriptedModel
+from verification.llm.critic import (
     CRITIC_PROMPT,
     MAX_FINDINGS,
     CalibrationFixture,
@@ -13,8 +15,6 @@ from verification.critic import (
     critique,
     offline_findings,
 )
-from verification.engine import calibration_critic
-from verification.model import ScriptedModel
 from verification.types import Claim, EvidenceSpan, RuleVerdict, Severity, Source, State
 
 SOURCES = (Source(id="policy", text="Refunds are paid within 14 days. Data is kept for 30 days."),)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from verification.constitution import builtin_names
 from verification.engine import check_case
+from verification.policy.constitution import builtin_names
 from verification.types import Case, Reason, Source, State, Terminal
 
 ROOT = Path(__file__).resolve().parents[2]

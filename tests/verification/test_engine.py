@@ -9,10 +9,11 @@ import pytest
 
 from tests.verification.conftest import LARKSPUR_CLAIMS, LARKSPUR_SOURCES
 from tests.verification.verifiers import calibrated
-from verification.claims import ExtractedClaim
+from verification.claims.extraction import ExtractedClaim
+from verification.decision.verifier import Verdict
 from verification.engine import MissingFieldError, check_case
 from verification.errors import PermanentError
-from verification.model import ScriptedModel
+from verification.llm.client import ScriptedModel
 from verification.types import (
     Case,
     EvidenceSpan,
@@ -25,7 +26,6 @@ from verification.types import (
     Terminal,
     sha256_text,
 )
-from verification.verifier import Verdict
 
 S, R, IE, C, U, N = (
     State.SUPPORTED,

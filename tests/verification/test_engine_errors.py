@@ -13,14 +13,15 @@ import verification
 from verification.cli import InputError
 from verification.engine import MissingFieldError, ScorerModelMismatch, UnknownConstitution
 from verification.errors import PermanentError, TransientError, VerificationError
-from verification.evaluation import DatasetUnavailable
-from verification.model import ScriptExhausted
-from verification.repair import UnknownRepairMode
-from verification.scorer import UnknownScorer
-from verification.scorer.cross_encoder import ModelUnavailable
-from verification.scorer.dequantize import UnmappedWeight
-from verification.scorer.replay import ReplayUnavailable
-from verification.scorer.retraining import DequantisationMismatch, RetrainingRefused
+from verification.llm.client import ScriptExhausted
+from verification.loop.repair import UnknownRepairMode
+from verification.scorers import UnknownScorer
+from verification.scorers.card import CardUnreadable
+from verification.scorers.cross_encoder import ModelUnavailable
+from verification.training.dequantize import UnmappedWeight
+from verification.training.evaluation import DatasetUnavailable
+from verification.training.replay import ReplayUnavailable
+from verification.training.retraining import DequantisationMismatch, RetrainingRefused
 
 EXAMPLES: list[Exception] = [
     VerificationError("the engine failed"),
@@ -33,10 +34,11 @@ EXAMPLES: list[Exception] = [
     InputError("case.json: not valid JSON"),
     ScriptExhausted("no script for role 'critic'"),
     ModelUnavailable("scorer model file missing: /srv/models/model.int8.onnx"),
+    CardUnreadable("model card rules: its features are not the measures coverage, best_sentence_coverage"),
     UnknownScorer("VERIFICATION_SCORER: unknown scorer 'fast'; choose one of learned, rules"),
     ScorerModelMismatch("constitution shop pins the scorer model 2e8f14603ec5; the verifier scores with 000000000000"),
     UnmappedWeight("model.int8.onnx: no bias follows the weight onnx::MatMul_892_quantized"),
-    ReplayUnavailable("replay sample missing: verification/scorer/replay.jsonl.gz"),
+    ReplayUnavailable("replay sample missing: verification/training/replay.jsonl.gz"),
     DequantisationMismatch("model.int8.onnx: the float model rebuilt from it reads pairs 0.3 apart"),
     RetrainingRefused("pairs: every organisation pair has the label 1; a model learns nothing from one label"),
 ]

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from verification import evaluation
+from verification.training import evaluation
 
 
 @pytest.fixture

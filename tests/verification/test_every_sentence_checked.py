@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import pytest
 
 from tests.verification.verifiers import KeywordVerifier, calibrated
-from verification.constitution import DEFAULT, Constitution, Policy
-from verification.contract import Proposal, RepairContext, RepairContract
 from verification.engine import check_case
-from verification.repair import RepairPlan
+from verification.loop.contract import Proposal, RepairContext, RepairContract
+from verification.loop.repair import RepairPlan
+from verification.policy.constitution import DEFAULT, Constitution, Policy
 from verification.types import Candidate, Case, Reason, Severity, Source, State, Terminal
 
 S, IE, N, U = State.SUPPORTED, State.INSUFFICIENT_EVIDENCE, State.NOT_VERIFIABLE, State.UNRESOLVED

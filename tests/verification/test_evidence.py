@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verification.evidence import SourceIndex, covered_phrases, is_heading, retrieve
-from verification.sentences import split_sentences
-from verification.tokens import content_stems
+from verification.claims.sentences import split_sentences
+from verification.claims.tokens import content_stems
+from verification.retrieval.index import SourceIndex, covered_phrases, is_heading, retrieve
 from verification.types import Source
 
 POLICY = Source(
@@ -148,7 +148,7 @@ def test_bm25_scores_are_bm25s_scores_to_the_bit(documents, query):
     import bm25s
     import numpy as np
 
-    from verification.evidence import _Bm25
+    from verification.retrieval.index import _Bm25
 
     class _Sentence:
         def __init__(self, stems: list[str]) -> None:

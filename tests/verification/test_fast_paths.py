@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from verification.commitments import values
-from verification.disagreements import _negates
-from verification.evidence import SourceIndex
-from verification.grounding.clauses import clause_tokens, content_keys
-from verification.tokens import after_negation_stems, first_word, words
+from verification.checks.denied import negates as _negates
+from verification.claims.clauses import clause_tokens, content_keys
+from verification.claims.commitments import values
+from verification.claims.tokens import after_negation_stems, first_word, words
+from verification.retrieval.index import SourceIndex
 from verification.types import Source
 
 TEXTS = [

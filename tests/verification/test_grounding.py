@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from verification.claims import extract_claims
-from verification.commitments import entity_key, find_relations
-from verification.evidence import SourceIndex
-from verification.grounding import check
-from verification.offline import OfflineVerifier
+from verification.checks.grounding import check
+from verification.claims.commitments import entity_key, find_relations
+from verification.claims.extraction import extract_claims
+from verification.claims.view import read_claim
+from verification.decision.offline import OfflineVerifier
+from verification.retrieval.index import SourceIndex
 from verification.types import Source, State
 
 DEAL = Source(
@@ -85,7 +86,7 @@ def test_every_form_of_the_relation_keeps_its_argument_order(statement):
     assert _verdict("Tessaly acquired Corvane in 2021.", source).state is State.REFUTED
     index = SourceIndex([source])
     claim = "Corvane acquired Tessaly in 2021."
-    assert check(claim, index.select(claim, 3), index) is None
+    assert check(read_claim(claim), index.select(claim, 3), index) is None
 
 
 @pytest.mark.parametrize(
@@ -260,7 +261,7 @@ def test_idioms_titles_and_counted_words_are_not_qualifiers(claim, statement):
 def _finding(claim: str, statement: str):
     """What the grounding check finds for `claim` against a one-sentence source saying `statement`."""
     index = SourceIndex([Source(id="faq", text=statement)])
-    return check(claim, index.select(claim, 3), index)
+    return check(read_claim(claim), index.select(claim, 3), index)
 
 
 def test_both_names_must_each_be_said_to_do_it():
@@ -269,7 +270,7 @@ def test_both_names_must_each_be_said_to_do_it():
     assert verdict.state is not State.SUPPORTED
     index = SourceIndex([BOARD])
     claim = "Both Ana Lima and Rui Costa were elected to the board of directors in 2020."
-    finding = check(claim, index.select(claim, 3), index)
+    finding = check(read_claim(claim), index.select(claim, 3), index)
     assert finding is not None and "rui costa" in finding.rationale.lower()
 
 
@@ -278,7 +279,7 @@ def test_both_names_grounded_one_by_one_is_supported():
     claim = "Both Ana Lima and Rui Costa were elected to the board of directors in 2020."
     index = SourceIndex([source])
 
-    assert check(claim, index.select(claim, 3), index) is None
+    assert check(read_claim(claim), index.select(claim, 3), index) is None
 
 
 @pytest.mark.parametrize(

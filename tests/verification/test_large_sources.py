@@ -7,12 +7,12 @@ import random
 
 import pytest
 
-from verification.commitments import find_mentions
-from verification.commitments.spans import TakenSpans
-from verification.commitments.values import _RANGE_OPENER, _opens_range
+from verification.claims.commitments import find_mentions
+from verification.claims.commitments.spans import TakenSpans
+from verification.claims.commitments.values import _RANGE_OPENER, _opens_range
+from verification.claims.sentences import MAX_SENTENCE_CHARS, split_sentences
 from verification.engine import check_case
-from verification.evidence import SourceIndex
-from verification.sentences import MAX_SENTENCE_CHARS, split_sentences
+from verification.retrieval.index import SourceIndex
 from verification.types import Case, Source
 
 

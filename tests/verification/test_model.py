@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tests.verification.fake_openai import FakeOpenAIServer, Reply
 from verification.errors import PermanentError, TransientError
-from verification.model import (
+from verification.llm.client import (
     OpenAIChatModel,
     PromptTemplate,
     ScriptedModel,

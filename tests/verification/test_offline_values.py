@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from verification.claims import extract_claims
-from verification.offline import OfflineVerifier
+from verification.claims.extraction import extract_claims
+from verification.decision.offline import OfflineVerifier
 from verification.types import Source, State
 
 LEAFLET = Source(

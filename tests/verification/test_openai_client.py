@@ -12,10 +12,10 @@ from tests.verification.conftest import LARKSPUR_CLAIMS, LARKSPUR_SOURCES, Netwo
 from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Received, Reply
 from tests.verification.replies import claim_in, cove_reply, role_of, verdict_json
 from tests.verification.verifiers import calibrated, every_claim
-from verification.cove import VERIFY_PROMPT, ModelVerifier
 from verification.engine import check_case
 from verification.errors import PermanentError, TransientError
-from verification.model import OpenAIChatModel
+from verification.llm.client import OpenAIChatModel
+from verification.llm.cove import VERIFY_PROMPT, ModelVerifier
 from verification.types import Case, Origin, State, Terminal
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from verification import release
-from verification.constitution import DEFAULT
+from verification.decision import calibration as release
+from verification.decision.calibration import LabelledScores, binomial_cdf, calibrate, upper_bound
+from verification.decision.offline import OfflineVerifier
+from verification.decision.verifier import identity
 from verification.engine import check_case
-from verification.offline import OfflineVerifier
-from verification.release import LabelledScores, binomial_cdf, calibrate, upper_bound
+from verification.policy.constitution import DEFAULT
 from verification.types import Case, Reason, Source, Terminal
-from verification.verifier import identity
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,7 +96,7 @@ LAPTOP = Source(id="spec-sheet", text="The Arden 14 has a 14-inch display. Its b
 
 @pytest.mark.parametrize("scorer", ["learned", "rules"])
 def test_the_builtin_calibration_was_computed_for_the_verifier_as_it_is_now(scorer: str) -> None:
-    from verification.scorer import make_scorer
+    from verification.scorers import make_scorer
 
     verifier = OfflineVerifier(make_scorer(scorer))
     data = json.loads(release.builtin_path(scorer).read_text(encoding="utf-8"))
@@ -220,12 +220,14 @@ def test_a_verifier_without_a_calibration_for_its_configuration_sends_the_answer
 
 
 def test_the_same_verifier_with_other_weights_has_no_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verification.scorer import learned
+    from verification.scorers.cross_encoder import shipped
 
     case = Case(question="How long does the battery last?", answer="The Arden 14 battery lasts up to 18 hours.",
                 sources=[LAPTOP])
     assert check_case(case).reason is not Reason.NOT_CALIBRATED
-    monkeypatch.setitem(learned.STACK, "model", learned.STACK["model"] + 0.01)
+    stack = shipped().stack
+    assert stack is not None
+    monkeypatch.setitem(stack, "model", stack["model"] + 0.01)
     record = check_case(case)
     assert record.terminal is Terminal.REVIEW and record.reason is Reason.NOT_CALIBRATED
 

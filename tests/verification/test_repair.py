@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from verification.constitution import DEFAULT
-from verification.contract import (
+from verification.loop.contract import (
     RepairContext,
     RepairContract,
     contract_violations,
     new_unsourced_values,
     surface_blast_radius,
 )
-from verification.repair import (
+from verification.loop.repair import (
     REPAIR_MODES,
     NarrowToSupportedScope,
     OmitClaim,
@@ -21,7 +20,8 @@ from verification.repair import (
     operations_for,
     repair_plan,
 )
-from verification.reviser import hedges_added
+from verification.loop.reviser import hedges_added
+from verification.policy.constitution import DEFAULT
 from verification.types import Candidate, Claim, EvidenceSpan, Origin, Severity, Source, State, sha256_text
 
 SOURCES = [Source(id="s", text="Acme was founded in 1999 by Jane Roe. Acme has 40 staff in Oslo.")]
@@ -29,7 +29,7 @@ CONTEXT = RepairContext(question="Tell me about Acme.", sources=SOURCES, constit
 
 
 def _candidate(text: str, states: dict[str, State], candidate_id: str = "c0") -> Candidate:
-    from verification.claims import extract_claims
+    from verification.claims.extraction import extract_claims
 
     claims = []
     for extracted, (claim_id, state) in zip(extract_claims(text), states.items(), strict=True):

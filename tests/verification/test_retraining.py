@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from verification import cli
-from verification.scorer import replay
-from verification.scorer.cross_encoder import MODEL_DIR, MODEL_FILE, CrossEncoder, shipped
-from verification.scorer.pairs import Pair
+from verification.scorers.cross_encoder import MODEL_DIR, MODEL_FILE, CrossEncoder, shipped
+from verification.training import replay
+from verification.training.pairs import Pair
 
 
 def _training_extra() -> None:
@@ -28,7 +28,7 @@ def _training_extra() -> None:
 
 def test_the_float_model_rebuilt_from_the_shipped_file_reads_as_the_file_does():
     _training_extra()
-    from verification.scorer.dequantize import agreement, float_model
+    from verification.training.dequantize import agreement, float_model
 
     pairs = replay.load()[::40]  # 100 real pairs of every origin
     figures = agreement(float_model(MODEL_DIR / MODEL_FILE), MODEL_DIR, pairs)
@@ -45,7 +45,7 @@ def test_signed_and_unsigned_weights_dequantise_to_the_same_model(tmp_path):
     import onnx
     from onnx import numpy_helper
 
-    from verification.scorer.dequantize import float_model
+    from verification.training.dequantize import float_model
 
     model = onnx.load(str(MODEL_DIR / MODEL_FILE))
     for tensor in model.graph.initializer:
@@ -63,7 +63,7 @@ def test_a_weight_that_leads_to_no_named_bias_is_refused_by_name(tmp_path):
     _training_extra()
     import onnx
 
-    from verification.scorer.dequantize import UnmappedWeight, float_model
+    from verification.training.dequantize import UnmappedWeight, float_model
 
     model = onnx.load(str(MODEL_DIR / MODEL_FILE))
     bias = "bert.encoder.layer.0.attention.self.query.bias"
@@ -95,7 +95,7 @@ def test_the_shipped_replay_sample_is_training_pairs_of_every_origin_with_both_l
 def test_the_shipped_replay_sample_is_what_its_builder_makes_and_what_its_notes_say(tmp_path):
     import hashlib
 
-    from verification.evaluation import data_dir
+    from verification.training.evaluation import data_dir
 
     notes = (replay.REPLAY_FILE.parent / "REPLAY.md").read_text(encoding="utf-8")
     assert hashlib.sha256(replay.REPLAY_FILE.read_bytes()).hexdigest() in notes
@@ -150,7 +150,7 @@ class Interrupted(Exception):
 
 
 def _settings() -> Any:
-    from verification.scorer.retraining import RetrainSettings
+    from verification.training.retraining import RetrainSettings
 
     # 40 pairs and 10 of the replay sample in batches of 16: 4 steps, a checkpoint after each.
     return RetrainSettings(epochs=1.0, batch_size=16, replay_per_pair=0.25, checkpoint_every=1, check_pairs=20)
@@ -169,7 +169,7 @@ def _recorder(calls: list[tuple[int, int]], stop_at: int | None = None) -> Calla
 def retrained(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One run from the shipped model stopped after two steps, then the same call again; four pairs held out."""
     _training_extra()
-    from verification.scorer.retraining import fine_tune
+    from verification.training.retraining import fine_tune
 
     folder = tmp_path_factory.mktemp("retrained")
     first: list[tuple[int, int]] = []
@@ -228,7 +228,7 @@ def test_progress_counts_every_step_and_a_resumed_run_does_not_start_over(retrai
 
 
 def test_a_finished_run_called_again_exports_the_same_model(retrained, tmp_path):
-    from verification.scorer.retraining import fine_tune
+    from verification.training.retraining import fine_tune
 
     work = retrained["output"].parent / "work"
     calls: list[tuple[int, int]] = []
@@ -243,7 +243,7 @@ def test_retraining_updates_the_weights_the_int8_file_will_hold():
     _training_extra()
     import torch
 
-    from verification.scorer.retraining import _off_grid, _on_grid
+    from verification.training.retraining import _off_grid, _on_grid
 
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Embedding(5, 4), torch.nn.Linear(4, 3))
@@ -272,7 +272,7 @@ def test_retraining_updates_the_weights_the_int8_file_will_hold():
 ])
 def test_no_pairs_or_pairs_of_one_label_are_refused(tmp_path, pairs, message):
     _training_extra()
-    from verification.scorer.retraining import RetrainingRefused, fine_tune
+    from verification.training.retraining import RetrainingRefused, fine_tune
 
     with pytest.raises(RetrainingRefused, match=message):
         fine_tune(base=MODEL_DIR, pairs=pairs, output=tmp_path / "model", work=tmp_path / "work",
@@ -282,7 +282,7 @@ def test_no_pairs_or_pairs_of_one_label_are_refused(tmp_path, pairs, message):
 
 def test_the_base_folder_is_never_the_output(tmp_path):
     _training_extra()
-    from verification.scorer.retraining import RetrainingRefused, fine_tune
+    from verification.training.retraining import RetrainingRefused, fine_tune
 
     with pytest.raises(RetrainingRefused, match="is the base model's folder"):
         fine_tune(base=MODEL_DIR, pairs=ORG, output=MODEL_DIR, work=tmp_path / "work", settings=_settings())
@@ -321,7 +321,7 @@ def test_retrain_scorer_refuses_a_bad_line_naming_its_number_and_field(tmp_path,
 
 
 def test_retrain_scorer_reads_a_claim_after_its_question(tmp_path):
-    from verification.scorer.command import read_pairs
+    from verification.cli.training import read_pairs
 
     pairs = read_pairs(Path(_lines(tmp_path, {**GOOD, "question": "How long do refunds take?", "label": 0})))
     assert pairs == [Pair("Refunds are paid within 5 days.", "How long do refunds take? Refunds take up to 5 days.",
@@ -340,9 +340,9 @@ def test_retrain_scorer_refuses_pairs_of_one_label_and_a_missing_base(tmp_path, 
 
 
 def test_retrain_scorer_without_the_training_extra_says_how_to_install_it(tmp_path, capsys, monkeypatch):
-    from verification.scorer import training
+    from verification.training import extra
 
-    monkeypatch.setattr(training, "NEEDS", (*training.NEEDS, "no_such_training_package"))
+    monkeypatch.setattr(extra, "NEEDS", (*extra.NEEDS, "no_such_training_package"))
     status = cli.main(["retrain-scorer", "--pairs", _lines(tmp_path, GOOD), "--base", str(MODEL_DIR),
                        "--output", str(tmp_path / "model")])
     assert status == 2

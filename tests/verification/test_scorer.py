@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from verification.claims import extract_claims
-from verification.evidence import SourceIndex
-from verification.features import Assessment, assess
-from verification.offline import OfflineVerifier
-from verification.scorer import UnknownScorer, make_scorer
-from verification.scorer.cross_encoder import MODEL_DIR, CrossEncoder, ModelUnavailable, shipped
-from verification.scorer.learned import LearnedScorer
-from verification.scorer.pairs import Pair
+from verification.claims.extraction import extract_claims
+from verification.decision.offline import OfflineVerifier
+from verification.retrieval.index import SourceIndex
+from verification.scorers import UnknownScorer, make_scorer
+from verification.scorers.cross_encoder import MODEL_DIR, CrossEncoder, ModelUnavailable, shipped
+from verification.scorers.features import Assessment, assess
+from verification.scorers.learned import LearnedScorer
+from verification.training.pairs import Pair
 from verification.types import Case, Source, State
 
 DEMO_CASES = Path(__file__).resolve().parents[2] / "verification" / "demo_cases.json"
@@ -147,7 +147,7 @@ PAIRS = [
 
 
 def test_training_runs_end_to_end_resumes_and_exports_a_checked_int8_model(tmp_path):
-    from verification.scorer import training
+    from verification.training import fine_tune as training
 
     settings = training.Settings(batch_size=4, checkpoint_every=2)
     output, work = tmp_path / "model", tmp_path / "work"
@@ -194,7 +194,7 @@ def test_unsigned_weights_give_the_exact_integer_sums_on_any_cpu(tmp_path):
     import onnxruntime
     from onnx import TensorProto, helper, numpy_helper
 
-    from verification.scorer.training import unsigned_weights
+    from verification.training.fine_tune import unsigned_weights
 
     rng = np.random.default_rng(7)
     weights = rng.choice(np.array([-127, 127, 100, -3], dtype=np.int8), size=(64, 32))
@@ -227,3 +227,46 @@ def test_nothing_is_supported_without_a_cited_sentence_however_sure_the_scorer()
                                                                            strict=True)
                  if verdict.state is State.SUPPORTED and not verdict.evidence]
     assert bare == []
+
+
+def test_the_rules_scorer_saves_and_loads_its_card_and_scores_the_same(tmp_path):
+    from verification.scorers.card import RULES_CARD, read_card
+    from verification.scorers.rules import RulesScorer
+
+    index = SourceIndex([REFUNDS])
+    assessments = [assess(claim.text, index) for claim in extract_claims(
+        "Annual plans can be refunded within 30 days. Monthly plans are refunded in full.")]
+    shipped_rules = RulesScorer()
+    assert shipped_rules.get_params()["weights"] == read_card(RULES_CARD)["weights"]
+    shipped_rules.save(tmp_path / "rules.json")
+    loaded = RulesScorer.load(tmp_path / "rules.json")
+    assert loaded.probabilities(assessments) == shipped_rules.probabilities(assessments)
+    assert loaded.fingerprint() == shipped_rules.fingerprint()
+    # Another card is another scorer: its weights move the scores and the fingerprint with them.
+    card = read_card(tmp_path / "rules.json")
+    card["weights"]["coverage"] += 1.0
+    other = RulesScorer(card)
+    assert other.fingerprint() != shipped_rules.fingerprint()
+    assert other.probabilities(assessments) != shipped_rules.probabilities(assessments)
+
+
+def test_a_card_without_a_weight_is_refused_naming_it(tmp_path):
+    from verification.scorers.card import CardUnreadable, read_card
+    from verification.scorers.rules import RulesScorer
+
+    card = read_card(Path(__file__).resolve().parents[2] / "verification" / "scorers" / "rules.json")
+    del card["weights"]["name_absent"]
+    with pytest.raises(CardUnreadable, match="name_absent"):
+        RulesScorer(card)
+    (tmp_path / "broken.json").write_text("{", encoding="utf-8")
+    with pytest.raises(CardUnreadable, match="broken.json"):
+        RulesScorer.load(tmp_path / "broken.json")
+
+
+def test_the_learned_scorer_reads_its_stack_from_the_models_card():
+    figures = json.loads((MODEL_DIR / "figures.json").read_text(encoding="utf-8"))
+    scorer = LearnedScorer(shipped())
+    params = scorer.get_params()
+    assert params["stack"] == {"model": figures["stack"]["model"], "rules": figures["stack"]["rules"]}
+    assert (params["bias"], params["threshold"]) == (figures["stack"]["bias"], figures["stack"]["threshold"])
+    assert params["model_sha256"] == figures["sha256"]

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from verification.claims import extract_claims
-from verification.sentences import split_sentences
-from verification.tokens import content_stems, stem, words
+from verification.claims.extraction import extract_claims
+from verification.claims.sentences import split_sentences
+from verification.claims.tokens import content_stems, stem, words
 
 
 def _sentences(text: str) -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from verification.constitution import DEFAULT, Constitution, MinorTier, Policy
-from verification.contract import Operation
 from verification.engine import check_case
+from verification.loop.contract import Operation
+from verification.policy.constitution import DEFAULT, Constitution, MinorTier, Policy
 from verification.types import Case, Reason, Severity, Source, State, Terminal
 
 APP = Source(id="app", text=(

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from verification.substitution import swapped_name
+from verification.checks.substitution import swapped_name
 
 
 def test_another_name_in_the_same_words_is_a_swap():

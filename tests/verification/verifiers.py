@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from verification.claims import ExtractedClaim
-from verification.constitution import DEFAULT, Constitution, Route
-from verification.release import ReleaseCalibration
+from verification.claims.extraction import ExtractedClaim
+from verification.decision.calibration import ReleaseCalibration
+from verification.decision.verifier import Verdict, Verifier, identity
+from verification.policy.constitution import DEFAULT, Constitution, Route
 from verification.types import EvidenceSpan, Source, State
-from verification.verifier import Verdict, Verifier, identity
 
 
 @dataclass

@@ -1,0 +1,31 @@
+"""The offline verifier's checks, in the order the decider asks them. Adding a check is one module and
+one line here: its name joins the verifier's fingerprint, the switchable set and the method names a
+run record may carry."""
+
+from __future__ import annotations
+
+from verification.checks.check import Check
+from verification.checks.denied import Denied
+from verification.checks.grounded_support import GroundedSupport
+from verification.checks.grounding import Grounding
+from verification.checks.name_swap import NameSwap
+from verification.checks.negation_mismatch import NegationMismatch
+from verification.checks.opposite_word import OppositeWord
+from verification.checks.relation_mismatch import RelationMismatch
+from verification.checks.source_conflict import SourceConflict
+from verification.checks.typed_mismatch import TypedMismatch
+from verification.checks.ungrounded_value import UngroundedValue
+
+CHECKS: tuple[Check, ...] = (
+    SourceConflict(),
+    TypedMismatch(),
+    RelationMismatch(),
+    NameSwap(),
+    OppositeWord(),
+    NegationMismatch(),
+    Denied(),
+    Grounding(),
+    GroundedSupport(),
+    UngroundedValue(),
+)
+"""Every check, in verdict order within its role: the first contradiction found decides."""

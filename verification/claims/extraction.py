@@ -1,0 +1,268 @@
+"""Splitting an answer into atomic, self-contained claims with exact spans.
+
+No sentence goes out unchecked: every sentence is a claim, or it is non-factual by one short list
+(greetings, acknowledgements, thanks, sign-offs, offers of further help, questions, and lines ending in a
+colon that introduce a list). Opinion, advice, imperatives, hedges and conditionals are claims like any
+other: "Contact support to get a full refund at any time" promises a refund, and "I think refunds take
+5 days" is the same claim as "refunds take 5 days". A sentence that only opens with a courtesy ("Thanks,
+the refund takes 5 days.") keeps its assertion as a claim.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from verification.claims.commitments import find_mentions
+from verification.claims.sentences import split_sentences
+from verification.claims.severity import classify
+from verification.types import Commitment, Severity
+
+
+@dataclass(frozen=True)
+class ExtractedClaim:
+    """One atomic assertion found in a candidate's text, before verification."""
+
+    id: str
+    """Stable id ("k1", "k2", ...) assigned in text order."""
+    text: str
+    """The claim; equals the candidate's text[start:end]."""
+    start: int
+    """Character offset in the candidate's text."""
+    end: int
+    """End offset (exclusive)."""
+    commitments: tuple[Commitment, ...] = ()
+    """What the claim commits to."""
+    severity: Severity = Severity.MINOR
+    """CRITICAL for money, dosage, legal, safety and policy promises."""
+    checkable: bool = True
+    """Whether a verifier should check it against the sources. `extract_claims` makes every claim
+    checkable; False (judged NOT_VERIFIABLE without a look) is only for claims built by hand."""
+    context: str = ""
+    """The question, when the claim is a bare answer to it: "Delhi" (no verb) says nothing on its own, so
+    the scorer reads the question beside it. Never the rest of the draft."""
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A sentence that is not a claim, with the entry of the non-factual list it matched."""
+
+    text: str
+    """The sentence; equals the candidate's text[start:end]."""
+    start: int
+    """Character offset in the candidate's text."""
+    end: int
+    """End offset (exclusive)."""
+    kind: str
+    """"greeting", "acknowledgement", "thanks", "sign-off", "offer of help", "question" or "list heading"."""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """An answer split into its claims and the non-factual sentences left out of them."""
+
+    claims: tuple[ExtractedClaim, ...]
+    """Every claim, in text order."""
+    left_out: tuple[LeftOut, ...]
+    """Every sentence that matched the non-factual list, in text order."""
+
+
+# The non-factual list. Each entry must match a whole sentence (less its closing punctuation), so a
+# sentence that only starts like one ("Feel free to return it within 90 days for a full refund") stays a
+# claim. Names after a greeting or sign-off are case-sensitive: a capital word is a name, a lower-case
+# one starts an assertion.
+_NAME = r"(?:\s*,?\s*(?-i:[A-Z][\w'’.-]*)(?:\s+(?-i:[A-Z][\w'’.-]*)){0,2})"
+_GREETING = (
+    r"(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening|day))"
+    rf"(?:\s+(?:there|all|everyone|team|folks))?{_NAME}?"
+)
+# Courtesies that take no side. "Sure!", "Absolutely!" or "Yes." on their own can answer the question
+# ("Can I get a refund after 60 days?"), so they are claims: checked, and omitted when nothing grounds them.
+_ACKNOWLEDGEMENT = (
+    r"(?:great|perfect|okay|ok|got\s+it|no\s+problem|no\s+worries|(?:great|good)\s+question|"
+    r"(?:happy|glad)\s+to\s+help|my\s+pleasure|you(?:'re|’re|\s+are)\s+welcome)"
+)
+_ANSWER_WORD = r"(?:yes|no|indeed|sure(?:\s+thing)?|certainly|of\s+course|absolutely|good\s+news)"
+_THANKS = (
+    r"(?:(?:many\s+|big\s+)?thanks|thank\s+you)(?:\s+(?:so\s+much|very\s+much|a\s+lot|again))?"
+    r"(?:\s+for\s+(?:reaching\s+out|getting\s+in\s+touch|contacting\s+(?:us|me|support)|writing(?:\s+in)?|"
+    r"asking|waiting|choosing\s+us|being\s+a\s+(?:loyal\s+|valued\s+)?customer|the\s+question|your\s+"
+    r"(?:question|message|email|e-mail|note|patience|understanding|interest|feedback|time|inquiry|enquiry|"
+    r"request|order|purchase|business|kind\s+words))(?:\s+(?:to\s+us|with\s+us|today)){0,2})?"
+    rf"{_NAME}?"
+)
+_SIGN_OFF = (
+    r"(?:(?:(?:best|kind|warm|warmest|many)\s+)?regards|sincerely|yours\s+(?:truly|sincerely|faithfully)|"
+    r"cheers|best|all\s+the\s+best|best\s+wishes|take\s+care|talk\s+soon|good\s+luck|enjoy|safe\s+travels|"
+    r"have\s+a\s+(?:great|good|nice|wonderful|lovely|safe|pleasant)\s+"
+    r"(?:day|week|weekend|evening|one|trip|flight|journey|stay|holiday|time))"
+    rf"{_NAME}?"
+)
+# What a reader may still want help with: "any other questions", "anything else", "further help".
+_NEED = (
+    r"(?:any(?:thing)?\s+(?:else|other|more|further|additional)(?:\s+(?:questions?|concerns?|help|"
+    r"assistance|information))?|any\s+(?:questions?|concerns?|help|assistance|issues?|problems?|trouble)|"
+    r"(?:more|further|additional|other)\s+(?:questions?|help|assistance|information|details)|"
+    r"questions?|concerns?|help|assistance|anything)"
+)
+_IF_NEED = (
+    rf"(?:if|whenever|should)\s+(?:you\s+(?:have|need|want|run\s+into)\s+{_NEED}|"
+    r"there(?:'s|’s|\s+is)\s+anything\s+else(?:\s+(?:i|we)\s+can\s+(?:do|help(?:\s+you)?\s+with))?)"
+)
+_OFFER_HEAD = (
+    r"(?:please\s+)?(?:let\s+(?:me|us)\s+know|feel\s+free\s+to\s+(?:ask|reach\s+out|get\s+in\s+touch|"
+    r"contact\s+(?:me|us)|write|(?:e-?mail|message)\s+(?:me|us))|(?:do\s+not|don't|don’t)\s+hesitate\s+to\s+"
+    r"(?:ask|reach\s+out|get\s+in\s+touch|contact\s+(?:me|us)))(?:\s+(?:again|anytime|any\s+time))?"
+)
+_OFFER = (
+    rf"{_OFFER_HEAD}(?:\s*,?\s*(?:{_IF_NEED}|(?:with|for|about)\s+{_NEED}))?"
+    rf"|{_IF_NEED}\s*,?\s*{_OFFER_HEAD}"
+    r"|(?:i\s+|we\s+)?hope\s+(?:this|that|it)\s+(?:helps|answers\s+your\s+question|clears\s+(?:it|things)\s+up)"
+    r"|(?:(?:i'm|i’m|i\s+am|we're|we’re|we\s+are)\s+)?(?:always\s+)?(?:happy|glad|here)\s+to\s+help"
+    r"(?:\s+(?:further|anytime|any\s+time|with\s+anything\s+else))?"
+    r"|glad\s+(?:i|we)\s+could\s+help"
+    r"|(?:is\s+there\s+)?anything\s+else\s+(?:i|we)\s+can\s+(?:do|help(?:\s+you)?\s+with)(?:\s+for\s+you)?"
+)
+_NON_FACTUAL = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        ("greeting", _GREETING),
+        ("acknowledgement", _ACKNOWLEDGEMENT),
+        ("thanks", _THANKS),
+        ("sign-off", _SIGN_OFF),
+        ("offer of help", _OFFER),
+    )
+)
+# "Thanks, the refund takes 5 days." and "Yes, both bands are American." open with a courtesy or an
+# answer word and then assert: the assertion after the comma or dash is the claim.
+_LEAD_IN = re.compile(
+    rf"(?:{_GREETING}|{_ACKNOWLEDGEMENT}|{_THANKS}|{_ANSWER_WORD})\s*(?:,|—|–|\s-)\s*", re.IGNORECASE
+)
+_ANSWER_OPENING = re.compile(rf"{_ANSWER_WORD}\b", re.IGNORECASE)
+# The name line under a sign-off ("Best regards,\nAnna from the Larkspur team").
+_SIGNATURE = re.compile(r"(?-i:[A-Z][\w'’.&-]*)(?:\s+(?:(?-i:[A-Z][\w'’.&-]*)|from|at|of|the|team|support)){0,5}")
+_COURTESY_JOINT = re.compile(r"\s*(?:[,;!.]|\s(?:and|&)\s)\s*", re.IGNORECASE)
+_BULLET = re.compile(r"(?:[-*•]|\d+[.)])\s+")  # used with match() at the sentence start
+_EDGE = re.compile(r"^\W+|\W+$")  # quotes, emoji and punctuation around a sentence
+
+# Where one sentence joins two assertions: "X costs $20 and it includes 5 seats".
+_JOINT = re.compile(r"\s*(?:;|,?\s+(?:and|but|while|whereas|although|though)\s+|,\s+(?:and|but)\s+)\s*")
+_SUBJECT_START = re.compile(
+    r"^(?:it|they|he|she|we|you|i|this|that|these|those|there|its|their|his|her|our|your|the|a|an|each|"
+    r"every|all|both|[A-Z][\w&'.-]*)\b"
+)
+_FINITE_VERB = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|does|do|did|"
+    r"[a-z]{2,}(?:ed|es|s))\b"
+)
+
+
+def extract_claims(text: str, question: str = "") -> list[ExtractedClaim]:
+    """Every claim of `text` in order, with exact spans; only non-factual sentences are left out."""
+    return list(extract(text, question).claims)
+
+
+def extract(text: str, question: str = "") -> Extraction:
+    """The claims of `text` and the sentences left out of them as non-factual, both in text order.
+
+    A claim with no finite verb carries the question as its context: a bare answer ("Delhi", "President
+    Richard Nixon") leans on the question for what it asserts, where a sentence states it itself.
+    """
+    claims: list[ExtractedClaim] = []
+    left_out: list[LeftOut] = []
+    signed_off = False
+    for sentence_start, sentence_end in split_sentences(text):
+        start = sentence_start
+        bullet = _BULLET.match(text, start, sentence_end)
+        if bullet:
+            start = bullet.end()
+        opening, answered = start, False
+        while lead_in := _LEAD_IN.match(text, start, sentence_end):
+            answered = answered or bool(_ANSWER_OPENING.match(lead_in.group()))
+            start = lead_in.end()
+        sentence = text[start:sentence_end]
+        kind = _non_factual_kind(sentence, after_sign_off=signed_off)
+        if answered and (kind is not None or not any(ch.isalnum() for ch in sentence)):
+            # "Absolutely, happy to help!" still says yes; with nothing after it to carry the answer, the
+            # whole sentence is the claim.
+            start, kind = opening, None
+            sentence = text[start:sentence_end]
+        if kind is not None:
+            signed_off = kind == "sign-off"
+            left_out.append(LeftOut(text[sentence_start:sentence_end], sentence_start, sentence_end, kind))
+            continue
+        if not any(ch.isalnum() for ch in sentence):
+            continue  # punctuation or an emoji on its own: there are no words to release
+        signed_off = False
+        for piece_start, piece_end in _split_conjoined(sentence):
+            span_start, span_end = start + piece_start, start + piece_end
+            claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end))
+    context = " ".join(question.split())
+    if context:
+        claims = [claim if _FINITE_VERB.search(claim.text) else dataclasses.replace(claim, context=context)
+                  for claim in claims]
+    return Extraction(tuple(claims), tuple(left_out))
+
+
+def _make_claim(claim_id: str, text: str, start: int, end: int) -> ExtractedClaim:
+    mentions = find_mentions(text)
+    return ExtractedClaim(
+        id=claim_id,
+        text=text,
+        start=start,
+        end=end,
+        commitments=tuple(mention.to_commitment() for mention in mentions),
+        severity=classify(text, mentions),
+    )
+
+
+def _non_factual_kind(sentence: str, *, after_sign_off: bool) -> str | None:
+    """Which entry of the non-factual list the whole sentence is, or None when it is a claim."""
+    stripped = sentence.strip().strip("\"'“”‘’")
+    if not stripped:
+        return None
+    if stripped.endswith("?"):
+        return "question"
+    if stripped.endswith(":"):
+        return "list heading"
+    core = _EDGE.sub("", stripped)
+    if not core:
+        return None
+    kind = _entry(core)
+    if kind is not None:
+        return kind
+    # "Hello and have a great trip!" is two entries of the list in one sentence.
+    kinds = [_entry(part) for part in _COURTESY_JOINT.split(core)]
+    if all(kinds):
+        return kinds[0]
+    if after_sign_off and _SIGNATURE.fullmatch(core) and not any(ch.isdigit() for ch in core):
+        return "sign-off"
+    return None
+
+
+def _entry(part: str) -> str | None:
+    for kind, pattern in _NON_FACTUAL:
+        if pattern.fullmatch(part):
+            return kind
+    return None
+
+
+def _split_conjoined(sentence: str) -> list[tuple[int, int]]:
+    """Sub-spans of a sentence that each assert one thing; the whole sentence when unsure."""
+    pieces: list[tuple[int, int]] = []
+    piece_start = 0
+    for joint in _JOINT.finditer(sentence):
+        left = sentence[piece_start : joint.start()]
+        right = sentence[joint.end() :]
+        if _is_clause(left) and _is_clause(right) and _SUBJECT_START.match(right):
+            pieces.append((piece_start, joint.start()))
+            piece_start = joint.end()
+    pieces.append((piece_start, len(sentence)))
+    return [(start, end) for start, end in pieces if end > start]
+
+
+def _is_clause(text: str) -> bool:
+    """Enough of a sentence to stand alone: a few words including something verb-like."""
+    words = text.split()
+    return len(words) >= 3 and bool(_FINITE_VERB.search(" ".join(words[1:6])))

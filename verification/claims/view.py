@@ -1,0 +1,94 @@
+"""The claim view: one claim read once, for every later stage to read.
+
+Retrieval, the checks, the features and the decider all read the same view of a claim: its words with
+their offsets, its content stems, what it negates, the names and values it commits to, its relations
+and the question it answers. The view is built once per claim (`read_claim`), frozen, and passed down;
+a stage asks the view rather than tokenising the claim's text again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from verification.claims.clauses import Token, clause_tokens
+from verification.claims.commitments import VALUE_KINDS, Mention, find_mentions, find_relations
+from verification.claims.commitments.names import subject_names
+from verification.claims.tokens import STOP_WORDS, content_stems, negated_stems, stem, words
+
+
+@dataclass(frozen=True, eq=False)
+class ClaimView:
+    """A claim as every stage of the offline verifier reads it."""
+
+    text: str
+    """The claim as written."""
+    context: str
+    """The question the claim answers on its own (`ExtractedClaim.context`); only the scorer reads it."""
+    language: str
+    """The language the claim is read in (an ISO 639-1 code)."""
+    words: tuple[tuple[str, int, int], ...]
+    """Every word with its offsets in `text`."""
+    stems: tuple[str, ...]
+    """The content stems in order, repeats kept (bigrams read them in order)."""
+    unique_stems: tuple[str, ...]
+    """The content stems, each once, in order."""
+    negated_stems: frozenset[str]
+    """The stems a negation in the claim reaches."""
+    name_stems: frozenset[str]
+    """Stems of the words that name something: capitalised past the first word, or numeric."""
+    mentions: tuple[Mention, ...]
+    """Everything the claim commits to: values with units, dates, durations, names and relations."""
+    relations: tuple[Mention, ...]
+    """Who did what to whom, with the order of its arguments."""
+    clause_tokens: tuple[Token, ...]
+    """The words with their matching keys and clause numbers, as the grounding checks read them."""
+    value_stems: frozenset[str]
+    """The stems of the words inside the claim's typed values ("week" of "4 weeks")."""
+    duration_stems: frozenset[str]
+    """The stems of the words inside its durations ("months" of "18 months")."""
+    entity_stems: frozenset[str]
+    """The stems of the words of the names it commits to."""
+    subject_names: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, ...], ...]]
+    """Each name with the stem of the word after it ("basic", "plan"), and the words of each name."""
+
+    @property
+    def stem_set(self) -> frozenset[str]:
+        """The content stems as a set."""
+        return frozenset(self.unique_stems)
+
+
+def read_claim(text: str, context: str = "", language: str = "en") -> ClaimView:
+    """The claim read once into its view."""
+    tokens = tuple(words(text))
+    stems = tuple(content_stems(text))
+    mentions = tuple(find_mentions(text))
+    return ClaimView(
+        text=text,
+        context=context,
+        language=language,
+        words=tokens,
+        stems=stems,
+        unique_stems=tuple(dict.fromkeys(stems)),
+        negated_stems=negated_stems(text),
+        name_stems=_name_stems(text, tokens),
+        mentions=mentions,
+        relations=tuple(find_relations(text)),
+        clause_tokens=clause_tokens(text),
+        value_stems=_stems_of(mention for mention in mentions if mention.kind in VALUE_KINDS),
+        duration_stems=_stems_of(mention for mention in mentions if mention.kind == "duration"),
+        entity_stems=_stems_of(mention for mention in mentions if mention.kind == "entity"),
+        subject_names=subject_names(text),
+    )
+
+
+def _stems_of(mentions: Iterable[Mention]) -> frozenset[str]:
+    return frozenset(word for mention in mentions for word in content_stems(mention.text))
+
+
+def _name_stems(text: str, tokens: tuple[tuple[str, int, int], ...]) -> frozenset[str]:
+    # A lone initial ("J." in "Michael J. Fox") names nothing a source must repeat.
+    return frozenset(
+        stem(word) for word, start, _ in tokens
+        if word[:1].isdigit() or (start > 0 and text[start].isupper() and word not in STOP_WORDS and len(word) > 1)
+    )

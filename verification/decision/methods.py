@@ -1,0 +1,29 @@
+"""The names of the procedures that can decide an offline verdict.
+
+A verdict's `method` is one of these strings. The decider's own two are named here; every other is a
+check's (`Check.methods()`), so the list follows the registry. The model-backed verifier's methods name
+the model ("model:<id>") and are not listed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+from verification.checks import registry
+from verification.checks.check import Check
+
+
+class Method(StrEnum):
+    """The decider's own methods."""
+
+    NOT_CHECKABLE = "offline:not-checkable"
+    SCORED = "offline:coverage"
+    """The scorer decided: no check objected (the name is kept from the first, coverage-only scorer)."""
+
+
+def offline_methods(checks: Sequence[Check] | None = None) -> tuple[str, ...]:
+    """Every method an offline verdict can carry with these checks (the registry's, unless others are given)."""
+    checks = registry.CHECKS if checks is None else checks
+    return (*Method, *(method for check in checks for method in check.methods()))
+

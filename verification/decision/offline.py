@@ -1,0 +1,209 @@
+"""The embedded verifier: deterministic, offline, no API key. A pipeline, for each claim on its own:
+
+1. the claim read once into its view (`claims/view.py`): its words, stems, values, names, relations
+   and negations;
+2. retrieval: the source sentences that between them cover it best, and how the sources state each
+   of its values (`retrieval/evidence.py`);
+3. the registered checks (`checks/registry.py`, each with a name, a version and a role): typed
+   disagreement ("refunds within 60 days" against "within 30 days", "Tier 2" where the source in the
+   same words says "Tier 1", a swapped relation, a flipped word, a negation), the grounding rules of
+   `checks/grounding/`, support proven by rule and values left unstated;
+4. a scorer (`scorers/`): by default the MiniLM cross-encoder reading the claim against its window,
+   stacked with the rules' logistic model; rules-only on request;
+5. one decider (`OfflineVerifier._decide`): a contradiction is REFUTED or CONFLICTING whatever the
+   scorer says; otherwise a commitment the grounding rules find contradicted or unsaid decides;
+   otherwise the score, held back where a value is unstated and proven where the scorer doubts.
+
+SUPPORTED is earned, not defaulted to: when the scorer would say SUPPORTED, every value the claim
+commits to (numbers with units, money, percentages, dates, durations, "lifetime", "unlimited") must
+be stated by a sentence the verdict cites, or the claim is INSUFFICIENT_EVIDENCE with the value named.
+A claim whose every word is accounted for by the sentences that state its values ("weighs 1.2 kg"
+against the line "Weight: 1.2 kg" of the Arden 14's spec sheet) is SUPPORTED by that rule even where
+the scorer doubts it. A verdict cites only the sentences that ground or contradict it, each with what
+of the claim it covers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+from verification.checks import registry
+from verification.checks.check import Check, CheckFinding, Role
+from verification.claims.antonyms import OPPOSITES
+from verification.claims.extraction import ExtractedClaim
+from verification.claims.view import ClaimView, read_claim
+from verification.decision.methods import Method
+from verification.decision.verifier import Verdict
+from verification.retrieval import citations
+from verification.retrieval.evidence import Evidence, gather
+from verification.retrieval.index import SourceIndex
+from verification.scorers import Scorer, make_scorer
+from verification.scorers.features import FEATURE_NAMES, Assessment, measure
+from verification.types import Source, State
+
+STAGES: tuple[tuple[str, int], ...] = (("claims", 1), ("retrieval", 1), ("features", 1))
+"""The stages before the checks, each with its version: bumped by whoever changes what the claim view,
+retrieval or the measures produce."""
+
+
+def switchable(checks: Sequence[Check] | None = None) -> tuple[str, ...]:
+    """The checks `OfflineVerifier(off=...)` can leave out (the registry's, unless others are given)."""
+    return tuple(check.name for check in (registry.CHECKS if checks is None else checks))
+
+
+SWITCHABLE = switchable()
+"""The registered checks' names, as the module was loaded (`switchable()` reads the registry now)."""
+
+
+class OfflineVerifier:
+    """Checks claims against the case's sources: retrieval, checks with their veto, a scorer, one decider."""
+
+    name = "offline/7"
+
+    def __init__(self, scorer: Scorer | None = None, *, off: frozenset[str] = frozenset(),
+                 checks: Sequence[Check] | None = None) -> None:
+        checks = registry.CHECKS if checks is None else checks
+        unknown = off - set(switchable(checks))
+        if unknown:
+            raise ValueError(f"off: no such check: {', '.join(sorted(unknown))}")
+        self.scorer = scorer if scorer is not None else make_scorer()
+        self.off = off
+        """Checks switched off (only to measure what each is worth; never in production)."""
+        self.checks = tuple(check for check in checks if check.name not in off)
+        """The checks that run, in registry order."""
+
+    def config_fingerprint(self) -> str:
+        """sha256 of the stages' and checks' names and versions, the opposites list and the scorer's own
+        fingerprint (its weights, thresholds and the hash of any model file)."""
+        settings = {
+            "stages": [*STAGES, *((check.name, check.version) for check in self.checks)],
+            "opposites": sorted((word, sorted(others)) for word, others in OPPOSITES.items()),
+            "scorer": self.scorer.fingerprint(),
+        }
+        return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+
+    def verify(self, claims: Sequence[ExtractedClaim], sources: Sequence[Source]) -> list[Verdict]:
+        """One verdict per claim, in order; each claim is judged on its own against the sources."""
+        return self.verify_claims(claims, SourceIndex(sources))
+
+    def verify_claim(self, claim: ExtractedClaim, index: SourceIndex) -> Verdict:
+        """The verdict for one claim, given an index built once for the case."""
+        return self.verify_claims([claim], index)[0]
+
+    def verify_claims(self, claims: Sequence[ExtractedClaim], index: SourceIndex) -> list[Verdict]:
+        """The verdicts for a case's claims: each read and measured on its own, then scored in one batch."""
+        views = [read_claim(claim.text, claim.context) for claim in claims if claim.checkable]
+        assessments = []
+        for view in views:
+            evidence = gather(view, index)
+            assessments.append(Assessment(view, evidence, measure(view, evidence)))
+        probabilities = iter(self.scorer.probabilities(assessments) if assessments else [])
+        found = iter(assessments)
+        return [self._decide(next(found), next(probabilities)) if claim.checkable else _NOT_CHECKABLE
+                for claim in claims]
+
+    def _decide(self, assessment: Assessment, probability: float) -> Verdict:
+        """The contradictions first (they keep their veto), then the grounding rules, then the score."""
+        claim, evidence, threshold = assessment.claim, assessment.evidence, self.scorer.threshold
+        extra: dict[str, object] = {
+            "probability": round(probability, 4),
+            "scorer": self.scorer.name,
+            "features": dict(zip(FEATURE_NAMES, (round(v, 4) for v in assessment.vector), strict=True)),
+        }
+        release = probability >= threshold
+        decided = self._first(Role.CONTRADICTION, claim, evidence)
+        if decided is not None:
+            return _verdict(decided, claim, evidence, extra, release_score=0.0)
+        commitment = self._first(Role.COMMITMENT, claim, evidence)
+        if commitment is not None and commitment.state is State.REFUTED:
+            return _verdict(commitment, claim, evidence, extra, release_score=0.0, exact=True)
+        if commitment is not None and release:
+            # What is left unsaid matters only where the scorer would release the claim.
+            held = min(probability, 0.5 * threshold)
+            return _verdict(commitment, claim, evidence, extra, release_score=held, confidence=round(1 - held, 3),
+                            exact=True)
+        if release:
+            unstated = self._first(Role.UNSTATED_VALUE, claim, evidence)
+            if unstated is not None:
+                proven = self._first(Role.PROOF, claim, evidence)
+                if proven is not None:
+                    return _verdict(proven, claim, evidence, extra, release_score=max(probability, threshold))
+                return _verdict(unstated, claim, evidence, extra, release_score=min(probability, 0.5 * threshold))
+            if evidence.hits:
+                # (No sentence retrieved at all: nothing could ground it, whatever the score.) The scorer
+                # read the whole window: where no sentence of it carries the claim's words (a paraphrase),
+                # the window it read is what grounded the verdict, and it is what is cited.
+                cited = citations.grounding_spans(claim, evidence) or tuple(hit.passage.span() for hit in evidence.hits)
+                supported = Verdict(
+                    state=State.SUPPORTED, evidence=cited, confidence=round(probability, 3), method=Method.SCORED,
+                    rationale=f"The cited sentences state what the claim says (support {probability:.0%}).",
+                    extra=extra,
+                )
+                return _finished(supported, claim, evidence, probability * _names_grounded(claim, evidence))
+        proven = self._first(Role.PROOF, claim, evidence)
+        if proven is not None:
+            return _verdict(proven, claim, evidence, extra, release_score=max(probability, threshold))
+        closest = citations.closest_spans(claim, evidence)
+        missing = "no source sentence matches it" if not closest else "the closest sentences leave parts unsaid"
+        insufficient = Verdict(
+            state=State.INSUFFICIENT_EVIDENCE, evidence=closest, confidence=round(1 - probability, 3),
+            method=Method.SCORED,
+            rationale=f"The sources do not say this: {missing} (support {probability:.0%}).",
+            extra=extra,
+        )
+        return _finished(insufficient, claim, evidence, probability)
+
+    def _first(self, role: Role, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
+        """The first finding of the checks that play this role, in registry order."""
+        for check in self.checks:
+            if check.role is role:
+                finding = check.run(claim, evidence)
+                if finding is not None:
+                    return finding
+        return None
+
+
+_NOT_CHECKABLE = Verdict(
+    state=State.NOT_VERIFIABLE,
+    confidence=0.9,
+    # Nothing in a source grounds an opinion, so no sentence is cited.
+    method=Method.NOT_CHECKABLE,
+    rationale="Opinion or advice: there is nothing a source could confirm or contradict.",
+)
+
+
+def _verdict(finding: CheckFinding, claim: ClaimView, evidence: Evidence, extra: dict[str, object], *,
+             release_score: float, confidence: float | None = None, exact: bool = False) -> Verdict:
+    """The verdict a check's finding calls for, with its release score (`exact`: not rounded further)."""
+    verdict = Verdict(
+        state=finding.state, evidence=finding.evidence,
+        confidence=finding.confidence if confidence is None else confidence,
+        method=finding.method, rationale=finding.rationale, extra={**extra, **finding.extra},
+        release_score=release_score if exact else None,
+    )
+    return _finished(verdict, claim, evidence, release_score)
+
+
+def _finished(verdict: Verdict, claim: ClaimView, evidence: Evidence, release_score: float) -> Verdict:
+    """The verdict with what each cited sentence covers filled in, and its release score (0 for a
+    contradiction, the probability of support otherwise) unless the verdict set one already."""
+    covered = citations.with_covers(verdict.evidence, claim, evidence)
+    score = verdict.release_score if verdict.release_score is not None else round(release_score, 4)
+    return Verdict(
+        state=verdict.state, evidence=covered, confidence=verdict.confidence, release_score=score,
+        method=verdict.method, rationale=verdict.rationale, extra=verdict.extra,
+    )
+
+
+def _names_grounded(claim: ClaimView, evidence: Evidence) -> float:
+    """Share of the claim's names (capitalised words past the first, numbers) the retrieved evidence states.
+
+    "held in San Diego" against sentences that never name San Diego may well be true, but nothing cited
+    shows it, so it is the first a person should see.
+    """
+    if not claim.name_stems:
+        return 1.0
+    window = evidence.window
+    return sum(name in window for name in claim.name_stems) / len(claim.name_stems)

@@ -1,0 +1,366 @@
+"""Repair operations and the contract each one runs under.
+
+The operation follows the verification state: REFUTED -> replace the wrong detail from the evidence,
+or omit; INSUFFICIENT_EVIDENCE -> narrow to what the evidence says, or omit, never hedge ("may have
+been" is the same claim in weaker words); CONFLICTING and UNRESOLVED go to a person. An operator only
+proposes a new text; the controller verifies the result again and checks the contract's invariants
+in code (`contract.contract_violations`), because an operator's own account of its change is not evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from verification.claims.commitments import VALUE_KINDS, agree, comparable, find_mentions
+from verification.claims.extraction import extract_claims
+from verification.claims.sentences import split_sentences
+from verification.claims.tokens import content_stems
+from verification.errors import PermanentError
+from verification.loop.cohesion import restore_cohesion
+from verification.loop.contract import Operation, Operator, Proposal, RepairContext, RepairContract
+from verification.loop.judging import count_words, forbidden_in
+from verification.loop.reviser import ModelRevision
+from verification.policy.constitution import ForbiddenPhrases, RequiredDisclosure, WordLimit
+from verification.types import Candidate, Claim, State
+
+
+class UnknownRepairMode(PermanentError, ValueError):
+    """A repair mode nobody declared; refused before any repair runs."""
+
+
+@dataclass(frozen=True)
+class RepairPlan:
+    """Which operators to try, in order, for each verification state, and for failing rules."""
+
+    by_state: Mapping[State, tuple[Operator, ...]] = field(default_factory=dict)
+    """Operators per state of the target claim, tried in order until one is accepted."""
+    for_rules: tuple[Operator, ...] = ()
+    """Operators that revise a candidate whose claims pass but whose rules fail."""
+    regenerate: bool = False
+    """Regenerate from the sources (model path) when nothing in the answer was supported."""
+    name: str = "custom"
+    """The mode's name, for the run record."""
+
+    @property
+    def repairs_anything(self) -> bool:
+        """False for the no-repair baseline."""
+        return bool(self.by_state or self.for_rules or self.regenerate)
+
+
+# ---------------------------------------------------------------------------------------------
+# Text surgery shared by the offline operators
+
+
+def _splice(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
+    pieces = []
+    cursor = 0
+    for start, end, replacement in sorted(edits):
+        pieces.append(text[cursor:start])
+        pieces.append(replacement)
+        cursor = max(cursor, end)
+    pieces.append(text[cursor:])
+    return _tidy("".join(pieces))
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"[ \t]+(?=[\n.,;!?])|(?<=\n)[ \t]+(?=\S)", "", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
+    for sentence_start, sentence_end in split_sentences(text):
+        if sentence_start <= start and end <= sentence_end:
+            return sentence_start, sentence_end
+    return start, end
+
+
+def _removal(text: str, claim: Claim) -> tuple[int, int, str]:
+    """The edit that removes `claim` with whatever joined it to its sentence."""
+    sentence_start, sentence_end = _sentence_of(text, claim.start, claim.end)
+    pieces = [p for p in extract_claims(text) if sentence_start <= p.start and p.end <= sentence_end]
+    others = [p for p in pieces if (p.start, p.end) != (claim.start, claim.end)]
+    if not others:
+        end = sentence_end
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        return sentence_start, end, ""
+    before = [p for p in others if p.end <= claim.start]
+    if before:
+        # "A costs $5 and B has 3 seats." minus the second piece keeps A's clause and the full stop.
+        stop = claim.text.rstrip()[-1:] if claim.text.rstrip()[-1:] in ".!?" else ""
+        return before[-1].end, claim.end, stop
+    following = min(others, key=lambda p: p.start)
+    replacement = text[following.start].upper()
+    return claim.start, following.start + 1, replacement
+
+
+def tiered_text(text: str, removed: Sequence[Claim], noted: Sequence[Claim], note: str) -> str:
+    """`text` without the `removed` claims and with `note` after the sentence of each `noted` one."""
+    edits = [_removal(text, claim) for claim in removed]
+    ends = {_sentence_of(text, claim.start, claim.end)[1] for claim in noted}
+    edits += [(end, end, f" {note.strip()}") for end in sorted(ends)]
+    return _splice(text, edits)
+
+
+# ---------------------------------------------------------------------------------------------
+# Offline operators
+
+
+class OmitClaim:
+    """Removes the target claims, then runs the cohesion pass on what follows each cut."""
+
+    name = Operation.OMIT_CLAIM.value
+
+    def propose(self, candidate: Candidate, contract: RepairContract, context: RepairContext) -> Proposal | None:
+        """The text without the targets; None when a target is not in the candidate."""
+        targets = _targets(candidate, contract)
+        if not targets:
+            return None
+        edits = [_removal(candidate.text, claim) for claim in targets]
+        # Mark each cut so the cohesion pass knows where a premise may have gone.
+        marker = "\u0000"
+        # The cut is before a capitalised continuation and after a kept clause's full stop.
+        marked = _splice(candidate.text, [
+            (start, end, replacement + marker if replacement in ("", ".", "!", "?") else marker + replacement)
+            for start, end, replacement in edits
+        ])
+        cut_points = []
+        while marker in marked:
+            at = marked.index(marker)
+            cut_points.append(at)
+            marked = marked[:at] + marked[at + 1 :]
+        cohesion = restore_cohesion(marked, cut_points)
+        removed = tuple(claim.id for claim in targets)
+        if cohesion.warnings:
+            # Rebinding the pronoun would mean writing a subject in; refusing keeps the answer honest.
+            return Proposal(text="", removed=removed, failure="cohesion: " + "; ".join(cohesion.warnings))
+        return Proposal(text=_tidy(cohesion.text), removed=removed, notes=cohesion.edits)
+
+
+class ReplaceWithEvidence:
+    """REFUTED: puts the evidence's value where the claim's disagreeing value was, or the evidence
+    sentence where the whole claim was."""
+
+    name = Operation.REPLACE_WITH_EVIDENCE.value
+
+    def propose(self, candidate: Candidate, contract: RepairContract, context: RepairContext) -> Proposal | None:
+        """The text with each target corrected from its evidence; None when no evidence says otherwise."""
+
+        def corrected(claim: Claim) -> str | None:
+            new_text = _corrected_value(claim) or _evidence_sentence(candidate.text, claim)
+            return new_text if new_text and _anchored(new_text, claim.evidence[0].quote) else None
+
+        return _rewrite_targets(candidate, contract, corrected)
+
+
+def _corrected_value(claim: Claim) -> str | None:
+    """The claim with its disagreeing value swapped for the deciding evidence span's value, or None."""
+    if not claim.evidence:
+        return None
+    seen = [m for span in claim.evidence[:3] for m in find_mentions(span.quote) if m.kind in VALUE_KINDS]
+    deciding = [m for m in find_mentions(claim.evidence[0].quote) if m.kind in VALUE_KINDS]
+    for mention in (m for m in find_mentions(claim.text) if m.kind in VALUE_KINDS):
+        # A value the evidence confirms somewhere is not the one in dispute.
+        if any(comparable(mention, other) and agree(mention, other) for other in seen):
+            continue
+        for value in deciding:
+            if comparable(mention, value) and not agree(mention, value):
+                return claim.text[: mention.start] + value.text + claim.text[mention.end :]
+    return None
+
+
+def _anchored(new_text: str, quote: str) -> bool:
+    """Whether the evidence span talks about what the corrected claim talks about.
+
+    Swapping in a value is only a correction when the span is about the same thing: "Q3 revenue was
+    $46 million" must not borrow Q2's figure from a sentence that never mentions Q3. Every name-like
+    word (capitalised inside the claim, or mixing letters and digits) must be in the span, and most of
+    the claim's content words too.
+    """
+    folded = quote.casefold()
+    words = re.findall(r"[\w'’.-]+", new_text)
+    names = [w.strip(".") for w in words[1:] if w[:1].isupper() or (re.search(r"\d", w) and re.search(r"[A-Za-z]", w))]
+    if any(name.casefold() not in folded for name in names if name):
+        return False
+    stems = set(content_stems(new_text))
+    if not stems:
+        return False
+    return len(stems & set(content_stems(quote))) / len(stems) >= 0.75
+
+
+def _evidence_sentence(text: str, claim: Claim) -> str | None:
+    # Only a claim that is a whole sentence can become the evidence sentence without breaking grammar.
+    if _sentence_of(text, claim.start, claim.end) != (claim.start, claim.end) or not claim.evidence:
+        return None
+    quote = " ".join(claim.evidence[0].quote.split())
+    if len(quote.split()) < 4:
+        return None
+    return quote if quote[-1:] in ".!?" else quote + "."
+
+
+_PREPOSITION = re.compile(
+    r"\s+(?:in|on|at|for|within|during|since|until|after|before|by|from)\s+$", re.IGNORECASE
+)
+
+
+class NarrowToSupportedScope:
+    """INSUFFICIENT_EVIDENCE: drops a prepositional detail no source contains ("founded in 1992" ->
+    "founded"), so the claim asserts only what the evidence can license. Never hedges."""
+
+    name = Operation.NARROW_TO_SUPPORTED_SCOPE.value
+
+    def propose(self, candidate: Candidate, contract: RepairContract, context: RepairContext) -> Proposal | None:
+        """The text with each target narrowed; None when a target has no detail that can go cleanly."""
+        source_mentions = [m for source in context.sources for m in find_mentions(source.text)]
+        sources_folded = " ".join(source.text.casefold() for source in context.sources)
+        return _rewrite_targets(
+            candidate, contract, lambda claim: _narrowed(claim.text, source_mentions, sources_folded)
+        )
+
+
+def _narrowed(text: str, source_mentions: Sequence, sources_folded: str) -> str | None:
+    result = text
+    for mention in sorted(find_mentions(text), key=lambda m: -m.start):
+        if mention.kind not in VALUE_KINDS | {"entity"} or _in_sources(mention, source_mentions, sources_folded):
+            continue
+        preposition = _PREPOSITION.search(result[: mention.start])
+        after = result[mention.end :]
+        if preposition is None or not re.match(r"^\s*(?:[.,;!?]|$|\s(?:by|in|on|at|for)\b)", after):
+            continue
+        result = result[: preposition.start()] + after
+    if result == text or count_words(result) < 4:
+        return None
+    return result
+
+
+def _in_sources(mention: object, source_mentions: Sequence, sources_folded: str) -> bool:
+    text = getattr(mention, "text", "")
+    if text.casefold() in sources_folded:
+        return True
+    return any(comparable(mention, other) and agree(mention, other) for other in source_mentions)  # type: ignore[arg-type]
+
+
+class RuleRevision:
+    """Offline fixes for countable rules: trim sentences that assert nothing checkable to meet a word
+    limit or drop a forbidden phrase, and add the constitution's disclosure sentence when one is due.
+    Supported claims are never touched; when only they could change, there is nothing to propose."""
+
+    name = Operation.RULE_REVISION.value
+
+    def propose(self, candidate: Candidate, contract: RepairContract, context: RepairContext) -> Proposal | None:
+        """The text revised for the failing rules this operator can fix in code; None when it can fix none."""
+        failing = {verdict.rule for verdict in contract.failing_rules}
+        rules = [rule for rule in context.constitution.rules if rule.name in failing]
+        text = candidate.text
+        notes = []
+        for rule in rules:
+            if isinstance(rule, ForbiddenPhrases):
+                text = _drop_sentences(text, candidate, lambda s, r=rule: bool(forbidden_in(s, r.phrases)))
+            elif isinstance(rule, RequiredDisclosure):
+                text = f"{text.rstrip()} {rule.disclosure}"
+                notes.append(f"added the disclosure of rule {rule.name!r}")
+        for rule in rules:
+            if isinstance(rule, WordLimit):
+                text = _trim_to(text, candidate, rule.max_words)
+        text = _tidy(text)
+        if text == candidate.text:
+            return None
+        return Proposal(text=text, notes=tuple(notes))
+
+
+def _loose_sentences(text: str, candidate: Candidate) -> list[tuple[int, int]]:
+    """Sentences holding no judged claim (greetings, opinions, sign-offs): safe to drop."""
+    judged = [c for c in candidate.claims if c.state is not State.NOT_VERIFIABLE]
+    return [
+        (start, end)
+        for start, end in split_sentences(text)
+        if not any(start < claim.end and claim.start < end for claim in judged)
+    ]
+
+
+def _drop_sentences(text: str, candidate: Candidate, matches: object) -> str:
+    if text != candidate.text:
+        return text  # offsets of the claims no longer apply; one edit per round keeps them honest
+    drops = [(start, end, "") for start, end in _loose_sentences(text, candidate) if matches(text[start:end])]  # type: ignore[operator]
+    return _splice(text, drops) if drops else text
+
+
+def _trim_to(text: str, candidate: Candidate, max_words: int) -> str:
+    if text != candidate.text or count_words(text) <= max_words:
+        return text
+    drops = []
+    excess = count_words(text) - max_words
+    # From the end: sign-offs and asides come last in most answers.
+    for start, end in reversed(_loose_sentences(text, candidate)):
+        if excess <= 0:
+            break
+        drops.append((start, end, ""))
+        excess -= count_words(text[start:end])
+    return _splice(text, drops) if drops else text
+
+
+def _rewrite_targets(
+    candidate: Candidate, contract: RepairContract, rewrite: Callable[[Claim], str | None]
+) -> Proposal | None:
+    """Each target replaced by `rewrite(target)` in place; None when any target has no new text."""
+    edits = []
+    rewritten = {}
+    for claim in _targets(candidate, contract):
+        new_text = rewrite(claim)
+        if new_text is None or new_text == claim.text:
+            return None
+        edits.append((claim.start, claim.end, new_text))
+        rewritten[claim.id] = new_text
+    if not edits:
+        return None
+    return Proposal(text=_splice(candidate.text, edits), rewritten=rewritten)
+
+
+def _targets(candidate: Candidate, contract: RepairContract) -> list[Claim]:
+    wanted = set(contract.target_claim_ids)
+    return [claim for claim in candidate.claims if claim.id in wanted]
+
+
+# ---------------------------------------------------------------------------------------------
+# Repair modes
+
+
+def _auto() -> RepairPlan:
+    return RepairPlan(
+        by_state={
+            State.REFUTED: (ReplaceWithEvidence(), ModelRevision(), OmitClaim()),
+            State.INSUFFICIENT_EVIDENCE: (NarrowToSupportedScope(), OmitClaim()),
+        },
+        for_rules=(RuleRevision(), ModelRevision()),
+        regenerate=True,
+        name="auto",
+    )
+
+
+def _omit() -> RepairPlan:
+    omit = (OmitClaim(),)
+    return RepairPlan(by_state={State.REFUTED: omit, State.INSUFFICIENT_EVIDENCE: omit}, name="omit")
+
+
+_MODES = {"none": lambda: RepairPlan(name="none"), "auto": _auto, "omit": _omit}
+REPAIR_MODES = tuple(_MODES)
+"""The declared repair modes: "none" (the no-repair baseline), "auto" and "omit"."""
+
+
+def repair_plan(mode: str | RepairPlan) -> RepairPlan:
+    """The plan for a declared mode (or `mode` itself); UnknownRepairMode for anything else."""
+    if isinstance(mode, RepairPlan):
+        return mode
+    factory = _MODES.get(mode)
+    if factory is None:
+        raise UnknownRepairMode(f"repair: unknown repair mode {mode!r}; choose one of {', '.join(REPAIR_MODES)}")
+    return factory()
+
+
+def operations_for(state: State) -> tuple[str, ...]:
+    """The operations the state allows, in the order they are tried (the design's state-to-repair map)."""
+    plan = _auto()
+    return tuple(operator.name for operator in plan.by_state.get(state, ()))

@@ -1,0 +1,1 @@
+"""Constitutions: named rules as data and the policy knobs of a run."""

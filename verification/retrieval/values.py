@@ -1,0 +1,190 @@
+"""How the sources speak to each value a claim commits to: the sentences that state it, and those that
+state another value for the same thing.
+
+A bare "400" agrees with "400 freshmen", but only values with the same unit can disagree, and only in a
+sentence that shares enough of the claim's words and is not about another subject of the same sort
+("Team plan: $25" says nothing about the Basic plan's price).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from verification.claims.commitments import (
+    MONTHS,
+    VALUE_KINDS,
+    Mention,
+    agree,
+    comparable,
+    contradicts,
+    grounds,
+)
+from verification.claims.commitments.names import subject_names
+from verification.claims.tokens import content_stems, stem
+from verification.claims.view import ClaimView
+from verification.retrieval.index import Passage, SourceIndex
+
+_CONTEXT_FOR_VALUES = 0.4
+"""Share of a claim's words a sentence must have before its values are compared with the claim's."""
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """How the sources speak to one value the claim commits to."""
+
+    claim_value: Mention
+    """The value in the claim."""
+    agreeing: tuple[tuple[Passage, Mention], ...]
+    """Sentences that state the same value, best first."""
+    disagreeing: tuple[tuple[Passage, Mention], ...]
+    """Sentences about the same thing that state a different value, best first."""
+    grounding: tuple[tuple[Passage, Mention], ...] = ()
+    """The agreeing sentences that state the value at least as precisely as the claim (`commitments.grounds`):
+    "2015" agrees with "March 5, 2015" (so it does not contradict it) but does not ground it."""
+
+
+def check_values(claim: ClaimView, candidates: list[Passage], index: SourceIndex) -> list[ValueCheck]:
+    """One check per typed value the claim commits to, against every candidate sentence."""
+    # What a sentence must share before its values can disagree: the claim's words, not the unit of a
+    # time ("months" in "lasts 18 months" says how long, not what lasts). A counted noun stays:
+    # "20 customers" is about customers.
+    word_stems = {stem for stem in claim.unique_stems if not stem[:1].isdigit()}
+    context_stems = (word_stems, word_stems - claim.duration_stems)
+    subjects, claim_names = claim.subject_names
+    names = frozenset(stem(word) for name in claim_names for word in name) & frozenset(word_stems)
+    return [
+        _check_value(value, candidates, context_stems, subjects, index, (names, frozenset(word_stems - names)))
+        for value in claim.mentions if value.kind in VALUE_KINDS
+    ]
+
+
+def _check_value(
+    value: Mention,
+    candidates: list[Passage],
+    context_stems: tuple[set[str], set[str]],
+    subjects: tuple[tuple[str, str], ...],
+    index: SourceIndex,
+    claim_words: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+) -> ValueCheck:
+    agreeing, disagreeing, grounding = [], [], []
+    for passage in candidates:
+        # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
+        # on value alone, but only numbers with the same unit can disagree (`commitments.grounds`).
+        stated = passage.values
+        if not stated and value.kind != "date":
+            continue  # nothing to compare with: only a date can be told without a value (`_dated_in_parts`)
+        owned = _parallel_value(value, passage, *claim_words) if claim_words[0] else None
+        if owned is not None and contradicts(value, owned):
+            # "The Basic plan includes 10 GB and the Pro plan 100 GB": its 100 GB is the Pro plan's;
+            # of the Basic plan, which the claim is about, it says 10 GB.
+            disagreeing.append((passage, owned))
+            continue
+        # Only the first mention of each sort is reported, so each search stops at it.
+        matching = next((m for m in stated if grounds(value, m)), None)
+        if matching is None and _dated_in_parts(value, passage, index):
+            matching = value
+        if matching is None and not stated:
+            continue  # most sentences state no value: nothing to agree or disagree with
+        if matching is not None:
+            agreeing.append((passage, matching))
+            grounding.append((passage, matching))
+            continue
+        # Only a value of the same sort can be consistent with the claim's or contradict it.
+        same_sort = [m for m in stated if comparable(value, m)]
+        # "2015" is consistent with "March 5, 2015", and "7 days" with "5 to 10 days": neither grounds
+        # the claim's value, and neither lets another sentence's value contradict it.
+        consistent = next((m for m in same_sort if agree(value, m) or _inside(value, m)), None)
+        if consistent is not None:
+            agreeing.append((passage, consistent))
+            continue
+        against = next((m for m in same_sort if contradicts(value, m)), None)
+        if (
+            against is not None
+            and max(_context(passage, stems) for stems in context_stems) >= _CONTEXT_FOR_VALUES
+            and not _another_subject(passage, subjects)
+        ):
+            disagreeing.append((passage, against))
+    return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))
+
+
+_PARALLEL = 0.5
+"""Share of the claim's other words every part of a sentence must say for the parts to be parallel."""
+
+
+def _parallel_value(value: Mention, passage: Passage, names: frozenset[str], others: frozenset[str]) -> Mention | None:
+    """The value a sentence of parallel parts gives for the claim's name: "The Basic plan includes 10 GB
+    and the Pro plan includes 100 GB" gives 10 GB for the Basic plan.
+
+    The sentence is cut after each value of the claim's value's sort. The parts are parallel when each
+    says most of the claim's words other than its names ("plan", "includes"); then the part naming
+    the claim's name, and no other part, gives its value. None otherwise: values of one sort in a
+    sentence often measure different things ("a dividend of $0.13", "debt below $25 billion").
+    """
+    if not names:
+        return None
+    same_sort = [m for m in passage.values if comparable(value, m)]
+    if len(same_sort) < 2:
+        return None
+    ends = [m.end for m in same_sort]
+    parts = [
+        frozenset(content_stems(passage.text[start:end]))
+        for start, end in zip([0, *ends[:-1]], [*ends[:-1], len(passage.text)], strict=True)
+    ]
+    if others and any(len(part & others) < _PARALLEL * len(others) for part in parts):
+        return None
+    naming = [i for i, part in enumerate(parts) if part & names]
+    return same_sort[naming[0]] if len(naming) == 1 else None
+
+
+def _dated_in_parts(value: Mention, passage: Passage, index: SourceIndex) -> bool:
+    """A claim's date told in parts: "May 2018" against "to screen in May" in a source dated 2018.
+
+    The month (and the day beside it) must be in the sentence; the year may be anywhere in the same
+    source, which is where a dateline puts it. The sentence is read as text: its own date parsing can
+    miss "Thursday 18 October 15:30".
+    """
+    if value.kind != "date" or value.parts[1] is None:
+        return False
+    year, month, day = value.parts
+    names = "|".join(re.escape(name) for name, number in MONTHS.items() if number == month)
+    month_pattern = rf"\b(?i:{names})\.?" if month != 5 else r"\bMay\b"
+    if day is None:
+        stated = re.search(month_pattern, passage.text)
+    else:
+        stated = re.search(rf"\b{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{month_pattern}", passage.text) or re.search(
+            rf"{month_pattern}\s+{day}(?:st|nd|rd|th)?(?![\d:])", passage.text
+        )
+    if not stated:
+        return False
+    return year is None or str(year) in index.source_stems(passage.source_id)
+
+
+def _inside(value: Mention, found: Mention) -> bool:
+    """Whether the value lies in the range `found` ends."""
+    return value.value is not None and found.bounds is not None and found.bounds[0] <= value.value <= found.bounds[1]
+
+
+def _another_subject(passage: Passage, subjects: tuple[tuple[str, str], ...]) -> bool:
+    """Whether the sentence is about something else of the same sort as the claim's subject.
+
+    "Team plan: $25 per month" says nothing about the Basic plan's price: it names another plan
+    where the claim names its own, and never names the claim's.
+    """
+    if not subjects:
+        return False
+    found, named = subject_names(passage.text)
+    # "Oue served" is "Eiji Oue served": a name that is part of the other is the same name.
+    return any(
+        head == other_head
+        and not (set(name.split()) & set(other.split()))
+        and not any(
+            set(name.split()).issubset(words) or set(name.split()).issuperset(words) for words in named
+        )
+        for name, head in subjects
+        for other, other_head in found
+    )
+
+
+def _context(passage: Passage, word_stems: set[str]) -> float:
+    return len(passage.stem_set & word_stems) / len(word_stems) if word_stems else 1.0
