@@ -1,7 +1,7 @@
 """The periodic sweeper: every kind of claimed work a worker lost goes back to its queue, or is failed.
 
 Each app sweeps its own table (`reviewconsole.work_claims.sweep` over its kind) and enqueues its own
-task; this module only names them, so no app reaches into another's rows.
+task; this module only names each kind's sweep, so no app reaches into another's rows.
 """
 
 from __future__ import annotations
@@ -12,29 +12,42 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from reviewconsole import work_claims
+from reviewconsole.audit.models import AuditExport
 from reviewconsole.celery import app
+from reviewconsole.intake.models import Case
 from reviewconsole.intake.services import case_runs_sweep
 from reviewconsole.policy.calibration import calibrations_sweep
+from reviewconsole.policy.models import CalibrationRun
+from reviewconsole.review.models import EditVerification
 from reviewconsole.review.services import edit_verifications_sweep
 from reviewconsole.support.services import exports_sweep
+from reviewconsole.webhooks.models import WebhookDelivery
 from reviewconsole.webhooks.services import deliveries_sweep
+from reviewconsole.work_claims import ClaimedWork
+from reviewconsole.workbench.models import RetrainingRun
 from reviewconsole.workbench.retraining import retrainings_sweep
 
 logger = logging.getLogger(__name__)
 
-SWEEPS: dict[str, Callable[..., list[int]]] = {
-    "case runs": case_runs_sweep,
-    "edit verifications": edit_verifications_sweep,
-    "webhook deliveries": deliveries_sweep,
-    "audit exports": exports_sweep,
-    "calibration runs": calibrations_sweep,
-    "retraining runs": retrainings_sweep,
+SWEEPS: dict[type[ClaimedWork], Callable[..., list[int]]] = {
+    Case: case_runs_sweep,
+    EditVerification: edit_verifications_sweep,
+    WebhookDelivery: deliveries_sweep,
+    # Audit owns the table; the task that writes an export, and so sends it again, is support's.
+    AuditExport: exports_sweep,
+    CalibrationRun: calibrations_sweep,
+    RetrainingRun: retrainings_sweep,
 }
+"""The sweep of each kind of claimed work (`work_claims.kinds()`): its app's, which sends its own task."""
 
 
 def sweep_all(*, now: datetime) -> dict[str, list[int]]:
-    """Run every app's sweep; per kind, the ids sent to a worker again."""
-    again = {kind: sweep(now=now) for kind, sweep in SWEEPS.items()}
+    """Run the sweep of every kind of claimed work; per kind (its table's plural name), the ids sent again.
+
+    A kind without a sweep fails here, loudly, rather than never being swept.
+    """
+    again = {str(kind.model._meta.verbose_name_plural): SWEEPS[kind.model](now=now) for kind in work_claims.kinds()}
     for kind, ids in again.items():
         if ids:
             logger.warning("re-enqueued %d lost %s: %s", len(ids), kind, ids)

@@ -55,7 +55,7 @@ ORIGIN_LABELS: dict[str, str] = {
     Origin.REVIEWER.value: "Reviewer edit",
 }
 
-# What a repair did (verification.contract.Operation, and the console's own edit), and how it ended.
+# What a repair did (verification.loop.contract.Operation, and the console's own edit), and how it ended.
 REPAIR_LABELS: dict[str, str] = {
     "OMIT_CLAIM": "Left the claim out",
     "REPLACE_WITH_EVIDENCE": "Replaced by what the sources say",
@@ -78,7 +78,7 @@ FINDING_LABELS: dict[str, str] = {
     "omission": "Leaves something out",
 }
 
-# The kinds of a constitution's rules (verification.constitution), in the order the editor offers them.
+# The kinds of a constitution's rules (verification.policy.constitution), in the order the editor offers them.
 RULE_KIND_LABELS: dict[str, str] = {
     "word_limit": "Word limit",
     "forbidden_phrases": "Forbidden phrases",
@@ -87,7 +87,7 @@ RULE_KIND_LABELS: dict[str, str] = {
     "judged": "Judged rule",
 }
 
-# Which claims a run with a model endpoint sends to the model (verification.constitution.Route).
+# Which claims a run with a model endpoint sends to the model (verification.policy.constitution.Route).
 ROUTE_LABELS: dict[str, str] = {
     Route.OFF.value: "None: the offline verifier decides every claim",
     Route.UNCERTAIN.value: "The uncertain band: what the offline verifier cannot settle",

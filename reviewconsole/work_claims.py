@@ -1,9 +1,12 @@
 """A worker's claim on a row of work: taken by one conditional UPDATE, held until a deadline.
 
 Not the claims of an answer (the engine's `Claim`): a work claim is a worker's hold on one piece of work, a case
-run, a webhook delivery, an audit export, a calibration run or the re-verification of a reviewer's edit.
-Every kind keeps the same four columns: `status`, `claim_token` (which claim holds it), `run_deadline`
-(past it, the holder is known dead: no task outlives its hard time limit) and `attempts` (claims so far).
+run, a webhook delivery, an audit export, a calibration run, a retraining run or the re-verification of a
+reviewer's edit. Each kind is a model that inherits `ClaimedWork`, and so keeps the same claim columns:
+`claim_token` (which claim holds it), `run_deadline` (past it, the holder is known dead: no task outlives its
+hard time limit) and `attempts` (claims so far), beside the `status` whose choices are its own. The model
+declares its kind once, in its body (`work_kind = WorkKind(...)`: what its workers do, which status waits,
+runs and failed), and what failing it sets off (`on_work_failed`); `kinds()` lists every kind installed.
 
 - `claim` takes work that waits, or work whose holder is past its deadline; a deadline is mandatory.
 - `settling` runs the claimed work: a transient failure with a retry to come hands the work back to the
@@ -18,10 +21,11 @@ import logging
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from django.apps import apps
 from django.conf import settings
 from django.db import models, transaction
 from django.db.models import F, Q
@@ -50,11 +54,13 @@ def task_attempts() -> int:
 
 @dataclass(frozen=True)
 class WorkKind(Generic[Work]):
-    """One kind of claimed work: its table, the statuses it moves through, and its attempt cap."""
+    """One kind of claimed work: what its workers do, the statuses it moves through, and its attempt cap.
+
+    Declared in the body of its model, a `ClaimedWork`, which it learns as Python builds the class.
+    """
 
     doing: str
     """What a worker does with it, for messages: "verifying the edit"."""
-    model: type[Work]
     waiting: str
     """The status of work waiting for a worker."""
     running: str
@@ -72,8 +78,57 @@ class WorkKind(Generic[Work]):
     waiting_since: str | None = "created_at"
     """When the work was queued: waiting too long means its message was lost. None when another periodic
     task sends waiting work anyway."""
-    on_failed: Callable[[Any, str], None] | None = None
-    """Called with the work's id and the reason, in the transaction that failed it (to audit it)."""
+    model: type[Work] = field(init=False, repr=False, compare=False)
+    """The table of the work: the model whose body declares the kind."""
+
+    def __set_name__(self, owner: type[Work], name: str) -> None:
+        # Called by Python as it builds the model's class (Django passes it on, as it does for any attribute
+        # that is not a field): the kind is declared once, where its table is, and the table is not repeated.
+        object.__setattr__(self, "model", owner)
+
+
+class ClaimedWork(models.Model):
+    """A table of work that workers claim: the claim's columns, one definition for every kind.
+
+    A kind's model declares its `status` (its own choices: each kind moves through states of its own) and
+    its `work_kind`; `on_work_failed` is what failing a piece of work sets off, if anything.
+    """
+
+    # Set by the claim that holds the work, and cleared when it lets go; only that claim may settle it.
+    claim_token = models.UUIDField(null=True, blank=True, editable=False)
+    # Past it, the worker is known dead and the sweeper queues the work again, until `attempts` (claims so
+    # far) reaches the cap and it is failed instead.
+    run_deadline = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    work_kind: ClassVar[WorkKind[Any]]
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def on_work_failed(cls, work_id: Any, reason: str) -> None:
+        """Called with the work's id and the reason, in the transaction that failed it (to audit it); a kind
+        with nothing more to do when its work fails leaves it as it is."""
+
+
+class ClaimedRun(ClaimedWork):
+    """Claimed work that a worker runs to its end: when its run started and ended, and why it failed.
+
+    (A webhook delivery is claimed attempt by attempt: it keeps the time and the reason of each attempt.)
+    """
+
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+def kinds() -> list[WorkKind[Any]]:
+    """Every kind of claimed work: the one each installed model of claimed work declares."""
+    return [model.work_kind for model in apps.get_models() if issubclass(model, ClaimedWork)]
 
 
 @dataclass(frozen=True)
@@ -144,8 +199,8 @@ def fail(claim: Claim[Any], *, error: str, now: datetime, **fields: Any) -> bool
     kind = claim.kind
     with transaction.atomic():
         failed = finish(claim, status=kind.failed, now=now, **{kind.error_field: error[:ERROR_CHARS], **fields})
-        if failed and kind.on_failed is not None:
-            kind.on_failed(claim.work_id, error)
+        if failed:
+            kind.model.on_work_failed(claim.work_id, error)
     return failed
 
 
@@ -184,13 +239,14 @@ def settling(claim: Claim[Any]) -> Iterator[None]:
         fail(claim, error=f"internal error: {describe(error)}", now=timezone.now())
 
 
-def sweep(kind: WorkKind[Any], *, now: datetime, lost_after: timedelta) -> list[Any]:
+def sweep(kind: WorkKind[Any], *, now: datetime) -> list[Any]:
     """Work a worker lost: fail what is out of attempts, hand the rest back to the queue; their ids.
 
-    Lost means held past its deadline (the worker died), or waiting longer than `lost_after` (its
-    message was lost, or its retries ran out). Work handed back gets `lost_after` to be claimed before a
-    later sweep sends it again, so a backlog is not sent twice a minute. The caller enqueues the ids.
+    Lost means held past its deadline (the worker died), or waiting longer than STUCK_CASE_SECONDS (its
+    message was lost, or its retries ran out). Work handed back gets as long to be claimed before a later
+    sweep sends it again, so a backlog is not sent twice a minute. The caller enqueues the ids.
     """
+    lost_after = timedelta(seconds=settings.STUCK_CASE_SECONDS)
     lost = Q(status=kind.running, run_deadline__lt=now)
     if kind.waiting_since:
         before = now - lost_after
@@ -215,9 +271,8 @@ def sweep(kind: WorkKind[Any], *, now: datetime, lost_after: timedelta) -> list[
         if kind.finished_field:
             failed[kind.finished_field] = now
         kind.model._default_manager.filter(**{f"{kind.id_field}__in": spent}).update(**failed)
-        if kind.on_failed is not None:
-            for work_id in spent:
-                kind.on_failed(work_id, reason)
+        for work_id in spent:
+            kind.model.on_work_failed(work_id, reason)
         kind.model._default_manager.filter(**{f"{kind.id_field}__in": again}).update(
             status=kind.waiting, claim_token=None, run_deadline=now + lost_after
         )

@@ -9,6 +9,7 @@ from django.db import models
 
 from reviewconsole.audit.heads import SignedTreeHead
 from reviewconsole.audit.leaves import canonical_time
+from reviewconsole.work_claims import ClaimedRun, WorkKind
 
 
 class AuditEventQuerySet(models.QuerySet):
@@ -123,7 +124,7 @@ class ExportStatus(models.TextChoices):
     EXPIRED = "EXPIRED", "Expired: its file was removed"
 
 
-class AuditExport(models.Model):
+class AuditExport(ClaimedRun):
     """One export of a filtered range: what was asked, which signed tree head it covers, and its file."""
 
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -137,15 +138,13 @@ class AuditExport(models.Model):
     rows_total = models.PositiveBigIntegerField(default=0)
     rows_done = models.PositiveBigIntegerField(default=0)
     file_name = models.CharField(max_length=200, blank=True)
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker holds a file export until run_deadline; past it, the worker is known dead and the sweeper
-    # queues the export again, until `attempts` (claims so far) reaches the cap and it is failed instead.
-    claim_token = models.UUIDField(null=True, blank=True, editable=False)
-    run_deadline = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
+
+    # A worker claims a file export to write it (reviewconsole/work_claims.py); a streamed one is never queued.
+    work_kind = WorkKind(
+        doing="writing the export", waiting=ExportStatus.QUEUED, running=ExportStatus.RUNNING,
+        failed=ExportStatus.FAILED,
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -98,19 +98,10 @@ def export_record(
         return export
 
 
-EXPORTS = work_claims.WorkKind(
-    doing="writing the export",
-    model=AuditExport,
-    waiting=ExportStatus.QUEUED,
-    running=ExportStatus.RUNNING,
-    failed=ExportStatus.FAILED,
-)
-
-
 def export_claim(*, export_id: int, now: datetime) -> work_claims.Claim | None:
     """Take a queued export, or one whose run outlived the export's hard time limit (its worker died)."""
     deadline = now + task_hold(settings.AUDIT_EXPORT_TIME_LIMIT)
-    return work_claims.claim(EXPORTS, work_id=export_id, now=now, deadline=deadline, rows_done=0)
+    return work_claims.claim(AuditExport.work_kind, work_id=export_id, now=now, deadline=deadline, rows_done=0)
 
 
 def export_progress(*, claim: work_claims.Claim, rows_done: int) -> None:
@@ -126,7 +117,7 @@ def export_finish(*, claim: work_claims.Claim, file_name: str, rows_done: int) -
 
 def exports_lost(*, now: datetime) -> list[int]:
     """File exports a worker lost (it died, or the message was lost), given back; those out of attempts fail."""
-    return work_claims.sweep(EXPORTS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    return work_claims.sweep(AuditExport.work_kind, now=now)
 
 
 def exports_past_retention(*, now: datetime) -> list[AuditExport]:

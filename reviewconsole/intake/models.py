@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
+
+from reviewconsole.work_claims import ClaimedRun, WorkKind
 
 
 class Client(models.Model):
@@ -43,7 +47,7 @@ class CaseStatus(models.TextChoices):
     FAILED = "FAILED", "Failed"
 
 
-class Case(models.Model):
+class Case(ClaimedRun):
     """One submitted answer with its sources, and where its run ended."""
 
     client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="cases")
@@ -64,18 +68,15 @@ class Case(models.Model):
     final_answer = models.TextField(blank=True)
     verifier = models.CharField(max_length=100, blank=True)
     run_record = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
-
-    # A run holds the case until run_deadline; after it, the run is known dead and the sweeper queues the
-    # case again, until `attempts` (claims so far) reaches the cap and it is failed (reviewconsole.claims).
-    claim_token = models.UUIDField(null=True, blank=True)
-    run_deadline = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
 
     submitted_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    # A worker claims the case to run the engine on it (reviewconsole/work_claims.py: the claim's columns too).
+    work_kind = WorkKind(
+        doing="running the case", waiting=CaseStatus.QUEUED, running=CaseStatus.RUNNING, failed=CaseStatus.FAILED,
+        waiting_since="submitted_at",
+    )
 
     class Meta:
         constraints = [
@@ -97,6 +98,13 @@ class Case(models.Model):
 
     def __str__(self) -> str:
         return f"case {self.pk}"
+
+    @classmethod
+    def on_work_failed(cls, work_id: Any, reason: str) -> None:
+        # Imported here: the services import this module.
+        from reviewconsole.intake.services import case_run_failed
+
+        case_run_failed(case_id=work_id, error=reason)
 
 
 class Source(models.Model):

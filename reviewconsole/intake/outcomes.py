@@ -7,7 +7,8 @@ through these functions only, inside its own transaction (they do not open one).
 from __future__ import annotations
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
-from verification import Origin, Terminal, sha256_text
+from verification import Origin, Terminal
+from verification.types import sha256_text
 
 
 def case_release_approved(*, case: Case, candidate: Candidate) -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -227,23 +226,13 @@ def case_contract(case: Case) -> contract.Case:
 # --- Running -------------------------------------------------------------------------------------
 
 
-def _case_failed(case_id: int, error: str) -> None:
+def case_run_failed(*, case_id: int, error: str) -> None:
+    """A case's run failed for good (`Case.on_work_failed`): audited, its client told, its backlog recounted."""
     audit_events.case_failed(case_id=case_id, error=error)
     case_failed.send(sender=Case, case_id=case_id, error=error)
     client_id = Case.objects.filter(pk=case_id).values_list("client_id", flat=True).first()
     if client_id is not None:
         fair_share.backlog_recount_on_commit(client_id=client_id)
-
-
-CASE_RUNS = work_claims.WorkKind(
-    doing="running the case",
-    model=Case,
-    waiting=CaseStatus.QUEUED,
-    running=CaseStatus.RUNNING,
-    failed=CaseStatus.FAILED,
-    waiting_since="submitted_at",
-    on_failed=_case_failed,
-)
 
 
 def case_run(*, case_id: int) -> Case | None:
@@ -264,7 +253,7 @@ def case_run(*, case_id: int) -> Case | None:
 
 def case_run_claim(*, case_id: int, now: datetime) -> work_claims.Claim | None:
     """Take a queued case, or a running one whose run is past its deadline (so it died)."""
-    return work_claims.claim(CASE_RUNS, work_id=case_id, now=now, deadline=now + task_hold())
+    return work_claims.claim(Case.work_kind, work_id=case_id, now=now, deadline=now + task_hold())
 
 
 def case_run_finish(*, claim: work_claims.Claim, record: RunRecord, now: datetime) -> Case | None:
@@ -307,7 +296,7 @@ def case_runs_sweep(*, now: datetime) -> list[int]:
     """Cases whose run was lost (a dead worker, a lost message): run again, or failed out of attempts."""
     from reviewconsole.intake.tasks import verify_case
 
-    lost = work_claims.sweep(CASE_RUNS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    lost = work_claims.sweep(Case.work_kind, now=now)
     clients = dict(Case.objects.filter(pk__in=lost).values_list("pk", "client_id"))
     # Sent again at the priority their client's backlog gives now, as a new case of the client would be.
     priorities = {client: fair_share.case_priority(client_id=client, counted=True) for client in {*clients.values()}}

@@ -2,11 +2,11 @@
 
 `run_stored` is sent inside the transaction that stores a run's chain, after the case has its terminal
 state and status: a receiver's writes (an escalation, a webhook delivery) commit with it or not at all.
-Receivers: `review.routing.case_routed` (connected in `ReviewConfig.ready`).
+Receivers: `review.services.routing.case_routed` (connected in `ReviewConfig.ready`).
 
 `case_failed` is sent inside the transaction that marks a case FAILED (its run raised, or no worker
 finished it within its attempts): the client is told, as for any other end. Receiver:
-`review.routing.case_failure_notified`.
+`review.services.routing.case_failure_notified`.
 """
 
 from __future__ import annotations

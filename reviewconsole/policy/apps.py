@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
 
 
@@ -11,22 +13,43 @@ class PolicyConfig(AppConfig):
     def ready(self) -> None:
         from celery.signals import worker_init, worker_process_init
 
+        from reviewconsole.policy.scorer_models import scorer_files_check
+
+        # Every process, at start-up: a missing model file stops it with one line naming the file. Only
+        # the files are looked at: the model (with onnxruntime, about 110 MB) is loaded by a process that verifies.
+        scorer_files_check()
+        # A worker of the verify queue loads it before it takes work, so a corrupt file stops the worker
+        # and no case waits for the load; any other process loads it on first use, if ever.
+        worker_init.connect(_worker_started, dispatch_uid="policy.worker_started", weak=False)
+        # A prefork worker's children each load their own (a model session does not survive a fork),
+        # before their first task rather than during it.
+        worker_process_init.connect(_child_started, dispatch_uid="policy.child_started", weak=False)
+
+
+def _worker_started(sender: Any, **_: object) -> None:
+    # A solo or threaded worker does its work in the process that started: it loads and settles there.
+    if _verifies(sender.app):
         from reviewconsole.policy.engine import load_scorer
 
-        # At start-up, so a bad model file stops the process before it takes work; never per case.
         load_scorer()
-        # A prefork worker's children each load their own (a model session does not survive a fork), before
-        # their first task rather than during it.
-        worker_process_init.connect(_load_in_child, dispatch_uid="policy.load_scorer", weak=False)
-        # A solo or threaded worker does its work in the process that started: it settles there.
-        worker_init.connect(_settle, dispatch_uid="policy.settle_heap", weak=False)
-
-
-def _load_in_child(**_: object) -> None:
-    from reviewconsole.policy.engine import load_scorer
-
-    load_scorer()
     _settle()
+
+
+def _child_started(**_: object) -> None:
+    from celery import current_app
+
+    if _verifies(current_app):
+        from reviewconsole.policy.engine import load_scorer
+
+        load_scorer()
+    _settle()
+
+
+def _verifies(app: Any) -> bool:
+    """Whether this worker consumes the verify queue (every queue when started without --queues)."""
+    from reviewconsole.queues import TaskQueue
+
+    return TaskQueue.VERIFY.value in app.amqp.queues.consume_from
 
 
 def _settle(**_: object) -> None:

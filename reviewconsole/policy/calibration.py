@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
@@ -23,7 +23,8 @@ from reviewconsole.policy.rubrics import RubricContent
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.queues import enqueue_on_commit, task_hold
 from verification import DEFAULT_CONSTITUTION as DEFAULT
-from verification import CalibrationFixture, Constitution, CriticRun, Finding, builtin, calibrate, calibration_critic
+from verification import CalibrationFixture, Constitution, CriticRun, builtin, calibrate_critic, calibration_critic
+from verification.types import Finding
 
 
 @dataclass(frozen=True)
@@ -67,15 +68,6 @@ def calibration_request(
     return run
 
 
-CALIBRATIONS = work_claims.WorkKind(
-    doing="running the calibration",
-    model=CalibrationRun,
-    waiting=CalibrationStatus.QUEUED,
-    running=CalibrationStatus.RUNNING,
-    failed=CalibrationStatus.FAILED,
-)
-
-
 def calibration_execute(*, run_id: int) -> CalibrationRun | None:
     """Claim a queued run, score the critic fixture by fixture (progress is saved after each one), and
     store the rates. None when the run is not ours: another worker has it, or it is finished.
@@ -86,7 +78,7 @@ def calibration_execute(*, run_id: int) -> CalibrationRun | None:
     now = timezone.now()
     # A run taken over from a dead worker starts again from the first fixture.
     claim = work_claims.claim(
-        CALIBRATIONS, work_id=run_id, now=now, deadline=now + task_hold(), fixtures_done=0, results=[]
+        CalibrationRun.work_kind, work_id=run_id, now=now, deadline=now + task_hold(), fixtures_done=0, results=[]
     )
     if claim is None:
         return None
@@ -106,7 +98,7 @@ def calibration_execute(*, run_id: int) -> CalibrationRun | None:
             results.append(_fixture_result(fixture, findings[fixture.name]))
             held.update(fixtures_done=F("fixtures_done") + 1, results=results)
         # The engine's own scoring, over the findings already gathered: one definition of the rates.
-        score = calibrate(fixtures, lambda fixture: findings[fixture.name])
+        score = calibrate_critic(fixtures, lambda fixture: findings[fixture.name])
         work_claims.finish(
             claim, status=CalibrationStatus.DONE, now=timezone.now(), catch_rate=score.catch_rate,
             false_alarm_rate=score.false_alarm_rate,
@@ -118,7 +110,7 @@ def calibrations_sweep(*, now: datetime) -> list[int]:
     """Runs a worker lost (it died, or the message was lost): run again, or failed out of attempts."""
     from reviewconsole.policy.tasks import calibrate as calibrate_task
 
-    lost = work_claims.sweep(CALIBRATIONS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    lost = work_claims.sweep(CalibrationRun.work_kind, now=now)
     for run_id in lost:
         enqueue_on_commit(calibrate_task, run_id)
     return lost

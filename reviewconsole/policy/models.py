@@ -11,6 +11,7 @@ from typing import TypeVar
 from django.conf import settings
 from django.db import models
 
+from reviewconsole.work_claims import ClaimedRun, WorkKind
 from verification import Constitution
 
 
@@ -160,7 +161,7 @@ class CalibrationStatus(models.TextChoices):
     FAILED = "FAILED", "Failed"
 
 
-class CalibrationRun(models.Model):
+class CalibrationRun(ClaimedRun):
     """One run of the critic over a rubric version's fixtures, kept as history."""
 
     rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="calibration_runs")
@@ -176,15 +177,13 @@ class CalibrationRun(models.Model):
     results = models.JSONField(default=list, help_text="Per fixture: name, bad, caught or passed, findings")
     catch_rate = models.FloatField(null=True, blank=True)
     false_alarm_rate = models.FloatField(null=True, blank=True)
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker holds the run until run_deadline; past it, the worker is known dead and the sweeper queues
-    # the run again, until `attempts` (claims so far) reaches the cap and it is failed instead.
-    claim_token = models.UUIDField(null=True, blank=True, editable=False)
-    run_deadline = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
+
+    # A worker claims the run to score the critic (reviewconsole/work_claims.py).
+    work_kind = WorkKind(
+        doing="running the calibration", waiting=CalibrationStatus.QUEUED, running=CalibrationStatus.RUNNING,
+        failed=CalibrationStatus.FAILED,
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]

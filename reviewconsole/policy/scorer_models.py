@@ -15,7 +15,7 @@ from django.conf import settings
 from reviewconsole.policy.models import ScorerModel
 from verification import SCORER_MODEL_FILE as MODEL_FILE
 from verification import SCORER_TOKENIZER_FILE as TOKENIZER_FILE
-from verification import ModelUnavailable
+from verification import SHIPPED_MODEL_DIR, ModelUnavailable
 
 
 def models_dir() -> Path:
@@ -48,3 +48,17 @@ def model_folder(sha256: str) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return folder
+
+
+def scorer_files_check() -> None:
+    """Stop the process, with one line naming the file, when the learned scorer is configured and its
+    model folder (VERIFICATION_MODEL_DIR's or the shipped one) lacks a file. Looks at the files only:
+    loading the model is for a process that verifies (`engine.load_scorer`)."""
+    if settings.VERIFICATION_SCORER != "learned":
+        return
+    folder = Path(settings.VERIFICATION_MODEL_DIR) if settings.VERIFICATION_MODEL_DIR else SHIPPED_MODEL_DIR
+    for path in (folder / MODEL_FILE, folder / TOKENIZER_FILE):
+        if not path.is_file():
+            raise SystemExit(
+                f"error: scorer model file missing: {path} (set VERIFICATION_SCORER=rules to run without it)"
+            )

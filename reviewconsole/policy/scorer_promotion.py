@@ -32,7 +32,8 @@ from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.policy.services import FieldRefused
 from verification import SCORER_MODEL_FILE as MODEL_FILE
 from verification import SCORER_TOKENIZER_FILE as TOKENIZER_FILE
-from verification import Constitution, HeldOutFigures, calibrate_release
+from verification import Constitution, calibrate_release
+from verification.training import HeldOutFigures
 
 
 class PromotionRefused(FieldRefused):

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from verification import sha256_text
+from verification.types import sha256_text
 
 
 def canonical_content(document: BaseModel) -> dict[str, Any]:

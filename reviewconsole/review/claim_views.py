@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Claim
-from reviewconsole.review import comments, double_review, label_views, labels, undo, views
+from reviewconsole.review import comments, double_review, label_views, labels, services, views
 from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
 from reviewconsole.review.marking import claim_anchor
 from reviewconsole.review.models import Escalation
@@ -31,9 +31,9 @@ def claim_comment(request: HtmxHttpRequest, case_id: int, claim_pk: int) -> Http
     claim = get_object_or_404(Claim.objects.select_related("candidate"), pk=claim_pk)
     text = request.POST.get("comment", "")
     try:
-        comments.claim_comment_add(escalation=escalation, claim=claim, author=request.user, text=text,
+        services.claim_comment_add(escalation=escalation, claim=claim, author=request.user, text=text,
                                    now=timezone.now())
-    except comments.CommentRefused as refused:
+    except services.CommentRefused as refused:
         if not request.htmx:
             return views._render_case(request, escalation, error=f"Your comment was not saved: {refused}",
                                       status=refused.status_code)
@@ -66,8 +66,8 @@ def label_undo(request: HtmxHttpRequest, case_id: int, claim_pk: int) -> HttpRes
     escalation = escalation_for_reviewer(case_id)
     claim = get_object_or_404(Claim.objects.select_related("candidate"), pk=claim_pk)
     try:
-        labels.claim_label_undo(escalation=escalation, claim=claim, reviewer=request.user, now=timezone.now())
-    except labels.LabelRefused as refused:
+        services.claim_label_undo(escalation=escalation, claim=claim, reviewer=request.user, now=timezone.now())
+    except services.LabelRefused as refused:
         return label_views._refused(request, escalation, claim, refused)
     if not request.htmx:
         return redirect(f"{reverse('review:case', args=[case_id])}#{claim_anchor(claim)}")
@@ -81,8 +81,8 @@ def label_undo(request: HtmxHttpRequest, case_id: int, claim_pk: int) -> HttpRes
 def decision_undo(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     escalation_for_reviewer(case_id)
     try:
-        undo.decision_undo(case_id=case_id, reviewer=request.user, now=timezone.now())
-    except undo.UndoRefused as refused:
+        services.decision_undo(case_id=case_id, reviewer=request.user, now=timezone.now())
+    except services.UndoRefused as refused:
         messages.error(request, f"Not undone: {refused}")
         return redirect("review:case", case_id=case_id)
     messages.success(request, f"Your decision on case {case_id} is undone: the case is open again, and yours.")

@@ -1,7 +1,7 @@
 """What the case page's decision controls offer one viewer: decide or only read, edit or not, the
 double-review state they may see, and the assignment controls of a review lead.
 
-Decided by the services' own tests (services.py, double_review.py), so the page never offers what the
+Decided by the services' own tests (services/decisions.py, double_review.py), so the page never offers what the
 service would refuse; a post made anyway is still refused there.
 """
 

@@ -7,11 +7,11 @@ from django.contrib.auth.models import User
 from django.http import QueryDict
 from django.utils.http import urlencode
 
-from reviewconsole.review.assignment import assignable_reviewers
-from reviewconsole.review.bulk import BulkAction
 from reviewconsole.review.queue import QUEUE_PAGE_SIZE, QueueCursor, QueueFilters, QueuePosition, constitution_names
 from reviewconsole.review.queue_order import QueueSort
 from reviewconsole.review.reasons import RejectReason
+from reviewconsole.review.selectors import assignable_reviewers
+from reviewconsole.review.services import BulkAction
 from verification import Severity
 
 

@@ -18,7 +18,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Claim
-from reviewconsole.review import labels, views
+from reviewconsole.review import labels, services, views
 from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
 from reviewconsole.review.marking import claim_anchor
 from reviewconsole.review.models import ClaimLabel, Escalation, EscalationStatus
@@ -31,11 +31,11 @@ def claim_label(request: HtmxHttpRequest, case_id: int, claim_pk: int) -> HttpRe
     claim = get_object_or_404(Claim.objects.select_related("candidate"), pk=claim_pk)
     remaining_before = labels.escalation_blind_remaining(escalation, request.user)
     try:
-        labels.claim_label_set(
+        services.claim_label_set(
             escalation=escalation, claim=claim, reviewer=request.user, label=request.POST.get("label", ""),
             blind=remaining_before > 0, now=timezone.now(),
         )
-    except labels.LabelRefused as refused:
+    except services.LabelRefused as refused:
         return _refused(request, escalation, claim, refused)
     remaining = labels.escalation_blind_remaining(escalation, request.user) if remaining_before else 0
     case_url = reverse("review:case", args=[case_id])
@@ -50,7 +50,7 @@ def claim_label(request: HtmxHttpRequest, case_id: int, claim_pk: int) -> HttpRe
     return _cell_response(request, escalation, claim, blind_remaining=remaining)
 
 
-def _refused(request: HtmxHttpRequest, escalation: Escalation, claim: Claim, refused: labels.LabelRefused):
+def _refused(request: HtmxHttpRequest, escalation: Escalation, claim: Claim, refused: services.LabelRefused):
     if request.htmx:
         return _cell_response(request, escalation, claim, error=str(refused), status=refused.status_code)
     # Without JavaScript: the case page again, with why, under the status the refusal carries.

@@ -7,6 +7,8 @@ per claim and reviewer; labelling again replaces it.
 A spot check is reviewed blind: until the reviewer has labelled every claim of the answer the engine
 released, the case page shows none of the engine's verdicts, and the labels made meanwhile are stored
 with `blind=True`.
+
+This module reads labels and says who may label; setting a label, or taking it back, is services/labels.py.
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
 from django.utils import timezone
 
 from reviewconsole.accounts.roles import Role, has_role
 from reviewconsole.intake.models import Candidate, Claim
-from reviewconsole.review import audit_events, double_review
+from reviewconsole.review import double_review
 from reviewconsole.review.models import ClaimLabel, ClaimLabelKind, Escalation, EscalationStatus
 from verification import Origin
 
@@ -36,95 +37,7 @@ LABEL_KEYS: dict[str, str] = {
 UNSAFE_LABELS = frozenset({ClaimLabelKind.REFUTED.value, ClaimLabelKind.NOT_IN_SOURCES.value})
 
 
-class LabelRefused(Exception):
-    """A label that cannot be stored as asked; nothing was written. `field` names the input at fault."""
-
-    def __init__(self, message: str, *, status_code: int = 409, field: str | None = None):
-        super().__init__(message)
-        self.status_code = status_code
-        self.field = field
-
-
-def label_value_error(label: str) -> str | None:
-    """Why `label` is not a label a reviewer can choose, naming the field; None when it is one."""
-    if label in ClaimLabelKind.values:
-        return None
-    choices = ", ".join(f"{kind.value} ({kind.label})" for kind in ClaimLabelKind)
-    return f"label: choose one of {choices}"
-
-
-# --- Writes ---------------------------------------------------------------------------------------
-
-
-def claim_label_set(
-    *, escalation: Escalation, claim: Claim, reviewer: User, label: str, blind: bool, now: datetime
-) -> ClaimLabel:
-    """Store the reviewer's label of a claim of this case (replacing theirs, if any) and audit it.
-
-    Refused, with nothing written, for a claim of another case, a case no longer open for review, or a
-    reviewer who does not hold the case's lease. Labelling a claim again with the same label changes
-    nothing, so a blind label is not turned into a sighted one by pressing its key twice.
-    """
-    problem = label_value_error(label)
-    if problem:
-        raise LabelRefused(problem, status_code=400, field="label")
-    with transaction.atomic():
-        # The escalation's row lock orders a label against a decision or a lease change on the same case.
-        locked = Escalation.objects.select_for_update(of=("self",)).get(pk=escalation.pk)
-        if claim.candidate.case_id != locked.case_id:
-            raise LabelRefused(f"That claim belongs to case {claim.candidate.case_id}, not to case {locked.case_id}.")
-        refusal = _label_refusal(locked, reviewer, now)
-        if refusal:
-            raise LabelRefused(refusal)
-        existing = ClaimLabel.objects.select_for_update().filter(claim=claim, reviewer=reviewer).first()
-        if existing is not None and existing.label == label:
-            return existing
-        previous = existing.label if existing is not None else None
-        if existing is None:
-            stored = ClaimLabel.objects.create(
-                claim=claim, case_id=locked.case_id, reviewer=reviewer, label=label, blind=blind, undo_open=True
-            )
-        else:
-            existing.previous_label, existing.undo_open = existing.label, True
-            existing.label, existing.blind = label, blind
-            existing.save(update_fields=["label", "blind", "previous_label", "undo_open", "updated_at"])
-            stored = existing
-        audit_events.claim_labelled(label=stored, previous=previous)
-        return stored
-
-
-def claim_label_undo(*, escalation: Escalation, claim: Claim, reviewer: User, now: datetime) -> ClaimLabel | None:
-    """Take back the reviewer's last change to the claim's label, within the undo window: the label it
-    replaced comes back, or (for a first label) the claim is unlabelled again (None). Audited as its own
-    event; the label's own event stays in the log. Refused after the window, once the case is decided,
-    or when the undo would hide again the verdicts of a blind spot check the reviewer has seen.
-    """
-    with transaction.atomic():
-        locked = Escalation.objects.select_for_update(of=("self",)).get(pk=escalation.pk)
-        refusal = _label_refusal(locked, reviewer, now)
-        if refusal:
-            raise LabelRefused(refusal)
-        stored = ClaimLabel.objects.select_for_update().filter(claim=claim, reviewer=reviewer).first()
-        if stored is None or not stored.undo_open or claim.candidate.case_id != locked.case_id:
-            raise LabelRefused("There is no label change of yours on this claim to undo.")
-        if now >= stored.updated_at + timedelta(seconds=settings.REVIEW_UNDO_SECONDS):
-            raise LabelRefused(f"The undo window ({settings.REVIEW_UNDO_SECONDS} seconds) has passed: "
-                               "choose another label instead.")
-        if not stored.previous_label and escalation_blind_remaining(locked, reviewer) == 0 and locked.is_spot_check:
-            raise LabelRefused("The engine's verdicts are shown now, so this blind label cannot be taken back: "
-                               "choose another label instead.")
-        undone, restored = stored.label, stored.previous_label or None
-        if restored is None:
-            audit_events.label_undone(label=stored, reviewer=reviewer, undone=undone, restored=None)
-            stored.delete()
-            return None
-        stored.label, stored.previous_label, stored.undo_open = restored, "", False
-        stored.save(update_fields=["label", "previous_label", "undo_open", "updated_at"])
-        audit_events.label_undone(label=stored, reviewer=reviewer, undone=undone, restored=restored)
-        return stored
-
-
-def _label_refusal(escalation: Escalation, viewer: User, now: datetime) -> str:
+def label_refusal(escalation: Escalation, viewer: User, now: datetime) -> str:
     """Why `viewer` may not label the case's claims now; "" when they may.
 
     An open case is labelled by whoever holds its lease; a case whose two reviews disagree, by a review
@@ -145,10 +58,7 @@ def _label_refusal(escalation: Escalation, viewer: User, now: datetime) -> str:
 
 def may_label(escalation: Escalation, viewer: User | None, now: datetime) -> bool:
     """Whether the case page offers `viewer` the label buttons."""
-    return viewer is not None and viewer.is_authenticated and not _label_refusal(escalation, viewer, now)
-
-
-# --- Reads ----------------------------------------------------------------------------------------
+    return viewer is not None and viewer.is_authenticated and not label_refusal(escalation, viewer, now)
 
 
 def released_candidate(candidates: Iterable[Candidate]) -> Candidate | None:

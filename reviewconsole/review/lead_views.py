@@ -13,9 +13,9 @@ from django.views.decorators.http import require_GET, require_POST
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.review import double_review, views
 from reviewconsole.review.access import escalation_for_reviewer, lead_required
-from reviewconsole.review.assignment import AssignmentRefused, escalation_assign
 from reviewconsole.review.decision_panel import decision_panel
 from reviewconsole.review.forms import AssignForm
+from reviewconsole.review.services import AssignmentRefused, escalation_assign
 
 ADJUDICATION_PAGE_SIZE = 200
 

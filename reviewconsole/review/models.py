@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from reviewconsole.intake.models import Candidate, Case, Claim
+from reviewconsole.work_claims import ClaimedRun, WorkKind
 
 
 class EscalationStatus(models.TextChoices):
@@ -163,7 +164,7 @@ class EditVerificationStatus(models.TextChoices):
     FAILED = "FAILED", "Verification failed"
 
 
-class EditVerification(models.Model):
+class EditVerification(ClaimedRun):
     """The re-verification of a reviewer's edit: it cannot be approved until a worker checked it."""
 
     candidate = models.OneToOneField(Candidate, on_delete=models.CASCADE, related_name="edit_verification")
@@ -173,15 +174,14 @@ class EditVerification(models.Model):
     )
     terminal = models.CharField(max_length=10, blank=True)
     reason = models.CharField(max_length=40, blank=True)
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker holds the verification until run_deadline; past it, the worker is known dead and the
-    # sweeper runs it again, until `attempts` (claims so far) reaches the cap and it is failed instead.
-    started_at = models.DateTimeField(null=True, blank=True)
-    claim_token = models.UUIDField(null=True, blank=True, editable=False)
-    run_deadline = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
+
+    # A worker claims the verification (reviewconsole/work_claims.py), named by its candidate's id, as the task
+    # names it: a candidate has at most one verification.
+    work_kind = WorkKind(
+        doing="verifying the edit", waiting=EditVerificationStatus.PENDING, running=EditVerificationStatus.RUNNING,
+        failed=EditVerificationStatus.FAILED, id_field="candidate_id",
+    )
 
     @property
     def is_finished(self) -> bool:

@@ -23,7 +23,7 @@ from reviewconsole.review.leases import lease_free
 from reviewconsole.review.models import Escalation, EscalationStatus
 from reviewconsole.review.queue_counts import Tally, capped_count, capped_counts, kept_counts
 from reviewconsole.review.queue_order import QueueSort, past, queue_order
-from verification import constitution as constitutions
+from verification.policy import constitution as constitutions
 
 QUEUE_PAGE_SIZE = 50
 # Every order is total (queue_order.py), so that paging from one case to the next neither skips nor

@@ -17,13 +17,12 @@ from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Client
-from reviewconsole.review import double_review, saved_filters, skips
+from reviewconsole.review import double_review, selectors, services
 from reviewconsole.review.access import escalation_for_reviewer, is_lead, reviewer_required
-from reviewconsole.review.assignment import AssignmentRefused
-from reviewconsole.review.bulk import LEAD_ONLY, BulkAction, escalations_bulk_act
 from reviewconsole.review.forms import BulkForm, QueueFilterForm, SaveFilterForm
 from reviewconsole.review.queue import queue_page
 from reviewconsole.review.queue_order import sort_headers
+from reviewconsole.review.services import LEAD_ONLY, AssignmentRefused, BulkAction, escalations_bulk_act
 
 bulk_lead_required = role_required(Role.REVIEW_LEAD, refusal=LEAD_ONLY)
 
@@ -51,7 +50,7 @@ def _render_queue(request: HtmxHttpRequest, params: Mapping[str, str] | QueryDic
     context = {
         "form": form, "filters": filters, "page": page, "now": timezone.now(), "query": query,
         "sort_headers": sort_headers(filters.sort), "lead": lead,
-        "saved_filters": saved_filters.saved_filters_of(request.user),
+        "saved_filters": selectors.saved_filters_of(request.user),
         "save_form": save_form or SaveFilterForm(initial={"query": query}, clients=()),
         "bulk_form": BulkForm(initial={"query": query}) if lead else None,
     }
@@ -72,8 +71,8 @@ def saved_filter_save(request: HtmxHttpRequest) -> HttpResponse:
     form = SaveFilterForm(request.POST, clients=_clients())
     if form.is_valid():
         try:
-            saved = saved_filters.queue_filter_save(owner=request.user, **form.cleaned_data)
-        except saved_filters.SavedFilterRefused as refused:
+            saved = services.queue_filter_save(owner=request.user, **form.cleaned_data)
+        except services.SavedFilterRefused as refused:
             form.add_error("name", str(refused))
         else:
             messages.success(request, f"Saved these filters as “{saved.name}”.")
@@ -84,7 +83,7 @@ def saved_filter_save(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 @reviewer_required
 def saved_filter_delete(request: HtmxHttpRequest, saved_filter_id: int) -> HttpResponse:
-    deleted = saved_filters.queue_filter_delete(owner=request.user, saved_filter_id=saved_filter_id)
+    deleted = services.queue_filter_delete(owner=request.user, saved_filter_id=saved_filter_id)
     if deleted is None:
         messages.error(request, "That saved filter is not one of yours, or it was deleted already.")
     else:
@@ -97,8 +96,8 @@ def saved_filter_delete(request: HtmxHttpRequest, saved_filter_id: int) -> HttpR
 def case_skip(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     """Put the held case back in the queue and go on to the next one (never straight back to this one)."""
     escalation = escalation_for_reviewer(case_id)
-    following = skips.escalation_skip(escalation=escalation, reviewer=request.user, now=timezone.now())
-    minutes = skips.skip_minutes()
+    following = services.escalation_skip(escalation=escalation, reviewer=request.user, now=timezone.now())
+    minutes = services.skip_minutes()
     messages.info(request, f"Skipped case {case_id}: it is back in the queue; Next case will not serve it to you "
                   f"again for {minutes} minute{'s' if minutes != 1 else ''}.")
     if following is None:

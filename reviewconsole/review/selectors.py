@@ -1,5 +1,6 @@
-"""Reads of decisions: a reviewer's past ones, and the answer a case released. The queue, the case page
-and its parts have modules of their own (queue.py, case_page.py, marking.py, budgets.py)."""
+"""Reads of decisions (a reviewer's past ones, and the answer a case released), of the reviewers a case can be
+given to, and of a person's saved queue filters. The queue, the case page and its parts have modules of their
+own (queue.py, case_page.py, marking.py, budgets.py); writes are the services' (services/)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
+from reviewconsole.accounts.roles import Role
 from reviewconsole.intake.models import Case, CaseStatus
-from reviewconsole.review.models import Decision, DecisionKind, Review
+from reviewconsole.review.models import Decision, DecisionKind, Review, SavedQueueFilter
 
 
 def decisions_of(reviewer: User) -> QuerySet[Decision]:
@@ -107,3 +109,12 @@ def case_released_answer(case: Case) -> str | None:
     approvals = Decision.objects.filter(case=case, kind=DecisionKind.APPROVE).select_related("candidate")
     approval = approvals.order_by("-created_at").first()
     return approval.candidate.text if approval else None
+
+
+def assignable_reviewers() -> QuerySet[User]:
+    """People a case can be given to: active reviewers, by name."""
+    return User.objects.filter(groups__name=Role.REVIEWER.value, is_active=True).order_by("username").distinct()
+
+
+def saved_filters_of(owner: User) -> QuerySet[SavedQueueFilter]:
+    return SavedQueueFilter.objects.filter(owner=owner).order_by("name")

@@ -41,7 +41,7 @@ def next_case(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _to_next_case(request: HtmxHttpRequest) -> HttpResponse:
-    escalation = leases.escalation_claim_next(reviewer=request.user, now=timezone.now())
+    escalation = services.escalation_claim_next(reviewer=request.user, now=timezone.now())
     if escalation is None:
         messages.info(request, "No case is waiting for you: the queue is empty, or every case is held by a "
                       "reviewer, assigned to another, one you reviewed already, or one you skipped.")
@@ -129,9 +129,9 @@ def case_lease(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     escalation = escalation_for_reviewer(case_id)
     now = timezone.now()
     if request.POST.get("take"):
-        held = leases.escalation_lease_take(escalation=escalation, reviewer=request.user, now=now)
+        held = services.escalation_lease_take(escalation=escalation, reviewer=request.user, now=now)
     else:
-        held = leases.escalation_lease_renew(escalation=escalation, reviewer=request.user, now=now)
+        held = services.escalation_lease_renew(escalation=escalation, reviewer=request.user, now=now)
     if not request.htmx:
         if not held:
             reviewed = escalation.reviews_required > 1 and double_review.review_by(escalation, request.user)
@@ -163,7 +163,7 @@ def _lease_context(request: HtmxHttpRequest, escalation) -> dict[str, object]:
 @reviewer_required
 def case_release(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     escalation = escalation_for_reviewer(case_id)
-    leases.escalation_lease_release(escalation=escalation, reviewer=request.user)
+    services.escalation_lease_release(escalation=escalation, reviewer=request.user)
     messages.info(request, f"Case {case_id} is back in the queue.")
     return redirect("review:queue")
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 from reviewconsole.intake.models import Case, Client
+from reviewconsole.work_claims import ClaimedWork, WorkKind
 
 
 class EventType(models.TextChoices):
@@ -23,7 +27,7 @@ class DeliveryStatus(models.TextChoices):
     FAILED = "FAILED", "Failed"
 
 
-class WebhookDelivery(models.Model):
+class WebhookDelivery(ClaimedWork):
     """One event for one client, written in the same transaction as the change it reports."""
 
     client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="deliveries")
@@ -35,14 +39,8 @@ class WebhookDelivery(models.Model):
     # jsonb keeps neither key order nor spacing, so the exact text is kept: every attempt sends the same bytes.
     body = models.TextField(help_text="The JSON sent on every attempt: the envelope around the payload")
     status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
-    # Attempts started so far, counted when an attempt claims the delivery.
-    attempts = models.PositiveIntegerField(default=0)
     # When PENDING: when the next attempt is due.
     next_attempt_at = models.DateTimeField(null=True, blank=True)
-    # Set by the claim of the attempt in flight (SENDING); only that attempt may record a failure. Past
-    # run_deadline its worker is known dead and the sweeper makes the delivery due again.
-    claim_token = models.UUIDField(null=True, blank=True, editable=False)
-    run_deadline = models.DateTimeField(null=True, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     last_status_code = models.PositiveIntegerField(null=True, blank=True)
     # How the last attempt went, in a few words of ours ("HTTP 500 Internal Server Error", "refused: ...");
@@ -51,6 +49,17 @@ class WebhookDelivery(models.Model):
     delivered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # Each attempt claims the delivery (reviewconsole/work_claims.py), and `attempts` counts them: the claim
+    # of the attempt in flight (SENDING) alone may record its outcome. Past its run_deadline its worker is
+    # known dead and the sweeper makes the delivery due again.
+    work_kind = WorkKind(
+        doing="sending the delivery", waiting=DeliveryStatus.PENDING, running=DeliveryStatus.SENDING,
+        failed=DeliveryStatus.FAILED, max_attempts=lambda: settings.WEBHOOK_MAX_ATTEMPTS,
+        error_field="last_reason", started_field=None, finished_field=None, due_field="next_attempt_at",
+        # Waiting deliveries are sent by the periodic dispatch of what is due, lost messages included.
+        waiting_since=None,
+    )
+
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["status", "next_attempt_at"], name="delivery_due")]
@@ -58,3 +67,10 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_type} for case {self.case_id} ({self.message_id})"
+
+    @classmethod
+    def on_work_failed(cls, work_id: Any, reason: str) -> None:
+        # Imported here: the services import this module.
+        from reviewconsole.webhooks.services import delivery_failed
+
+        delivery_failed(delivery_id=work_id, reason=reason)

@@ -73,25 +73,9 @@ def delivery_withdraw(*, case: Case, event_type: str) -> bool | None:
     return bool(withdrawn)
 
 
-def _delivery_failed(delivery_id: int, reason: str) -> None:
+def delivery_failed(*, delivery_id: int, reason: str) -> None:
+    """A delivery out of attempts (`WebhookDelivery.on_work_failed`): audited with its last reason."""
     _audit_failed(delivery=WebhookDelivery.objects.select_related("client").get(pk=delivery_id), reason=reason)
-
-
-DELIVERIES = work_claims.WorkKind(
-    doing="sending the delivery",
-    model=WebhookDelivery,
-    waiting=DeliveryStatus.PENDING,
-    running=DeliveryStatus.SENDING,
-    failed=DeliveryStatus.FAILED,
-    max_attempts=lambda: settings.WEBHOOK_MAX_ATTEMPTS,
-    error_field="last_reason",
-    started_field=None,
-    finished_field=None,
-    due_field="next_attempt_at",
-    # Waiting deliveries are sent by the periodic dispatch of what is due, lost messages included.
-    waiting_since=None,
-    on_failed=_delivery_failed,
-)
 
 
 def delivery_send(*, delivery_id: int) -> WebhookDelivery | None:
@@ -126,7 +110,7 @@ def delivery_send(*, delivery_id: int) -> WebhookDelivery | None:
 def delivery_claim(*, delivery_id: int, now: datetime) -> work_claims.Claim | None:
     """Take a pending delivery whose attempt is due, or one whose attempt outlived its deadline (its worker
     died); None if it is not due, not pending, or taken. It is SENDING while the claim holds."""
-    return work_claims.claim(DELIVERIES, work_id=delivery_id, now=now, deadline=now + task_hold())
+    return work_claims.claim(WebhookDelivery.work_kind, work_id=delivery_id, now=now, deadline=now + task_hold())
 
 
 def delivery_attempt_record(
@@ -192,7 +176,7 @@ def _audit_failed(*, delivery: WebhookDelivery, reason: str) -> None:
 
 def deliveries_sweep(*, now: datetime) -> list[int]:
     """Attempts a worker lost (it died mid-send): due again at once, or failed out of attempts."""
-    lost = work_claims.sweep(DELIVERIES, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    lost = work_claims.sweep(WebhookDelivery.work_kind, now=now)
     for delivery_id in lost:
         _enqueue_delivery(delivery_id)
     return lost

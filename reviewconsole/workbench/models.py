@@ -3,16 +3,19 @@ constitution's reviewer labels, held by a worker on the `train` queue until it e
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
 from reviewconsole.policy.models import CalibrationStatus, NamedConstitution, ScorerModel
+from reviewconsole.work_claims import ClaimedRun, WorkKind
 
 # A run moves through the same four states as a critic's calibration run.
 RetrainingStatus = CalibrationStatus
 
 
-class RetrainingRun(models.Model):
+class RetrainingRun(ClaimedRun):
     """One retraining of the scorer: the labels it read, its progress, and the model version it made."""
 
     constitution = models.ForeignKey(NamedConstitution, on_delete=models.PROTECT, related_name="retraining_runs")
@@ -28,18 +31,23 @@ class RetrainingRun(models.Model):
     counts = models.JSONField(default=dict, help_text="The labels it read: trained on, held out, left out and why")
     model = models.ForeignKey(ScorerModel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
                               help_text="The model version the run made")
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # A worker holds the run until run_deadline (reviewconsole/work_claims.py); past it the worker is known
-    # dead and the sweeper queues the run again, until `attempts` reaches the cap and it is failed.
-    claim_token = models.UUIDField(null=True, blank=True, editable=False)
-    run_deadline = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
+
+    # A worker of the `train` pool claims the run (reviewconsole/work_claims.py).
+    work_kind = WorkKind(
+        doing="retraining the scorer", waiting=RetrainingStatus.QUEUED, running=RetrainingStatus.RUNNING,
+        failed=RetrainingStatus.FAILED,
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+
+    @classmethod
+    def on_work_failed(cls, work_id: Any, reason: str) -> None:
+        # Imported here: the retraining service imports this module.
+        from reviewconsole.workbench.retraining import retraining_failed
+
+        retraining_failed(run_id=work_id, error=reason)
 
     @property
     def is_finished(self) -> bool:

@@ -4,7 +4,7 @@ A run reads the constitution's training set (`training_set.py`), fine-tunes the 
 constitution (the deployment's own, or the version promoted for it) on the pairs outside the held-out
 slice plus the engine's replay sample of the public mix, then verifies every held-out claim again with
 the old model and with the new one and compares them at the constitution's budget
-(`verification.scorer.comparison`). The result is a new model version (policy's `ScorerModel`) whatever
+(`verification.training.comparison`). The result is a new model version (policy's `ScorerModel`) whatever
 the comparison says; only one found not worse can be promoted.
 
 A run holds its worker until RETRAINING_TIME_LIMIT; one whose worker died is taken again by the sweeper
@@ -17,7 +17,7 @@ import importlib.util
 import json
 import logging
 import shutil
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,19 +40,12 @@ from reviewconsole.workbench.training_set import TrainingSet, training_set
 from verification import (
     DEFAULT_CONSTITUTION,
     SHIPPED_MODEL_DIR,
-    TRAINING_NEEDS,
     OfflineVerifier,
     PermanentError,
-    RetrainSettings,
-    auroc_gap_bound,
-    fine_tune,
     fingerprint,
-    held_out_figures,
     learned_scorer,
-    not_worse,
-    refit_stack,
-    release_scores,
 )
+from verification.training import TRAINING_NEEDS
 
 logger = logging.getLogger(__name__)
 
@@ -88,16 +81,6 @@ def readiness(labels: TrainingSet) -> list[str]:
     return problems
 
 
-RETRAININGS = work_claims.WorkKind(
-    doing="retraining the scorer",
-    model=RetrainingRun,
-    waiting=RetrainingStatus.QUEUED,
-    running=RetrainingStatus.RUNNING,
-    failed=RetrainingStatus.FAILED,
-    on_failed=lambda run_id, error: _audit_failed(run_id, error),
-)
-
-
 def retraining_request(
     *, constitution: str, requested_by: User | None, epochs: float = 2.0, enqueue: bool = True
 ) -> RetrainingRun:
@@ -126,7 +109,7 @@ def retraining_request(
 def retraining_execute(*, run_id: int) -> RetrainingRun | None:
     """Claim a queued run and carry it out; None when it is not ours (another worker has it, or it ended)."""
     now = timezone.now()
-    claim = work_claims.claim(RETRAININGS, work_id=run_id, now=now,
+    claim = work_claims.claim(RetrainingRun.work_kind, work_id=run_id, now=now,
                               deadline=now + task_hold(settings.RETRAINING_TIME_LIMIT), steps_done=0)
     if claim is None:
         return None
@@ -150,6 +133,17 @@ def _retrain(run: RetrainingRun, held: Any) -> dict[str, Any]:
     missing = training_extra_missing()
     if missing:
         raise RetrainingRefused(f"this worker lacks the training extra ({', '.join(missing)}): {INSTALL_HINT}")
+    # Imported here, on the training worker: a web process that only shows the Scorer page loads none of it.
+    from verification.training import (
+        RetrainSettings,
+        auroc_gap_bound,
+        held_out_figures,
+        not_worse,
+        refit_stack,
+        release_scores,
+        retrain,
+    )
+
     name = run.constitution.name
     held.update(stage="reading labels")
     labels = training_set(constitution=name)
@@ -168,9 +162,9 @@ def _retrain(run: RetrainingRun, held: Any) -> dict[str, Any]:
     def progress(step: int, total: int) -> None:
         held.update(stage="training", steps_done=step, steps_total=total)
 
-    figures = fine_tune(base=base_folder, pairs=[pair.pair(f"org/{name}") for pair in labels.network],
-                        output=output, work=work / "checkpoints", settings=RetrainSettings(epochs=run.epochs),
-                        progress=progress)
+    figures = retrain(base=base_folder, pairs=[pair.pair(f"org/{name}") for pair in labels.network],
+                      output=output, work=work / "checkpoints", settings=RetrainSettings(epochs=run.epochs),
+                      progress=progress)
     same = ScorerModel.objects.filter(sha256=figures["sha256"]).only("number").first()
     if same is not None:
         # Training is deterministic: the same labels and base make the same file again.
@@ -213,7 +207,8 @@ def _work_dir(run_id: int) -> Path:
     return Path(settings.VAR_DIR) / "retraining" / f"run-{run_id}"
 
 
-def _audit_failed(run_id: int, error: str) -> None:
+def retraining_failed(*, run_id: int, error: str) -> None:
+    """A run failed for good (`RetrainingRun.on_work_failed`): audited with its reason."""
     audit_record(actor=WORKER, action=AuditAction.RETRAINING_FAILED, object_type="RetrainingRun", object_id=run_id,
                  payload={"error": error[:500]})
 
@@ -223,7 +218,7 @@ def retrainings_sweep(*, now: datetime) -> list[int]:
     out of attempts."""
     from reviewconsole.workbench.tasks import retrain
 
-    lost = work_claims.sweep(RETRAININGS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
+    lost = work_claims.sweep(RetrainingRun.work_kind, now=now)
     for run_id in lost:
         enqueue_on_commit(retrain, run_id)
     return lost

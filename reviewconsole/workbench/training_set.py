@@ -12,7 +12,7 @@ Tenants: a pair from one client's case trains a model for a constitution only wh
 only one whose cases the constitution judges, or when a team admin let the client share its labels
 (`Client.labels_shared`). The other pairs are counted as kept to their client.
 
-The cases fall in three slices by what the client submitted (`verification.slice_of`): held out (30%: no
+The cases fall in three slices by what the client submitted (`verification.training.slice_of`): held out (30%: no
 run trains on them; old and new models are compared on them), the stack's (a quarter of the rest: they fit
 the new model's stack, not its network) and the network's.
 """
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from reviewconsole.intake.models import Candidate, Case, Claim, Client, Source
 from reviewconsole.review.models import ClaimLabel, ClaimLabelKind, Decision
 from reviewconsole.workbench.labelled_answers import cases_of
-from verification import LabelledClaim, Pair, SourceIndex, extract_claims, hypothesis, slice_of, window_text
 from verification import types as contract
+from verification.training import LabelledClaim, Pair, SourceIndex, extract_claims, hypothesis, slice_of, window_text
 
 WINDOW_SENTENCES = 3
 """Sentences retrieval selects for a claim: as many as the verifier selects (and the trainer's own pairs)."""

@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 
 from reviewconsole.policy.engine import run_engine
-from verification import Case, Constitution, RuleVerdict, RunRecord, Source
+from verification import Case, Constitution, RunRecord, Source
+from verification.types import RuleVerdict
 
 _SOURCE_ID = re.compile(r"^\[([^\]\s]{1,200})\]\s*")
 

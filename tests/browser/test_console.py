@@ -12,9 +12,9 @@ from django.contrib.auth.models import Group, User
 from reviewconsole.accounts.roles import Role
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
-from reviewconsole.review import services as review_services
 from reviewconsole.review.models import Decision, Escalation
-from reviewconsole.review.queue_counts import queue_counts_rebuild
+from reviewconsole.review.services import decisions as review_decisions
+from reviewconsole.review.services.queue_counts import queue_counts_rebuild
 from reviewconsole.review.tasks import verify_edit
 from tests.browser.session import sign_in
 from tests.reviewconsole.review.conftest import EARNINGS_CASE, PLANS_CASE, escalate_case, gate_record, refund_case
@@ -41,7 +41,7 @@ def test_reviewer_takes_a_case_edits_it_approves_and_lands_on_the_next(
 ):
     # Hold the re-verification back, as a busy worker would, to see the page pick up its result.
     held_back: list[int] = []
-    monkeypatch.setattr(review_services, "enqueue_on_commit", lambda task, pk: held_back.append(pk))
+    monkeypatch.setattr(review_decisions, "enqueue_on_commit", lambda task, pk: held_back.append(pk))
     refund = escalate_case(api_client, refund_case())
     earnings = escalate_case(api_client, EARNINGS_CASE)
     Escalation.objects.filter(case=refund).update(priority=999)

@@ -6,8 +6,8 @@ import pytest
 
 from reviewconsole.intake.models import Candidate, Case
 from reviewconsole.intake.services import client_create
-from reviewconsole.review import services as review_services
 from reviewconsole.review.models import Decision, DecisionKind
+from reviewconsole.review.services import decisions as review_decisions
 from reviewconsole.review.tasks import verify_edit
 from tests.browser.session import sign_in
 from tests.reviewconsole.review.conftest import PLANS_CASE, escalate_case, gate_record, refund_case
@@ -36,7 +36,7 @@ def test_approving_failing_claims_is_blocked_in_the_browser_until_a_reason_is_wr
     page, held_refund, monkeypatch
 ):
     held_back: list[int] = []
-    monkeypatch.setattr(review_services, "enqueue_on_commit", lambda task, pk: held_back.append(pk))
+    monkeypatch.setattr(review_decisions, "enqueue_on_commit", lambda task, pk: held_back.append(pk))
     # The client's own answer, refuted claim and all, as the reviewer's edit.
     page.keyboard.press("e")
     page.get_by_label("Edited answer").fill(Candidate.objects.get(case=held_refund, candidate_id="c0").text)

@@ -14,7 +14,7 @@ from reviewconsole.workbench.retraining import training_extra_missing
 from tests.browser.session import sign_in
 from tests.reviewconsole.workbench.labelled_claims import laptop_cases
 from verification import Constitution
-from verification.constitution import Policy
+from verification.policy.constitution import Policy
 
 pytestmark = [
     pytest.mark.browser, pytest.mark.django_db(transaction=True),

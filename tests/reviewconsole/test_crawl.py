@@ -26,7 +26,7 @@ from reviewconsole.policy.calibration import calibration_request
 from reviewconsole.policy.models import NamedConstitution, RubricVersion
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC_NAME
 from reviewconsole.review.models import Escalation
-from reviewconsole.review.saved_filters import queue_filter_save
+from reviewconsole.review.services import queue_filter_save
 from reviewconsole.support.selectors import AuditFilter
 from reviewconsole.support.services import export_start
 from reviewconsole.webhooks.models import WebhookDelivery

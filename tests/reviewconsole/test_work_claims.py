@@ -1,7 +1,8 @@
 """One claim helper for every kind of claimed work: a deadline, a token, a cap, and one sweeper for all.
 
 Each test runs over every kind (case runs, edit verifications, webhook deliveries, audit exports,
-calibration runs) with rows made as the console makes them, so a kind that stops using the helper fails.
+calibration runs, retraining runs) with rows made as the console makes them, so a kind that stops using the
+helper fails.
 """
 
 from __future__ import annotations
@@ -11,27 +12,28 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from reviewconsole import work_claims
 from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
-from reviewconsole.audit.services import EXPORTS
 from reviewconsole.celery import TRANSIENT_ERRORS, ReviewTask, app
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
-from reviewconsole.intake.services import CASE_RUNS, case_submit, client_create
+from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
-from reviewconsole.policy.calibration import CALIBRATIONS
-from reviewconsole.policy.models import CalibrationRun, Rubric, RubricVersion
+from reviewconsole.policy.models import CalibrationRun, NamedConstitution, Rubric, RubricVersion
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC
 from reviewconsole.policy.versioning import canonical_content, content_sha256
 from reviewconsole.review.models import EditVerification
-from reviewconsole.review.services import EDIT_VERIFICATIONS
-from reviewconsole.sweeper import sweep_claims
+from reviewconsole.sweeper import SWEEPS, sweep_claims
 from reviewconsole.webhooks.models import EventType, WebhookDelivery
-from reviewconsole.webhooks.services import DELIVERIES
+from reviewconsole.work_claims import ClaimedRun, ClaimedWork
+from reviewconsole.workbench.models import RetrainingRun
 from tests.reviewconsole.api.conftest import case_body
 from verification import Case as Submission
-from verification import Origin, TransientError, sha256_text
+from verification import Origin, TransientError
+from verification.types import sha256_text
 
 pytestmark = pytest.mark.django_db
 
@@ -84,12 +86,18 @@ def _calibration_run(user) -> int:
     return CalibrationRun.objects.create(rubric_version=version).pk
 
 
+def _retraining_run(user) -> int:
+    constitution, _ = NamedConstitution.objects.get_or_create(name="claims-test")
+    return RetrainingRun.objects.create(constitution=constitution, requested_by=user).pk
+
+
 KINDS = {
-    "case run": (CASE_RUNS, _case_run),
-    "edit verification": (EDIT_VERIFICATIONS, _edit_verification),
-    "webhook delivery": (DELIVERIES, _delivery),
-    "audit export": (EXPORTS, _export),
-    "calibration run": (CALIBRATIONS, _calibration_run),
+    "case run": (Case.work_kind, _case_run),
+    "edit verification": (EditVerification.work_kind, _edit_verification),
+    "webhook delivery": (WebhookDelivery.work_kind, _delivery),
+    "audit export": (AuditExport.work_kind, _export),
+    "calibration run": (CalibrationRun.work_kind, _calibration_run),
+    "retraining run": (RetrainingRun.work_kind, _retraining_run),
 }
 
 
@@ -226,7 +234,8 @@ def test_a_case_out_of_attempts_tells_its_client_by_webhook(settings):
     settings.CELERY_TASK_MAX_RETRIES = 0  # one attempt
     case = _case()
     now = timezone.now() - timedelta(hours=2)
-    assert work_claims.claim(CASE_RUNS, work_id=case.pk, now=now, deadline=_hold(now)) is not None  # its worker died
+    # Its worker died.
+    assert work_claims.claim(Case.work_kind, work_id=case.pk, now=now, deadline=_hold(now)) is not None
 
     assert sweep_claims.apply().get() == 0
 
@@ -238,3 +247,40 @@ def test_a_case_out_of_attempts_tells_its_client_by_webhook(settings):
         "FAILED", None, "gave up after 1 attempt(s): no worker finished running the case"
     )
     assert AuditEvent.objects.filter(action="case.failed", case_id=case.pk).exists()
+
+
+def test_each_kind_of_claimed_work_is_declared_once_by_its_model_and_swept():
+    kinds = work_claims.kinds()
+    models = [kind.model for kind in kinds]
+
+    assert set(models) == {kind.model for kind, _ in KINDS.values()}, "every kind is among those tested here"
+    assert len(set(models)) == len(kinds) == 6
+    for kind in kinds:
+        assert kind.model.work_kind is kind
+        statuses = {value for value, _ in kind.model._meta.get_field("status").choices}
+        assert {kind.waiting, kind.running, kind.failed} <= statuses, kind.doing
+    assert set(SWEEPS) == set(models), "the sweeper has a sweep for every kind, and for nothing else"
+
+
+def test_every_kind_keeps_the_claim_columns_as_the_base_defines_them():
+    def shape(field):
+        _, path, args, kwargs = field.deconstruct()
+        return field.column, path, args, kwargs
+
+    for kind in work_claims.kinds():
+        # A delivery is claimed attempt by attempt: its reason and times are each attempt's (last_reason...).
+        base = ClaimedWork if kind.model is WebhookDelivery else ClaimedRun
+        assert issubclass(kind.model, base), kind.model
+        for field in base._meta.get_fields():
+            assert shape(kind.model._meta.get_field(field.name)) == shape(field), (kind.model, field.name)
+        assert kind.model._meta.get_field(kind.error_field).get_internal_type() == "TextField"
+
+
+def test_giving_the_claim_columns_one_base_changed_no_table():
+    # The only migration it made: a case's claim token is not editable in forms, as no other kind's is.
+    executor = MigrationExecutor(connection)
+    migration = executor.loader.graph.nodes[("intake", "0011_case_claim_token_not_editable")]
+
+    statements = executor.loader.collect_sql([(migration, False)])
+
+    assert [statement for statement in statements if not statement.startswith("--")] == []

@@ -222,7 +222,7 @@ def test_the_openapi_document_describes_the_contract(client, db):
     assert "RunRecord" in document["components"]["schemas"]
 
 
-def test_a_retry_without_external_id_is_a_second_case_as_the_readme_warns(
+def test_a_retry_without_external_id_is_a_second_case_as_the_api_docs_warn(
     client, api_client, django_capture_on_commit_callbacks
 ):
     body = case_body()
@@ -234,5 +234,6 @@ def test_a_retry_without_external_id_is_a_second_case_as_the_readme_warns(
     assert (first.status_code, again.status_code) == (202, 202)
     assert again.json()["id"] != first.json()["id"]
     assert Case.objects.filter(external_id__isnull=True).count() == 2
-    readme = " ".join((Path(__file__).resolve().parents[3] / "README.md").read_text().split())
-    assert "`external_id` is optional" in readme and "a retry (after a timeout, say) makes a duplicate case" in readme
+    api_docs = " ".join((Path(__file__).resolve().parents[3] / "docs" / "api.md").read_text().split())
+    assert "`external_id` is optional" in api_docs
+    assert "a retry (after a timeout, say) makes a duplicate case" in api_docs

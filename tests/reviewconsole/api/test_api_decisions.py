@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
-from reviewconsole.review import leases
+from reviewconsole.review import services
 from reviewconsole.review.services import candidate_edit, decision_approve
 from tests.reviewconsole.api.conftest import case_body, post_case
 from tests.reviewconsole.review.conftest import FIXED_ANSWER, latest, past_undo_window
@@ -27,7 +27,7 @@ def test_an_edit_then_its_approval_are_in_the_run_record_the_api_serves(
 
     # The reviewer rewrites the engine's repair; its re-verification waits for the commit.
     now = timezone.now()
-    escalation = leases.escalation_claim_next(reviewer=reviewer, now=now)
+    escalation = services.escalation_claim_next(reviewer=reviewer, now=now)
     repaired = latest(case)
     with django_capture_on_commit_callbacks() as verification:
         edit = candidate_edit(

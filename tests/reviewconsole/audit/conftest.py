@@ -13,7 +13,7 @@ from reviewconsole.audit.sealer import log_seal_pending
 from reviewconsole.intake.models import Case, Client
 from reviewconsole.intake.services import case_submit, client_create
 from reviewconsole.intake.tasks import verify_case
-from reviewconsole.review import leases
+from reviewconsole.review import services
 from reviewconsole.review.services import decision_approve, decision_reject
 from tests.reviewconsole.api.conftest import SUPPORTED_CASE
 from tests.reviewconsole.review.conftest import refund_case
@@ -59,7 +59,7 @@ class History:
 
 def decide(case: Case, reviewer, *, approve: bool) -> None:
     now = timezone.now()
-    escalation = leases.escalation_claim_next(reviewer=reviewer, now=now)
+    escalation = services.escalation_claim_next(reviewer=reviewer, now=now)
     assert escalation is not None and escalation.case_id == case.pk
     current = case.candidates.order_by("-position").first()
     common = {"escalation_id": escalation.pk, "reviewer": reviewer, "candidate_id": current.candidate_id,

@@ -202,7 +202,7 @@ def test_an_approved_reviewer_edit_exports_as_a_corrected_fixture(client, suppor
     from django.utils import timezone
 
     from reviewconsole.intake.services import client_create
-    from reviewconsole.review import leases
+    from reviewconsole.review import services
     from reviewconsole.review.services import candidate_edit, decision_approve
     from reviewconsole.review.tasks import verify_edit
     from tests.reviewconsole.audit.conftest import run_case
@@ -210,7 +210,7 @@ def test_an_approved_reviewer_edit_exports_as_a_corrected_fixture(client, suppor
     from tests.reviewconsole.review.test_decisions import FIXED_ANSWER
 
     case = run_case(client_create(name="support-bot")[0], refund_case(external_id="refund-edited"))
-    escalation = leases.escalation_claim_next(reviewer=reviewer, now=timezone.now())
+    escalation = services.escalation_claim_next(reviewer=reviewer, now=timezone.now())
     current = case.candidates.order_by("-position").first()
     edit = candidate_edit(escalation_id=escalation.pk, reviewer=reviewer, candidate_id=current.candidate_id,
                           sha256=current.sha256, text=FIXED_ANSWER, now=timezone.now())

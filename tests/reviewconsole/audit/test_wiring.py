@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEvent
-from reviewconsole.review import leases
+from reviewconsole.review import services
 from reviewconsole.review.models import Escalation
 from reviewconsole.review.services import case_note_add
 from tests.reviewconsole.audit.conftest import run_case
@@ -55,11 +55,11 @@ def test_rejections_notes_and_releases_are_recorded(history, reviewer):
 
     case = run_case(history.client, refund_case(external_id="to-skip"))
     escalation = Escalation.objects.get(case=case)
-    assert leases.escalation_lease_take(escalation=escalation, reviewer=reviewer, now=timezone.now())
+    assert services.escalation_lease_take(escalation=escalation, reviewer=reviewer, now=timezone.now())
     # Taking a case one already holds renews the lease without a second "claimed" event.
-    assert leases.escalation_lease_take(escalation=escalation, reviewer=reviewer, now=timezone.now())
+    assert services.escalation_lease_take(escalation=escalation, reviewer=reviewer, now=timezone.now())
     case_note_add(escalation=escalation, author=reviewer, text="Checking with billing")
-    assert leases.escalation_lease_release(escalation=escalation, reviewer=reviewer)
+    assert services.escalation_lease_release(escalation=escalation, reviewer=reviewer)
     assert [action for _, action in _trail(case)][-4:] == [
         "escalation.opened", "lease.claimed", "note.added", "lease.released"
     ]

@@ -18,7 +18,7 @@ from reviewconsole.policy.models import ConstitutionVersion, VersionStatus
 from tests.reviewconsole.api.conftest import case_body, post_case
 from tests.reviewconsole.conftest import _test_database_url
 from tests.reviewconsole.subprocesses import run_manage
-from verification.constitution import CUSTOMER_SUPPORT, WordLimit
+from verification.policy.constitution import CUSTOMER_SUPPORT, WordLimit
 
 # Publishing commits for real, as in production: the stamp is renewed when the publish commits.
 pytestmark = pytest.mark.django_db(transaction=True)

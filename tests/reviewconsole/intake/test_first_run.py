@@ -1,4 +1,5 @@
-"""A newcomer's first run: the README's commands work as written after `make demo`, whose output is clean.
+"""A newcomer's first run: the README's commands (and docs/engine.md's) work as written after `make demo`, whose
+output is clean.
 
 Each test runs manage.py (or the engine's CLI) in a child process over a demo-like checkout: its own
 VAR_DIR with a SQLite database migrated as `make demo` migrates it (DEMO=1), and none of the test
@@ -20,16 +21,18 @@ import pytest
 from tests.reviewconsole.subprocesses import REPO, run_manage
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
+ENGINE_DOC = (REPO / "docs" / "engine.md").read_text(encoding="utf-8")  # the engine's command line and data sets
 
 
-def _readme_command(fragment: str) -> tuple[dict[str, str], list[str]]:
-    """The README's shell command containing `fragment`: its VAR=value prefixes, and the command."""
-    shell_blocks = re.findall(r"^```sh\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+def _readme_command(fragment: str, text: str = README) -> tuple[dict[str, str], list[str]]:
+    """The README's (or a docs page's `text`) shell command containing `fragment`: its VAR=value prefixes, and
+    the command."""
+    shell_blocks = re.findall(r"^```sh\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
     lines = [
         line for block in shell_blocks for line in block.splitlines()
         if fragment in line and not line.lstrip().startswith("#")
     ]
-    assert lines, f"the README shows no command with {fragment!r}"
+    assert lines, f"no shell block shows a command with {fragment!r}"
     words = shlex.split(lines[0], comments=True)
     environment = {}
     while "=" in words[0] and not words[0].startswith(("-", ".", "/")):
@@ -98,10 +101,10 @@ def test_the_demo_console_logs_a_refused_request_on_one_line_and_warns_of_nothin
     assert "UserWarning" not in result.stderr  # WhiteNoise's "No directory at: .../staticfiles/" was one
 
 
-def test_the_readmes_eval_command_reads_the_data_folder_it_documents(tmp_path):
-    # The README names the folder's variable and each data file; the command finds them there.
-    assert "VERIFICATION_DATA_DIR" in README
-    layout = README[README.index("wice/claim_dev.jsonl"):].split("```")[0]
+def test_the_engine_docs_eval_command_reads_the_data_folder_it_documents(tmp_path):
+    # docs/engine.md names the folder's variable and each data file; the command finds them there.
+    assert "VERIFICATION_DATA_DIR" in ENGINE_DOC
+    layout = ENGINE_DOC[ENGINE_DOC.index("wice/claim_dev.jsonl"):].split("```")[0]
     documented = [line.split()[0] for line in layout.splitlines() if line.strip() and "/" in line.split()[0]]
     assert {"wice/claim_dev.jsonl", "summedits/summedits_<domain>.json", "halueval/qa_one-turn_data.json"} <= set(
         documented
@@ -114,7 +117,7 @@ def test_the_readmes_eval_command_reads_the_data_folder_it_documents(tmp_path):
     ]
     (tmp_path / "wice").mkdir()
     (tmp_path / "wice" / "claim_dev.jsonl").write_text("\n".join(json.dumps(claim) for claim in claims) + "\n")
-    environment, command = _readme_command("-m verification eval")
+    environment, command = _readme_command("-m verification eval", ENGINE_DOC)
 
     result = subprocess.run(
         [sys.executable, *command], cwd=REPO, env={"VERIFICATION_DATA_DIR": str(tmp_path), **environment},

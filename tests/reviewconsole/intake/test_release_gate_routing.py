@@ -9,7 +9,7 @@ from reviewconsole.intake import services
 from reviewconsole.intake.models import Case, CaseStatus
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.review.models import Escalation
-from reviewconsole.review.routing import escalation_priority
+from reviewconsole.review.services import escalation_priority
 from reviewconsole.webhooks.models import WebhookDelivery
 from tests.reviewconsole.review.conftest import PLANS_CASE, gate_record
 from verification import Case as ContractCase

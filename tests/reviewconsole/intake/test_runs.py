@@ -12,7 +12,7 @@ from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim
 from reviewconsole.intake.tasks import verify_case
 from reviewconsole.policy.engine import run_engine
 from reviewconsole.review.models import Escalation
-from reviewconsole.review.routing import escalation_priority
+from reviewconsole.review.services import escalation_priority
 from reviewconsole.sweeper import sweep_claims
 from reviewconsole.webhooks.models import WebhookDelivery
 from tests.reviewconsole.api.conftest import SUPPORTED_CASE, case_body

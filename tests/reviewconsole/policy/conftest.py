@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from verification.constitution import Constitution
+from verification.policy.constitution import Constitution
 
 
 @pytest.fixture

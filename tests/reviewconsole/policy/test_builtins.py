@@ -28,7 +28,7 @@ from reviewconsole.policy.rubrics import BUILTIN_RUBRIC, BUILTIN_RUBRIC_NAME
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.policy.versioning import canonical_content, content_sha256
 from tests.reviewconsole.policy.test_access import PAGES
-from verification.constitution import CUSTOMER_SUPPORT, WordLimit, builtin, builtin_names
+from verification.policy.constitution import CUSTOMER_SUPPORT, WordLimit, builtin, builtin_names
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from reviewconsole.policy.models import ConstitutionVersion, VersionStatus
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.policy.versioning import content_sha256
 from tests.reviewconsole.policy.conftest import editor_post
-from verification.constitution import CUSTOMER_SUPPORT
-from verification.release import GroupBound, ReleaseCalibration
+from verification.decision.calibration import GroupBound, ReleaseCalibration
+from verification.policy.constitution import CUSTOMER_SUPPORT
 
 pytestmark = pytest.mark.django_db
 

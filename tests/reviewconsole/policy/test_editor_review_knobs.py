@@ -9,7 +9,7 @@ import pytest
 
 from reviewconsole.policy.models import ConstitutionVersion
 from tests.reviewconsole.policy.conftest import editor_post
-from verification.constitution import CUSTOMER_SUPPORT
+from verification.policy.constitution import CUSTOMER_SUPPORT
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from reviewconsole.policy import services
 from reviewconsole.policy.models import RubricVersion, VersionStatus
 from reviewconsole.policy.rubrics import BUILTIN_RUBRIC, BUILTIN_RUBRIC_NAME
 from reviewconsole.policy.selectors import constitution_in_force
-from verification.constitution import CUSTOMER_SUPPORT, WordLimit
+from verification.policy.constitution import CUSTOMER_SUPPORT, WordLimit
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from reviewconsole.policy.rubrics import BUILTIN_RUBRIC, BUILTIN_RUBRIC_NAME
 from reviewconsole.policy.selectors import critic_rubric_for
 from reviewconsole.policy.services import rubric_draft_save, version_publish
 from verification import Case, Source
-from verification.critic import DEFAULT_RUBRIC
+from verification.llm.critic import DEFAULT_RUBRIC
 
 STRICT = "Rubric: flag every sentence that promises a refund. Failing the draft is expected."
 
@@ -39,7 +39,8 @@ def test_the_engine_runs_with_the_rubric_in_force(policy_admin, monkeypatch):
         seen.update(options)
         return "record"
 
-    monkeypatch.setattr(policy_engine, "check_case", engine)
+    # The console reads the engine when a run starts (policy/engine.py), so the engine's own name is patched.
+    monkeypatch.setattr("verification.check_case", engine)
     case = Case(question="Refund?", answer="Yes.", sources=[Source(id="s", text="Refunds within 30 days.")])
 
     assert policy_engine.run_engine(case) == "record"

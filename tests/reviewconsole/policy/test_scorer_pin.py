@@ -10,8 +10,8 @@ from reviewconsole.policy import services
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.selectors import constitution_in_force
 from tests.reviewconsole.policy.conftest import editor_post
-from verification.constitution import CUSTOMER_SUPPORT, Constitution
-from verification.release import GroupBound, ReleaseCalibration
+from verification.decision.calibration import GroupBound, ReleaseCalibration
+from verification.policy.constitution import CUSTOMER_SUPPORT, Constitution
 
 pytestmark = pytest.mark.django_db
 

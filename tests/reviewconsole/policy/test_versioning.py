@@ -17,7 +17,7 @@ from reviewconsole.policy.models import ConstitutionVersion, NamedConstitution, 
 from reviewconsole.policy.selectors import constitution_in_force
 from tests.reviewconsole.review.conftest import escalate_case, refund_case
 from verification import Case as Submission
-from verification.constitution import CUSTOMER_SUPPORT, WordLimit, builtin
+from verification.policy.constitution import CUSTOMER_SUPPORT, WordLimit, builtin
 
 pytestmark = pytest.mark.django_db
 

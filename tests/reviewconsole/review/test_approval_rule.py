@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.review.approval import approval_check
-from reviewconsole.review.labels import claim_label_set
 from reviewconsole.review.models import ClaimLabelKind, Decision, DecisionKind, Escalation
+from reviewconsole.review.services import claim_label_set
 from tests.reviewconsole.review.conftest import gate_record, latest, on_version
 from verification import Reason, State
 

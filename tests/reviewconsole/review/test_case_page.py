@@ -182,7 +182,7 @@ def test_the_review_package_describes_the_reviewers_edit_on_screen(client, revie
 
 
 def test_the_review_package_waits_for_the_edit_to_be_verified(client, reviewer, escalate, monkeypatch):
-    monkeypatch.setattr("reviewconsole.review.services.enqueue_on_commit", lambda task, pk: None)
+    monkeypatch.setattr("reviewconsole.review.services.decisions.enqueue_on_commit", lambda task, pk: None)
     case = escalate()
     client.force_login(reviewer)
     client.post("/review/next")

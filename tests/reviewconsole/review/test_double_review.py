@@ -12,7 +12,6 @@ from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.models import Candidate, CaseStatus
 from reviewconsole.review import double_review
-from reviewconsole.review.labels import claim_label_set
 from reviewconsole.review.models import (
     ClaimLabelKind,
     Decision,
@@ -21,6 +20,7 @@ from reviewconsole.review.models import (
     EscalationStatus,
     Review,
 )
+from reviewconsole.review.services import claim_label_set
 from reviewconsole.webhooks.models import EventType, WebhookDelivery
 from tests.personas import _user_with
 from tests.reviewconsole.review.conftest import (

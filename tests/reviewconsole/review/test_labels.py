@@ -8,7 +8,7 @@ from django.template import Context, Template
 from reviewconsole.review.forms import RejectForm
 from reviewconsole.review.reasons import CODE_LABELS, RejectReason
 from verification import Origin, Reason, Severity, State, Terminal
-from verification.contract import Operation
+from verification.loop.contract import Operation
 
 
 def _label(code: str) -> str:

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
 from reviewconsole.accounts.roles import Role
-from reviewconsole.review import leases
+from reviewconsole.review import services
 from reviewconsole.review.models import Escalation
 from tests.reviewconsole.review.conftest import EARNINGS_CASE
 
@@ -41,28 +41,28 @@ def test_two_reviewers_never_get_the_same_case(reviewer, second_reviewer, escala
     escalate(), escalate(EARNINGS_CASE)
     now = timezone.now()
 
-    first = leases.escalation_claim_next(reviewer=reviewer, now=now)
-    second = leases.escalation_claim_next(reviewer=second_reviewer, now=now)
-    third = leases.escalation_claim_next(reviewer=User.objects.create_user("x"), now=now)
+    first = services.escalation_claim_next(reviewer=reviewer, now=now)
+    second = services.escalation_claim_next(reviewer=second_reviewer, now=now)
+    third = services.escalation_claim_next(reviewer=User.objects.create_user("x"), now=now)
 
     assert first.pk != second.pk and third is None
     # Pressing n again while holding a case returns the same case, not a second one.
-    assert leases.escalation_claim_next(reviewer=reviewer, now=now).pk == first.pk
+    assert services.escalation_claim_next(reviewer=reviewer, now=now).pk == first.pk
 
 
 def test_an_expired_lease_returns_the_case_to_the_queue(reviewer, second_reviewer, escalate):
     escalate()
     now = timezone.now()
-    held = leases.escalation_claim_next(reviewer=reviewer, now=now)
-    assert leases.escalation_claim_next(reviewer=second_reviewer, now=now) is None
+    held = services.escalation_claim_next(reviewer=reviewer, now=now)
+    assert services.escalation_claim_next(reviewer=second_reviewer, now=now) is None
 
     later = held.lease_expires_at + timedelta(seconds=1)
-    taken = leases.escalation_claim_next(reviewer=second_reviewer, now=later)
+    taken = services.escalation_claim_next(reviewer=second_reviewer, now=later)
 
     assert taken.pk == held.pk
     assert Escalation.objects.get(pk=held.pk).holder == second_reviewer
     # The first reviewer's renewal now fails: the case is someone else's.
-    assert not leases.escalation_lease_renew(escalation=held, reviewer=reviewer, now=later)
+    assert not services.escalation_lease_renew(escalation=held, reviewer=reviewer, now=later)
 
 
 def test_empty_queue_says_so(client, reviewer):
@@ -119,7 +119,7 @@ def test_postgres_skips_a_case_another_reviewer_is_claiming(reviewer, second_rev
 
     def claim_elsewhere() -> None:
         try:
-            claimed.append(leases.escalation_claim_next(reviewer=second_reviewer, now=timezone.now()))
+            claimed.append(services.escalation_claim_next(reviewer=second_reviewer, now=timezone.now()))
         finally:
             connection.close()
 
@@ -146,7 +146,7 @@ def test_one_reviewer_pressing_next_case_twice_at_once_holds_one_case(reviewer, 
     def press_next(start: threading.Barrier, claimed: list[int]) -> None:
         try:
             start.wait(timeout=10)
-            escalation = leases.escalation_claim_next(reviewer=reviewer, now=timezone.now())
+            escalation = services.escalation_claim_next(reviewer=reviewer, now=timezone.now())
             claimed.append(escalation.case_id)
         finally:
             connection.close()
@@ -169,10 +169,10 @@ def test_one_reviewer_pressing_next_case_twice_at_once_holds_one_case(reviewer, 
 def test_taking_another_case_gives_back_the_one_held(reviewer, escalate):
     escalate(), escalate(EARNINGS_CASE)
     now = timezone.now()
-    held = leases.escalation_claim_next(reviewer=reviewer, now=now)
+    held = services.escalation_claim_next(reviewer=reviewer, now=now)
     other = Escalation.objects.exclude(pk=held.pk).get()
 
-    assert leases.escalation_lease_take(escalation=other, reviewer=reviewer, now=now)
+    assert services.escalation_lease_take(escalation=other, reviewer=reviewer, now=now)
 
     assert [e.pk for e in Escalation.objects.filter(holder=reviewer, lease_expires_at__gt=now)] == [other.pk]
     held.refresh_from_db()

@@ -12,7 +12,7 @@ from django.utils import timezone
 from reviewconsole.intake.models import Case
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.review.models import Escalation
-from reviewconsole.review.queue_counts import queue_counts_rebuild
+from reviewconsole.review.services.queue_counts import queue_counts_rebuild
 from tests.reviewconsole.review.conftest import EARNINGS_CASE, default_policy_publish
 from tests.reviewconsole.review.test_queue_paging import open_page, walk
 

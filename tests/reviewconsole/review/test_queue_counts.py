@@ -17,10 +17,11 @@ from django.utils import timezone
 
 from reviewconsole.intake.models import Case
 from reviewconsole.review import queue_counts
-from reviewconsole.review.leases import escalation_lease_take
 from reviewconsole.review.models import Escalation, EscalationStatus, QueueCount
-from reviewconsole.review.queue_counts import Tally, kept_counts, queue_count_move, queue_counts_drift
-from reviewconsole.review.services import decision_approve, decision_reject
+from reviewconsole.review.queue_counts import Tally, kept_counts, queue_counts_drift
+from reviewconsole.review.services import decision_approve, decision_reject, escalation_lease_take
+from reviewconsole.review.services import queue_counts as queue_count_services
+from reviewconsole.review.services.queue_counts import queue_count_move
 from tests.reviewconsole.review.conftest import default_policy_publish, gate_record, latest
 from verification import Reason, Terminal
 
@@ -119,7 +120,7 @@ def test_a_decision_rolled_back_leaves_the_count_as_it_was(reviewer, escalate):
 def test_two_transactions_adding_to_the_same_count_both_count(monkeypatch):
     """The second adds while the first, which added before it, has not committed yet: it waits for the
     row, then adds to what the first wrote. A read-then-write would lose one of the two."""
-    monkeypatch.setattr(queue_counts, "SHARDS", 1)  # both on one row: the case sharding makes rare
+    monkeypatch.setattr(queue_count_services, "SHARDS", 1)  # both on one row: the case sharding makes rare
     opened = Escalation(reason="CRITICAL_CLAIM", severity="CRITICAL", status=EscalationStatus.OPEN)
     with transaction.atomic():
         queue_count_move(escalation=opened, from_status=None)  # the row exists: both will update it

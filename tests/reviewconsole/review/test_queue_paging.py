@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from reviewconsole.intake.models import Case
 from reviewconsole.review.models import Escalation, EscalationStatus
-from reviewconsole.review.queue_counts import queue_counts_rebuild
+from reviewconsole.review.services.queue_counts import queue_counts_rebuild
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.review.models import Escalation, SavedQueueFilter
-from reviewconsole.review.saved_filters import MAX_SAVED_FILTERS
+from reviewconsole.review.services import MAX_SAVED_FILTERS
 from tests.reviewconsole.review.conftest import EARNINGS_CASE, signed_in
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.utils import timezone
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.models import Case
 from reviewconsole.intake.services import client_token_rotate
-from reviewconsole.review import leases, services, undo
+from reviewconsole.review import services
 from reviewconsole.review.models import ClaimComment, ClaimLabel, Decision, Escalation, EscalationStatus
 from reviewconsole.webhooks.models import DeliveryStatus, EventType, WebhookDelivery
 from tests.reviewconsole.review.conftest import EARNINGS_CASE, latest, past_undo_window
@@ -43,7 +43,7 @@ def test_a_decision_records_the_time_from_the_claim_and_the_webhook_waits_out_th
     settings.REVIEW_UNDO_SECONDS = 30
     case = escalate()
     claimed_at = timezone.now()
-    leases.escalation_claim_next(reviewer=reviewer, now=claimed_at)
+    services.escalation_claim_next(reviewer=reviewer, now=claimed_at)
 
     decision = _reject(case, reviewer, claimed_at + timedelta(seconds=95))
 
@@ -122,7 +122,7 @@ def test_a_polling_client_sees_a_decision_only_once_it_can_no_longer_be_undone(c
 
 def test_only_the_reviewer_who_decided_may_undo(client, reviewer, second_reviewer, escalate):
     case = escalate()
-    leases.escalation_claim_next(reviewer=reviewer, now=timezone.now())
+    services.escalation_claim_next(reviewer=reviewer, now=timezone.now())
     _reject(case, reviewer, timezone.now())
     client.force_login(second_reviewer)
 
@@ -130,8 +130,8 @@ def test_only_the_reviewer_who_decided_may_undo(client, reviewer, second_reviewe
 
     assert _messages(response) == [f"Not undone: Only rita, who decided case {case.pk}, can undo that decision."]
     assert Decision.objects.exists()
-    with pytest.raises(undo.UndoRefused):
-        undo.decision_undo(case_id=case.pk, reviewer=second_reviewer, now=timezone.now())
+    with pytest.raises(services.UndoRefused):
+        services.decision_undo(case_id=case.pk, reviewer=second_reviewer, now=timezone.now())
 
 
 def test_a_label_undo_after_the_window_is_refused_in_the_claims_cell(client, reviewer, escalate, settings):

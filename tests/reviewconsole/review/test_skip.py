@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEvent
-from reviewconsole.review import leases
+from reviewconsole.review import services
 from reviewconsole.review.models import Escalation
-from reviewconsole.review.skips import escalation_skip
+from reviewconsole.review.services import escalation_skip
 from tests.reviewconsole.review.conftest import signed_in
 
 pytestmark = pytest.mark.django_db
@@ -58,11 +58,11 @@ def test_after_the_skip_period_the_case_is_served_again(reviewer, escalate, sett
     settings.REVIEW_SKIP_SECONDS = 120  # a deployment's own period, not the default
     only = escalate()
     now = timezone.now()
-    leases.escalation_claim_next(reviewer=reviewer, now=now)
+    services.escalation_claim_next(reviewer=reviewer, now=now)
 
     assert escalation_skip(escalation=Escalation.objects.get(case=only), reviewer=reviewer, now=now) is None
-    assert leases.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=119)) is None
-    served = leases.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=121))
+    assert services.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=119)) is None
+    served = services.escalation_claim_next(reviewer=reviewer, now=now + timedelta(seconds=121))
     assert served is not None and served.case_id == only.pk
 
 

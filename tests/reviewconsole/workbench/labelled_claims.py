@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, Client, Source
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.review.models import ClaimLabel
-from verification import extract_claims
+from verification.training import extract_claims
 
 S, R, N = "SUPPORTED", "REFUTED", "NOT_IN_SOURCES"
 QUESTION = "What should I know about the Arden 14?"

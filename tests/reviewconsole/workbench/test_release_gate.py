@@ -20,9 +20,9 @@ from reviewconsole.workbench.labelled_answers import reviewer_labels
 from reviewconsole.workbench.release_gate import curve, inconsistent_needed, verifier_in_use
 from tests.reviewconsole.api.conftest import REFUND_CASE
 from verification import Case as Submission
-from verification.offline import OfflineVerifier
-from verification.release import builtin_calibration, upper_bound
-from verification.verifier import identity
+from verification.decision.calibration import builtin_calibration, upper_bound
+from verification.decision.offline import OfflineVerifier
+from verification.decision.verifier import identity
 
 pytestmark = pytest.mark.django_db
 

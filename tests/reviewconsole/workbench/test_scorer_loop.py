@@ -24,7 +24,7 @@ from tests.reviewconsole.workbench.labelled_claims import CORPUS, S
 from tests.reviewconsole.workbench.labelled_claims import QUESTION_ABOUT_LAPTOPS as QUESTION
 from verification import Case as Submission
 from verification import Constitution, make_scorer
-from verification.constitution import Policy
+from verification.policy.constitution import Policy
 
 pytestmark = pytest.mark.skipif(bool(training_extra_missing()), reason="needs the training extra")
 

@@ -27,10 +27,11 @@ from reviewconsole.workbench.models import RetrainingRun, RetrainingStatus
 from reviewconsole.workbench.training_set import training_set
 from tests.reviewconsole.policy.conftest import editor_post
 from tests.reviewconsole.workbench.labelled_claims import S, claims_of, label, labelled_case, labelled_corpus
-from verification import Constitution, LabelledClaim, held_out_figures, not_worse
-from verification.constitution import Policy
-from verification.release import GroupBound, ReleaseCalibration
-from verification.scorer.cross_encoder import MODEL_DIR, MODEL_FILE, TOKENIZER_FILE
+from verification import Constitution
+from verification.decision.calibration import GroupBound, ReleaseCalibration
+from verification.policy.constitution import Policy
+from verification.scorers.cross_encoder import MODEL_DIR, MODEL_FILE, TOKENIZER_FILE
+from verification.training import LabelledClaim, held_out_figures, not_worse
 
 pytestmark = pytest.mark.django_db
 

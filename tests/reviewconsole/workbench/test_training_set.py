@@ -26,8 +26,8 @@ from tests.reviewconsole.workbench.labelled_claims import (
     label,
     labelled_case,
 )
-from verification import SourceIndex, window_text
 from verification import types as contract
+from verification.training import SourceIndex, window_text
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from reviewconsole.review.reasons import reason_label
 from reviewconsole.workbench.tryout import sample_case, sources_from_text
 from tests.reviewconsole.review.conftest import GATE_CALIBRATION, gate_record
 from verification import Case as Submission
-from verification.constitution import CUSTOMER_SUPPORT, ForbiddenPhrases, WordLimit
+from verification.policy.constitution import CUSTOMER_SUPPORT, ForbiddenPhrases, WordLimit
 
 pytestmark = pytest.mark.django_db
 

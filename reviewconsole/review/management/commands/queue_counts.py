@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewconsole.review.queue_counts import queue_counts_drift, queue_counts_rebuild
+from reviewconsole.review.queue_counts import queue_counts_drift
+from reviewconsole.review.services.queue_counts import queue_counts_rebuild
 
 
 class Command(BaseCommand):

@@ -1,14 +1,15 @@
 """Saved queue filters: a reviewer names the queue's current search, filters and order, and gets them
-back in one click. Each person's are their own: nobody else sees, uses or deletes them."""
+back in one click. Each person's are their own: nobody else sees, uses or deletes them (selectors.py lists
+a person's)."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import QuerySet
 
 from reviewconsole.review import audit_events
 from reviewconsole.review.models import SavedQueueFilter
+from reviewconsole.review.selectors import saved_filters_of
 
 # Enough for a working day's views; a longer list would no longer be "one click".
 MAX_SAVED_FILTERS = 20
@@ -16,10 +17,6 @@ MAX_SAVED_FILTERS = 20
 
 class SavedFilterRefused(Exception):
     """A saved filter that cannot be stored as asked; the message names the field at fault."""
-
-
-def saved_filters_of(owner: User) -> QuerySet[SavedQueueFilter]:
-    return SavedQueueFilter.objects.filter(owner=owner).order_by("name")
 
 
 def queue_filter_save(*, owner: User, name: str, query: str) -> SavedQueueFilter:

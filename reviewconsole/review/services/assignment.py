@@ -1,6 +1,6 @@
 """Assignment: a review lead gives an open case to a named reviewer, or takes it back.
 
-An assigned case is served first to its assignee by "Next case" (leases.py) and to nobody else; other
+An assigned case is served first to its assignee by "Next case" (services/leases.py) and to nobody else; other
 reviewers can still open it and claim it by hand. The assignment ends when the lead takes it back, or
 when the assignee records an independent review of a double-reviewed case (the second review is
 someone else's). Who holds the lease is a separate matter: assigning does not take a case from its holder.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import QuerySet
 
 from reviewconsole.accounts.roles import Role, has_role
 from reviewconsole.review import audit_events
@@ -23,11 +22,6 @@ class AssignmentRefused(Exception):
     def __init__(self, message: str, *, status_code: int = 409, field: str | None = None):
         super().__init__(message)
         self.status_code, self.field = status_code, field
-
-
-def assignable_reviewers() -> QuerySet[User]:
-    """People a case can be given to: active reviewers, by name."""
-    return User.objects.filter(groups__name=Role.REVIEWER.value, is_active=True).order_by("username").distinct()
 
 
 def escalation_assign(*, escalation_id: int, lead: User, assignee: User | None) -> Escalation:

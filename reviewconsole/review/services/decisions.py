@@ -1,33 +1,26 @@
-"""Writes for review: decisions (approve, edit, reject), notes, and the re-verification of edits.
+"""Reviewers' decisions: approve, edit and reject, by whoever holds the case (or a review lead adjudicating).
 
-A decision closes the case (closing.py), except on a double-reviewed case still in its independent
-reviews, where approve and reject are recorded as a review (double_review.py); a review lead decides a
-case whose reviews disagree.
+A decision closes the case (services/closing.py), except on a double-reviewed case still in its
+independent reviews, where approve and reject are recorded as a review (services/double_review.py); a
+review lead decides a case whose reviews disagree. An edit is verified again by a worker
+(services/edit_verifications.py) before it can be approved.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone
 
-from reviewconsole import work_claims
 from reviewconsole.accounts.roles import Role, has_role
 from reviewconsole.intake import outcomes
-from reviewconsole.intake.constitutions import case_constitution
 from reviewconsole.intake.models import Candidate
-from reviewconsole.intake.services import candidate_checks_store, candidate_claims_store, case_contract
-from reviewconsole.policy.engine import run_engine
-from reviewconsole.queues import enqueue_on_commit, task_hold
+from reviewconsole.queues import enqueue_on_commit
 from reviewconsole.review import audit_events, double_review
 from reviewconsole.review.approval import approval_check
-from reviewconsole.review.closing import decision_close
-from reviewconsole.review.leases import escalation_lease_renew, lease_held, lease_held_by_other
+from reviewconsole.review.leases import lease_held, lease_held_by_other
 from reviewconsole.review.models import (
-    CaseNote,
     Decision,
     DecisionKind,
     EditVerification,
@@ -36,7 +29,9 @@ from reviewconsole.review.models import (
     EscalationStatus,
     Review,
 )
-from verification import RunRecord
+from reviewconsole.review.services.closing import decision_close
+from reviewconsole.review.services.double_review import review_record
+from reviewconsole.review.services.leases import escalation_lease_renew
 
 NO_ANSWER_YET = (
     "The model could not draft an answer for this case: write one first (it is verified before it can be approved)."
@@ -131,7 +126,7 @@ def _decide(
     """An independent review while the case is in double review, else the decision that closes it."""
     fields = {"reason_code": reason_code, "note": note, "override_reason": override_reason}
     if double_review.is_independent(escalation):
-        return double_review.review_record(
+        return review_record(
             escalation=escalation, reviewer=reviewer, kind=kind, candidate=candidate, now=now, **fields
         )
     # A lead's adjudication: the audit event links the two reviews it settles.
@@ -234,91 +229,3 @@ def candidate_edit(
 
         enqueue_on_commit(verify_edit, candidate.pk)
         return candidate
-
-
-def case_note_add(*, escalation: Escalation, author: User, text: str) -> CaseNote:
-    text = text.strip()
-    if not text:
-        raise InvalidEdit("A note needs some text.", field="text")
-    with transaction.atomic():
-        note = CaseNote.objects.create(case_id=escalation.case_id, author=author, text=text)
-        audit_events.note_added(note=note)
-        return note
-
-
-# --- Re-verification of an edit (the worker's side) -----------------------------------------------
-
-# Named by the candidate's id, as the task is: a candidate has at most one verification.
-EDIT_VERIFICATIONS = work_claims.WorkKind(
-    doing="verifying the edit",
-    model=EditVerification,
-    waiting=EditVerificationStatus.PENDING,
-    running=EditVerificationStatus.RUNNING,
-    failed=EditVerificationStatus.FAILED,
-    id_field="candidate_id",
-)
-
-
-def edit_verification_run(*, candidate_pk: int) -> EditVerification | None:
-    """Check the edited text against the case's own sources, as the engine checks a client's answer.
-
-    None when the verification is not ours to run. A failure fails it with its reason (the reviewer may
-    still approve with a written override), except a transient one a retry will come for.
-    """
-    claim = edit_verification_claim(candidate_pk=candidate_pk, now=timezone.now())
-    if claim is None:
-        return None
-    with work_claims.settling(claim):
-        candidate = Candidate.objects.select_related("case").get(pk=candidate_pk)
-        submission = case_contract(candidate.case).model_copy(update={"answer": candidate.text})
-        # Verified under the version the case pinned, as its first run was, not whatever is in force now.
-        # A reviewer's text is checked as written: the engine does not repair a person's edit.
-        record = run_engine(submission, constitution=case_constitution(candidate.case), repair="none")
-        return edit_verification_finish(claim=claim, candidate=candidate, record=record, now=timezone.now())
-    return None
-
-
-def edit_verification_claim(*, candidate_pk: int, now: datetime) -> work_claims.Claim | None:
-    """Take a pending verification, or a running one past its deadline (its worker died)."""
-    return work_claims.claim(EDIT_VERIFICATIONS, work_id=candidate_pk, now=now, deadline=now + task_hold())
-
-
-def edit_verification_finish(
-    *, claim: work_claims.Claim, candidate: Candidate, record: RunRecord, now: datetime
-) -> EditVerification | None:
-    """Store the verified claims of the edit and mark it done, if the claim still holds.
-
-    The engine's first candidate is the reviewer's text as written; later ones would be the engine's
-    own repairs, which a reviewer's edit does not get.
-    """
-    checked = record.candidates[0]
-    if checked.sha256 != candidate.sha256:
-        raise ValueError(f"the engine checked a different text than candidate {candidate.candidate_id}")
-    with transaction.atomic():
-        verification = work_claims.lock(claim)
-        if verification is None:
-            return None
-        candidate_claims_store(candidate=candidate, claims=checked.claims)
-        candidate_checks_store(candidate=candidate, rule_verdicts=checked.rule_verdicts, findings=checked.findings)
-        verification.status = EditVerificationStatus.DONE
-        verification.terminal = record.terminal.value
-        verification.reason = record.reason.value
-        verification.finished_at = now
-        verification.claim_token = None
-        verification.run_deadline = None
-        verification.save()
-        audit_events.edit_verified(verification=verification)
-        return verification
-
-
-def edit_verifications_sweep(*, now: datetime) -> list[int]:
-    """Verifications a worker lost (it died, or the message was lost): run again, or failed out of attempts.
-
-    Returns the candidates' ids, as the task takes them.
-    """
-    from reviewconsole.review.tasks import verify_edit
-
-    lost = work_claims.sweep(EDIT_VERIFICATIONS, now=now, lost_after=timedelta(seconds=settings.STUCK_CASE_SECONDS))
-    for candidate_pk in lost:
-        enqueue_on_commit(verify_edit, candidate_pk)
-    return lost

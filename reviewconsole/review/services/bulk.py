@@ -17,9 +17,9 @@ from django.db import transaction
 
 from reviewconsole.accounts.roles import Role, has_role
 from reviewconsole.review import audit_events
-from reviewconsole.review.assignment import AssignmentRefused, escalation_assign
 from reviewconsole.review.leases import lease_holder
 from reviewconsole.review.models import Escalation, EscalationStatus
+from reviewconsole.review.services.assignment import AssignmentRefused, escalation_assign
 
 
 class BulkAction(StrEnum):

@@ -1,7 +1,7 @@
 """Skipping a case: the reviewer puts the case they hold back in the queue and is served the next one.
 
 The skipped case is free for every other reviewer at once, but "Next case" keeps it from the one who
-skipped it for REVIEW_SKIP_SECONDS (leases.py reads the skips): otherwise, being the top of the queue, it
+skipped it for REVIEW_SKIP_SECONDS (services/leases.py reads the skips): otherwise, being the top of the queue, it
 would be served straight back to them. They can still open it from the queue and claim it by hand.
 """
 
@@ -13,8 +13,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from reviewconsole.review import audit_events, leases
+from reviewconsole.review import audit_events
 from reviewconsole.review.models import Escalation, EscalationSkip, EscalationStatus
+from reviewconsole.review.services.leases import escalation_claim_next, escalation_lease_release
 
 
 def skip_minutes() -> int:
@@ -30,8 +31,8 @@ def escalation_skip(*, escalation: Escalation, reviewer: User, now: datetime) ->
     """
     with transaction.atomic():
         if Escalation.objects.filter(pk=escalation.pk, status=EscalationStatus.OPEN).exists():
-            released = leases.escalation_lease_release(escalation=escalation, reviewer=reviewer)
+            released = escalation_lease_release(escalation=escalation, reviewer=reviewer)
             until = now + timedelta(seconds=settings.REVIEW_SKIP_SECONDS)
             EscalationSkip.objects.update_or_create(escalation=escalation, reviewer=reviewer, defaults={"until": until})
             audit_events.skipped(escalation=escalation, reviewer=reviewer, released=released, until=until)
-        return leases.escalation_claim_next(reviewer=reviewer, now=now)
+        return escalation_claim_next(reviewer=reviewer, now=now)

@@ -12,7 +12,7 @@ from reviewconsole.intake.constitutions import case_pin
 from reviewconsole.intake.models import Case
 from reviewconsole.review import audit_events
 from reviewconsole.review.models import Escalation
-from reviewconsole.review.queue_counts import queue_count_move
+from reviewconsole.review.services.queue_counts import queue_count_move
 from reviewconsole.webhooks import services as webhooks
 from reviewconsole.webhooks.payloads import case_outcome_payload
 from verification import Claim, RunRecord, Severity, State, Terminal

@@ -2,7 +2,7 @@
 client's webhook, all in the caller's transaction.
 
 One path for every way a case is decided: one reviewer's approve or reject, two independent reviews that
-agree (double_review.py), and a review lead's adjudication of two that do not.
+agree (services/double_review.py), and a review lead's adjudication of two that do not.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from reviewconsole.intake import outcomes
 from reviewconsole.intake.models import Candidate
 from reviewconsole.review import audit_events, progress
 from reviewconsole.review.models import Decision, DecisionKind, Escalation, EscalationStatus, Review
-from reviewconsole.review.queue_counts import queue_count_move
 from reviewconsole.review.selectors import decision_summary
+from reviewconsole.review.services.queue_counts import queue_count_move
 from reviewconsole.webhooks import services as webhooks
 from reviewconsole.webhooks.payloads import case_outcome_payload
 
