@@ -1,5 +1,6 @@
 """The code's shape: no module grows past what one reading can hold (`make test` also runs mypy and the
-import contract over both packages)."""
+import contract over both packages). The limit is the style guide's: past about 500 lines a module becomes
+a package, split by concept; a module is not cut in two to stay under a number."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MAX_LINES = 400
+MAX_LINES = 500
 
 
 @pytest.mark.parametrize("package", ["verification", "reviewconsole"])
