@@ -1,4 +1,4 @@
--- The two database roles of a deployment (README, "Two database roles"). The postgres image runs this once,
+-- The two database roles of a deployment (docs/deployment.md, "Two database roles"). The postgres image runs this once,
 -- as its superuser, in the console's database, when it starts on an empty data volume (docker-compose.yml
 -- mounts it into /docker-entrypoint-initdb.d). Passwords come from the container's environment (psql 15+).
 --
@@ -8,7 +8,7 @@
 --                        `migrate` grants it (reviewconsole/audit/roles.py), and cannot alter, disable,
 --                        truncate or drop the audit log, or anything else.
 --
--- Safe to run again, e.g. by hand on a database made before the split (README says how): it sets the
+-- Safe to run again, e.g. by hand on a database made before the split (docs/deployment.md says how): it sets the
 -- passwords anew and hands every table and function in the schema to the owner.
 
 \set ON_ERROR_STOP on

@@ -13,7 +13,7 @@ exit non-zero and name the event rewritten (its id, or a seq or id range that ho
 4. insert a forged decision at the head, sealed (the owner without the key can sign no head for it).
 
 Appending a forged event *with* the key and a head signed for it cannot be told from an honest append
-(README: the log proves history was not changed, not that every appender was honest); the drill runs it and
+(docs/audit.md: the log proves history was not changed, not that every appender was honest); the drill runs it and
 reports what `audit_verify` says, without counting it.
 """
 

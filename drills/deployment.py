@@ -1,5 +1,5 @@
 """The running console and who uses it: a client application (its token, its webhook endpoint) and people
-signed in to the console, made with the management commands an operator runs (README, "The API",
+signed in to the console, made with the management commands an operator runs (docs/api.md, "Getting a token",
 "Running it for a team")."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The deployment across hosts: PostgreSQL, Redis, two web hosts and two worker hosts, each in a network
 namespace of its own (drills/netns.py), every process bound to its host's address.
 
-As a team runs it (README, "Running it for a team"): gunicorn on each web host, a Celery worker on each worker
+As a team runs it (docs/team.md, "Running it for a team"): gunicorn on each web host, a Celery worker on each worker
 host (on every queue), beat once (on worker1) and the outbox relay once (on web1), all on one PostgreSQL and one
 Redis. The PostgreSQL cluster is initdb'd in the run's temporary folder and Redis starts empty, both bound to their own
 host's address, so the machine's own services on 127.0.0.1 are never touched. The drills' own connections and
@@ -44,7 +44,7 @@ QUEUES = ",".join(TaskQueue)
 
 # A claim lapses 20 s after it is taken (hard limit 15 s + 5); Redis hands an unacknowledged task to another
 # worker after 20 s (the least the settings accept with these limits); the sweeper runs every 5 s. Every wait
-# on PostgreSQL or Redis gives up within a few seconds (README, "Configuration").
+# on PostgreSQL or Redis gives up within a few seconds (docs/configuration.md).
 HOST_SETTINGS = {
     "CELERY_TASK_SOFT_TIME_LIMIT": "12",
     "CELERY_TASK_TIME_LIMIT": "15",

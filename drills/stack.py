@@ -39,7 +39,7 @@ BIN = Path(sys.executable).parent
 # a webhook delivery, a calibration run and an export; each pool keeps one more free (the sealer's, in maintenance).
 POOL_CONCURRENCY = {WorkerPool.VERIFY: 3, WorkerPool.WEBHOOKS: 2, WorkerPool.MAINTENANCE: 3, WorkerPool.TRAIN: 1}
 
-# Short deadlines, so stranded work is back within a minute rather than ten (README, "Configuration"). Each
+# Short deadlines, so stranded work is back within a minute rather than ten (docs/configuration.md). Each
 # is the smallest the settings accept or close to it: a claim lapses 30 s after it was taken (hard limit 25 s
 # + 5), an export's 70 s after (its soft limit is a minute below its hard one). Redis's visibility timeout
 # keeps its default (an hour), as in production: work a killed worker held comes back through the sweeper

@@ -1,5 +1,5 @@
 """DATABASES from the environment: SQLite by default, or DATABASE_URL; and, where a deployment asks for it,
-two roles (README, "Two database roles").
+two roles (docs/deployment.md, "Two database roles").
 
 The console connects as DATABASE_URL's role, which cannot alter, disable or truncate the audit log;
 MIGRATION_DATABASE_URL names the role that owns the tables, and only `DATABASE_ROLE=owner manage.py migrate`

@@ -1,4 +1,4 @@
-"""Settings for the review console, read from the environment (see README, "Configuration").
+"""Settings for the review console, read from the environment (see docs/configuration.md).
 
 With nothing set the console runs embedded: SQLite under var/ and tasks run in-process after
 the transaction commits. DATABASE_URL and REDIS_URL switch to PostgreSQL and Celery workers.

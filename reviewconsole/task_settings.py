@@ -1,5 +1,5 @@
 """Celery's settings, the task queues and the periodic schedule: part of the settings module, kept apart
-because every process type reads them (see README, "Configuration")."""
+because every process type reads them (see docs/configuration.md)."""
 
 from __future__ import annotations
 

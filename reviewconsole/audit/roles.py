@@ -4,7 +4,7 @@ Why two: the audit log's triggers (migrations 0002, 0004, 0005) refuse UPDATE, D
 PostgreSQL lets a table's owner disable a trigger, replace its function or drop the table, and no trigger
 can stop that. So the console, whose connection a bug or an injection could misuse, must not own its
 tables: it connects as a runtime role given only what it needs, and `manage.py migrate` alone connects
-as the owner (`DATABASE_ROLE=owner` with `MIGRATION_DATABASE_URL`; README, "Two database roles").
+as the owner (`DATABASE_ROLE=owner` with `MIGRATION_DATABASE_URL`; docs/deployment.md, "Two database roles").
 
 What the runtime role gets, after every `migrate` (not in a migration, which runs once: a deployment that
 splits its roles later, or renames its runtime role, is granted on its next `migrate`): rows of every

@@ -11,7 +11,7 @@ so at any moment a client has at most 2^(p+1) - 1 unfinished cases at priorities
 with backlog b (priority p) waits for the cases running when it arrives, the re-verifications of
 reviewers' edits (priority 0: a person is waiting), and, from every other client, at most 2^(p+1) - 1
 cases, however many that client has queued. A client with nothing unfinished (p = 0) waits for at most one
-case of each other client; the README's "Running it for a team" and docs/scheduling.md turn that into
+case of each other client; docs/team.md ("Running it for a team") and docs/scheduling.md turn that into
 seconds. Within one client, a case submitted once its backlog has shrunk may overtake that client's older
 ones; a flood gets whatever the other clients leave of the workers.
 

@@ -1,6 +1,6 @@
 """`manage.py check --deploy` with a production-like environment.
 
-The one warning left (W004, HSTS) is the operator's call and is justified in README.md.
+The one warning left (W004, HSTS) is the operator's call and is justified in docs/deployment.md.
 """
 
 from __future__ import annotations

@@ -383,7 +383,7 @@ def _model_card(figures: dict[str, Any]) -> str:
           for origin, row in figures["validation"].items()),
         "",
         "How the scorer does inside the engine (stacked with the rules, calibrated, with the typed checks'",
-        "veto) is in the README, section \"The learned scorer\".",
+        "veto) is in docs/engine.md, section \"The learned scorer\".",
         "",
     ]
     return "\n".join(lines)
