@@ -8,43 +8,16 @@ checks, which decide by rule, read the same two and are kept apart (`checks/`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
+from verification.claims.commitments import Mention
 from verification.claims.view import ClaimView, read_claim
 from verification.retrieval.evidence import Evidence, gather
 from verification.retrieval.index import Hit, SourceIndex
 from verification.scorers.novelty import unsupported_words
 
-FEATURE_NAMES = (
-    "coverage",
-    "best_sentence_coverage",
-    "global_coverage",
-    "missing_words",
-    "bigram_coverage",
-    "values_confirmed",
-    "entities_missing",
-    "claim_length",
-    "window_missing",
-    "names_missing",
-    "source_length",
-    "best_score",
-    # The unsupported part of a claim is a few words; an average over all of them hides it.
-    "weakest_token",
-    "weakest_two_tokens",
-    "names_absent",
-    # A short source (a summary's document) and a long web page call for different trust in coverage.
-    "short_source",
-    "short_x_window_missing",
-    "short_x_coverage",
-    # The token model (novelty.py): the likeliest unsupported word, the two likeliest, the expected count.
-    "novel_max",
-    "novel_top2",
-    "novel_expected",
-    # A number no source sentence states, and a name no source mentions, each nearly decide alone.
-    "value_unconfirmed",
-    "name_absent",
-)
-"""The measures the logistic model weighs; typed disagreements decide by rule and are kept apart."""
 
 @dataclass(frozen=True, eq=False)
 class Assessment:
@@ -81,48 +54,105 @@ def assess(claim_text: str, index: SourceIndex, context: str = "") -> Assessment
     return Assessment(claim, evidence, measure(claim, evidence))
 
 
+class _Reading:
+    """What several measures share about one claim and its evidence, each computed once when first asked."""
+
+    def __init__(self, claim: ClaimView, evidence: Evidence) -> None:
+        self.claim, self.evidence, self.index, self.hits = claim, evidence, evidence.index, evidence.hits
+        self.unique = claim.unique_stems
+
+    @cached_property
+    def window(self) -> frozenset[str]:
+        return self.evidence.window
+
+    @cached_property
+    def coverage(self) -> float:
+        weights = {stem: self.index.idf(stem) for stem in self.unique}
+        total_weight = sum(weights.values()) or 1.0
+        return sum(w for stem, w in weights.items() if stem in self.window) / total_weight
+
+    @cached_property
+    def missing(self) -> list[str]:
+        return [stem for stem in self.unique if stem not in self.index.vocabulary]
+
+    @cached_property
+    def window_missing(self) -> float:
+        return math.log1p(sum(1 for stem in self.unique if stem not in self.window))
+
+    @cached_property
+    def confirmed(self) -> int:
+        return sum(1 for check in self.evidence.values if check.agreeing)
+
+    @cached_property
+    def entities(self) -> list[Mention]:
+        return [m for m in self.claim.mentions if m.kind == "entity" and m.start > 0]
+
+    @cached_property
+    def short(self) -> float:
+        return 1.0 / (1.0 + len(self.index.passages) / 20)  # 1 for one sentence, 0.5 at 20, towards 0 beyond
+
+    @cached_property
+    def token_gaps(self) -> tuple[float, float]:
+        return _token_support(list(self.unique), self.hits, self.index)
+
+    @cached_property
+    def novelty(self) -> tuple[float, float, float]:
+        return _novelty(self.claim, self.hits, self.index)
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One measure the logistic model weighs: its name (the key of its weight on the scorer's card) and how
+    it is read from a claim and its evidence."""
+
+    name: str
+    read: Callable[[_Reading], float]
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature("coverage", lambda r: r.coverage),
+    Feature("best_sentence_coverage", lambda r: max(
+        (len(hit.passage.stem_set & set(r.unique)) / len(r.unique) for hit in r.hits), default=0.0)),
+    Feature("global_coverage", lambda r: 1 - len(r.missing) / len(r.unique)),
+    Feature("missing_words", lambda r: math.log1p(len(r.missing))),
+    Feature("bigram_coverage", lambda r: _bigram_coverage(list(r.claim.stems), r.hits)),
+    Feature("values_confirmed", lambda r: r.confirmed / len(r.evidence.values) if r.evidence.values else 1.0),
+    Feature("entities_missing", lambda r: sum(
+        1 for m in r.entities if not all(part in r.index.vocabulary for part in str(m.parts[0]).split())
+    ) / len(r.entities) if r.entities else 0.0),
+    Feature("claim_length", lambda r: math.log(len(r.unique))),
+    Feature("window_missing", lambda r: r.window_missing),
+    Feature("names_missing", lambda r: float(sum(1 for stem in r.claim.name_stems if stem not in r.window))),
+    Feature("source_length", lambda r: math.log(len(r.index.passages) + 1)),
+    Feature("best_score", lambda r: (r.hits[0].score / len(r.unique)) if r.hits else 0.0),
+    # The unsupported part of a claim is a few words; an average over all of them hides it.
+    Feature("weakest_token", lambda r: r.token_gaps[0]),
+    Feature("weakest_two_tokens", lambda r: r.token_gaps[1]),
+    Feature("names_absent", lambda r: float(sum(1 for stem in r.claim.name_stems if stem not in r.index.vocabulary))),
+    # A short source (a summary's document) and a long web page call for different trust in coverage.
+    Feature("short_source", lambda r: r.short),
+    Feature("short_x_window_missing", lambda r: r.short * r.window_missing),
+    Feature("short_x_coverage", lambda r: r.short * r.coverage),
+    # The token model (novelty.py): the likeliest unsupported word, the two likeliest, the expected count.
+    Feature("novel_max", lambda r: r.novelty[0]),
+    Feature("novel_top2", lambda r: r.novelty[1]),
+    Feature("novel_expected", lambda r: r.novelty[2]),
+    # A number no source sentence states, and a name no source mentions, each nearly decide alone.
+    Feature("value_unconfirmed", lambda r: float(r.confirmed < len(r.evidence.values))),
+    Feature("name_absent", lambda r: float(any(stem not in r.index.vocabulary for stem in r.claim.name_stems))),
+)
+"""The measures, in the order of the vector; the logistic model's card names a weight for each."""
+
+FEATURE_NAMES = tuple(feature.name for feature in FEATURES)
+"""The measures' names, in vector order (read from FEATURES)."""
+
+
 def measure(claim: ClaimView, evidence: Evidence) -> tuple[float, ...]:
     """How well the evidence covers the claim, in FEATURE_NAMES order."""
-    unique, stems, index, hits = claim.unique_stems, claim.stems, evidence.index, evidence.hits
-    if not unique:
-        return (0.0,) * len(FEATURE_NAMES)
-    window = evidence.window
-    weights = {stem: index.idf(stem) for stem in unique}
-    total_weight = sum(weights.values()) or 1.0
-    coverage = sum(w for stem, w in weights.items() if stem in window) / total_weight
-    best = max((len(hit.passage.stem_set & set(unique)) / len(unique) for hit in hits), default=0.0)
-    missing = [stem for stem in unique if stem not in index.vocabulary]
-    global_coverage = 1 - len(missing) / len(unique)
-    values = evidence.values
-    confirmed = sum(1 for check in values if check.agreeing)
-    entities = [m for m in claim.mentions if m.kind == "entity" and m.start > 0]
-    entities_missing = sum(
-        1 for m in entities if not all(part in index.vocabulary for part in str(m.parts[0]).split())
-    )
-    short = 1.0 / (1.0 + len(index.passages) / 20)  # 1 for one sentence, 0.5 at 20, towards 0 beyond
-    names = claim.name_stems
-    return (
-        coverage,
-        best,
-        global_coverage,
-        math.log1p(len(missing)),
-        _bigram_coverage(list(stems), hits),
-        confirmed / len(values) if values else 1.0,
-        entities_missing / len(entities) if entities else 0.0,
-        math.log(len(unique)),
-        math.log1p(sum(1 for stem in unique if stem not in window)),
-        float(sum(1 for stem in names if stem not in window)),
-        math.log(len(index.passages) + 1),
-        (hits[0].score / len(unique)) if hits else 0.0,
-        *_token_support(list(unique), hits, index),
-        float(sum(1 for stem in names if stem not in index.vocabulary)),
-        short,
-        short * math.log1p(sum(1 for stem in unique if stem not in window)),
-        short * coverage,
-        *_novelty(claim, hits, index),
-        float(confirmed < len(values)),
-        float(any(stem not in index.vocabulary for stem in names)),
-    )
+    if not claim.unique_stems:
+        return (0.0,) * len(FEATURES)
+    reading = _Reading(claim, evidence)
+    return tuple(feature.read(reading) for feature in FEATURES)
 
 
 def _token_support(unique: list[str], hits: list[Hit], index: SourceIndex) -> tuple[float, float]:
