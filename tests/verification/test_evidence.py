@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from verification.claims.sentences import split_sentences
 from verification.claims.tokens import content_stems
-from verification.retrieval.index import SourceIndex, covered_phrases, is_heading, retrieve
+from verification.retrieval.citations import covered_phrases
+from verification.retrieval.index import SourceIndex, is_heading, retrieve
 from verification.types import Source
 
 POLICY = Source(

@@ -21,13 +21,9 @@ import numpy as np
 from verification.claims.commitments import Mention, find_mentions, find_values
 from verification.claims.sentences import split_sentences
 from verification.claims.tokens import (
-    NEGATION_WORDS,
-    STOP_WORDS,
     content_stems,
     has_negation,
     negated_stems,
-    stem,
-    words,
 )
 from verification.types import EvidenceSpan, Source
 
@@ -366,37 +362,3 @@ def is_heading(text: str) -> bool:
     """Whether a line is a title or heading: short, with no sentence punctuation and no label."""
     return len(text.split()) <= _HEADING_MAX_WORDS and not text.rstrip().endswith((".", "!", "?", ":")) \
         and ":" not in text
-
-
-def covered_phrases(
-    claim_text: str,
-    stems: frozenset[str],
-    values: Sequence[tuple[int, int]] = (),
-    unstated: Sequence[tuple[int, int]] = (),
-    claim_words: Sequence[tuple[str, int, int]] | None = None,
-) -> list[str]:
-    """What of the claim a sentence grounds, as the claim writes it: its values, and runs of its words.
-
-    `stems` are the sentence's content stems; `values` the (start, end) of the claim's values the
-    sentence states, `unstated` those of its values it does not (their words count for nothing: the
-    "10" of "$10" is not grounded by "10 seats"). Words the sentence shares are joined into phrases
-    across the function words between them ("Team plan", "user per month"); each value is one item.
-    """
-    items: list[tuple[int, int]] = list(values)
-    run: tuple[int, int] | None = None
-    for word, start, end in words(claim_text) if claim_words is None else claim_words:
-        if any(v_start <= start < v_end for v_start, v_end in (*values, *unstated)):
-            if run:
-                items.append(run)
-            run = None
-            continue
-        content = word not in STOP_WORDS and (len(word) > 1 or word.isdigit())
-        if content and stem(word) in stems:
-            run = (run[0], end) if run else (start, end)
-        elif content or word in NEGATION_WORDS:
-            if run:
-                items.append(run)
-            run = None
-    if run:
-        items.append(run)
-    return list(dict.fromkeys(claim_text[start:end] for start, end in sorted(items)))
