@@ -116,7 +116,7 @@ def collect() -> list[Example]:
     for dataset in _GROUP_WEIGHT:
         for record in load(dataset, "tune"):
             index = SourceIndex(record.sources)
-            assessments = [assess(c.text, index, c.context) for c in extract_claims(record.answer, record.question)
+            assessments = [assess(c.statement, index, c.context) for c in extract_claims(record.answer, record.question)
                            if c.checkable]
             group = f"{dataset}/{record.domain}" if record.domain else dataset
             examples.append(Example(
@@ -249,7 +249,7 @@ def collect_stack(full: bool = False) -> list[Example]:
     for dataset in _GROUP_WEIGHT:
         for record in load(dataset, "hold"):
             index = SourceIndex(record.sources)
-            assessments = [assess(c.text, index, c.context) for c in extract_claims(record.answer, record.question)
+            assessments = [assess(c.statement, index, c.context) for c in extract_claims(record.answer, record.question)
                            if c.checkable]
             logits = scorer.model_logits(assessments) if assessments else []
             rows = [[logit, *(a.vector if full else (RulesScorer().logit(a.vector),))]

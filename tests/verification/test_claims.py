@@ -14,6 +14,38 @@ def test_conjoined_assertions_become_separate_claims_with_exact_spans():
         assert text[claim.start : claim.end] == claim.text
 
 
+def test_coordinated_predicates_become_claims_that_keep_their_span_and_read_with_their_subject():
+    text = "The museum opens at 9 and closes at 5."
+    claims = extract_claims(text)
+
+    assert [(c.text, c.start, c.end) for c in claims] == [("The museum opens at 9", 0, 21), ("closes at 5.", 26, 38)]
+    assert [c.statement for c in claims] == ["The museum opens at 9", "The museum closes at 5."]
+    for claim in claims:
+        assert text[claim.start : claim.end] == claim.text
+
+
+def test_a_list_of_predicates_is_one_claim_per_predicate_all_sharing_the_subject():
+    claims = extract_claims("The museum opens at 9, closes at 5 and is free on Sundays.")
+
+    assert [c.statement for c in claims] == [
+        "The museum opens at 9", "The museum closes at 5", "The museum is free on Sundays."
+    ]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Add salt and pepper to taste.",
+        "The museum is open between 9 and 5.",
+        "The shop sells apples and pears from Kent.",
+        "The kit includes a tent and poles for camping.",
+    ],
+)
+def test_nouns_joined_by_and_are_one_fact_and_stay_one_claim(sentence: str):
+    [claim] = extract_claims(sentence)
+    assert (claim.text, claim.subject) == (sentence, "")
+
+
 def test_greetings_questions_and_sign_offs_are_not_claims():
     text = (
         "Hi Sam, thanks for getting in touch! Refunds are issued within 30 days of purchase. "

@@ -253,6 +253,35 @@ def test_a_critical_claim_unsupported_in_the_original_goes_to_a_person_even_when
     assert [a.operation for a in package.attempts] == ["OMIT_CLAIM"]
 
 
+PRO_PLAN = [Source(id="pricing", text="The Pro plan costs $20 per month. It includes 5 seats.")]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The Pro plan costs $25 per month and includes 5 seats.",
+        "The Pro plan, which includes 5 seats, costs $25 per month.",
+        "The Pro plan costs $25 per month with 5 seats included.",
+    ],
+)
+def test_a_wrong_value_is_replaced_from_its_evidence_wherever_it_sits_and_the_rest_is_kept(answer: str) -> None:
+    record = check_case(Case(question="What does the Pro plan cost?", answer=answer, sources=PRO_PLAN))
+
+    assert record.final_answer == answer.replace("$25", "$20")
+    assert [repair.operation for repair in record.repairs] == ["REPLACE_WITH_EVIDENCE"]
+    assert {claim.state for claim in record.candidates[-1].claims} == {S}
+
+
+def test_a_permission_the_policy_grants_is_supported_when_the_answer_states_it_plainly() -> None:
+    terms = [Source(id="terms", text="You may cancel your subscription at any time.")]
+
+    record = check_case(Case(question="Can I cancel my subscription?", answer="Yes, you can cancel at any time.",
+                             sources=terms))
+
+    assert [claim.state for claim in record.candidates[0].claims] == [S]
+    assert record.reason is not Reason.CRITICAL_CLAIM and record.repairs == []
+
+
 def test_conflicting_evidence_goes_to_a_person_without_any_repair() -> None:
     record = check_case(_case(), verifier=KeywordVerifier({"Q3": C}))
 

@@ -392,6 +392,20 @@ def test_what_a_source_only_expects_or_plans_is_not_stated_as_done(claim, statem
     assert f'"{hedge}"' in verdict.rationale.lower()
 
 
+def test_a_policy_that_says_you_may_grants_what_a_claim_says_you_can_do():
+    verdict = _verdict("You can cancel at any time.",
+                       Source(id="terms", text="You may cancel your subscription at any time."))
+
+    assert verdict.state is State.SUPPORTED
+
+
+def test_a_source_that_says_something_may_happen_does_not_ground_it_as_plain_fact():
+    verdict = _verdict("The refund takes 30 days.", Source(id="faq", text="The refund may take 30 days."))
+
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+    assert verdict.method == "offline:unasserted"
+
+
 @pytest.mark.parametrize(
     ("claim", "statement"),
     [

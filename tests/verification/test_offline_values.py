@@ -90,6 +90,18 @@ def test_a_label_value_line_does_not_ground_another_value_or_another_subject(cla
     assert _verdict(claim, SPEC_SHEET).state is not State.SUPPORTED
 
 
+def test_a_wrong_closing_hour_beside_a_right_opening_hour_is_not_supported_and_the_opening_hour_is():
+    hours = Source(id="visit", text="The museum opens at 9 am and closes at 5 pm every day.")
+    claims = extract_claims("The museum opens at 9 am and closes at 7 pm.")
+
+    opening, closing = OfflineVerifier().verify(claims, [hours])
+
+    assert opening.state is State.SUPPORTED
+    assert closing.state is State.REFUTED
+    # Compared with the closing hour the source gives, not with the opening hour before it.
+    assert closing.rationale == 'The claim says "7 pm."; the source says "5 pm".'
+
+
 def test_a_price_beside_another_plans_name_never_refutes():
     # The Basic plan's sentence supports the claim; the Team plan's $25 is about another plan.
     verdict = _verdict("The Basic plan costs $10 per month.", TEAM_PLAN, BASIC_PLAN)
@@ -109,6 +121,30 @@ def test_the_same_plans_other_price_refutes():
     verdict = _verdict("The Basic plan costs $15 per month.", labelled)
     assert verdict.state is State.REFUTED
     assert verdict.evidence[0].quote == "Basic plan: $10 per month, one user."
+
+
+@pytest.mark.parametrize(
+    ("claim", "sources"),
+    [
+        # An eligibility period is no length of leave, though both are durations.
+        ("Parental leave lasts 16 weeks.",
+         ["Parental leave lasts 16 weeks.", "You must have worked for 6 months to qualify for parental leave."]),
+        # A refund window is no delivery time, though both are counted in days.
+        ("Delivery takes 5 to 10 business days.",
+         ["Delivery takes 5 to 10 business days.", "Refunds are issued within 30 days of delivery."]),
+    ],
+)
+def test_a_value_of_the_same_unit_that_measures_something_else_is_no_conflict(claim, sources):
+    verdict = _verdict(claim, *(Source(id=f"faq-{i}", text=text) for i, text in enumerate(sources)))
+
+    assert verdict.state is State.SUPPORTED
+
+
+def test_sources_that_give_the_same_quantity_two_values_still_conflict():
+    verdict = _verdict("Parental leave lasts 16 weeks.", Source(id="faq", text="Parental leave lasts 16 weeks."),
+                       Source(id="handbook", text="The leave lasts 12 weeks."))
+
+    assert verdict.state is State.CONFLICTING
 
 
 def test_a_lifetime_warranty_is_refuted_by_a_finite_one():

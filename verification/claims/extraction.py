@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from verification.claims.commitments import find_mentions
+from verification.claims.coordination import split_parts
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
 from verification.types import Commitment, Severity
@@ -42,6 +43,14 @@ class ExtractedClaim:
     context: str = ""
     """The question, when the claim is a bare answer to it: "Delhi" (no verb) says nothing on its own, so
     the scorer reads the question beside it. Never the rest of the draft."""
+    subject: str = ""
+    """The subject a coordinated predicate shares with the part before it ("The museum" for "closes at 5"
+    of "The museum opens at 9 and closes at 5"); never inside the claim's span."""
+
+    @property
+    def statement(self) -> str:
+        """The claim as it reads on its own, and as a verifier checks it: its subject, then its text."""
+        return f"{self.subject} {self.text}" if self.subject else self.text
 
 
 @dataclass(frozen=True)
@@ -146,12 +155,6 @@ _COURTESY_JOINT = re.compile(r"\s*(?:[,;!.]|\s(?:and|&)\s)\s*", re.IGNORECASE)
 _BULLET = re.compile(r"(?:[-*•]|\d+[.)])\s+")  # used with match() at the sentence start
 _EDGE = re.compile(r"^\W+|\W+$")  # quotes, emoji and punctuation around a sentence
 
-# Where one sentence joins two assertions: "X costs $20 and it includes 5 seats".
-_JOINT = re.compile(r"\s*(?:;|,?\s+(?:and|but|while|whereas|although|though)\s+|,\s+(?:and|but)\s+)\s*")
-_SUBJECT_START = re.compile(
-    r"^(?:it|they|he|she|we|you|i|this|that|these|those|there|its|their|his|her|our|your|the|a|an|each|"
-    r"every|all|both|[A-Z][\w&'.-]*)\b"
-)
 _FINITE_VERB = re.compile(
     r"\b(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|does|do|did|"
     r"[a-z]{2,}(?:ed|es|s))\b"
@@ -195,25 +198,29 @@ def extract(text: str, question: str = "") -> Extraction:
         if not any(ch.isalnum() for ch in sentence):
             continue  # punctuation or an emoji on its own: there are no words to release
         signed_off = False
-        for piece_start, piece_end in _split_conjoined(sentence):
-            span_start, span_end = start + piece_start, start + piece_end
-            claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end))
+        for part in split_parts(sentence):
+            span_start, span_end = start + part.start, start + part.end
+            claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end,
+                                      part.subject))
     context = " ".join(question.split())
     if context:
-        claims = [claim if _FINITE_VERB.search(claim.text) else dataclasses.replace(claim, context=context)
+        claims = [claim if _FINITE_VERB.search(claim.statement) else dataclasses.replace(claim, context=context)
                   for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
 
 
-def _make_claim(claim_id: str, text: str, start: int, end: int) -> ExtractedClaim:
+def _make_claim(claim_id: str, text: str, start: int, end: int, subject: str = "") -> ExtractedClaim:
     mentions = find_mentions(text)
+    statement = f"{subject} {text}" if subject else text
     return ExtractedClaim(
         id=claim_id,
         text=text,
         start=start,
         end=end,
         commitments=tuple(mention.to_commitment() for mention in mentions),
-        severity=classify(text, mentions),
+        # "includes 5 seats" is a promise of the Pro plan's: read with its subject.
+        severity=classify(statement, find_mentions(statement)) if subject else classify(text, mentions),
+        subject=subject,
     )
 
 
@@ -246,23 +253,3 @@ def _entry(part: str) -> str | None:
         if pattern.fullmatch(part):
             return kind
     return None
-
-
-def _split_conjoined(sentence: str) -> list[tuple[int, int]]:
-    """Sub-spans of a sentence that each assert one thing; the whole sentence when unsure."""
-    pieces: list[tuple[int, int]] = []
-    piece_start = 0
-    for joint in _JOINT.finditer(sentence):
-        left = sentence[piece_start : joint.start()]
-        right = sentence[joint.end() :]
-        if _is_clause(left) and _is_clause(right) and _SUBJECT_START.match(right):
-            pieces.append((piece_start, joint.start()))
-            piece_start = joint.end()
-    pieces.append((piece_start, len(sentence)))
-    return [(start, end) for start, end in pieces if end > start]
-
-
-def _is_clause(text: str) -> bool:
-    """Enough of a sentence to stand alone: a few words including something verb-like."""
-    words = text.split()
-    return len(words) >= 3 and bool(_FINITE_VERB.search(" ".join(words[1:6])))

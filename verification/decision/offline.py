@@ -94,7 +94,7 @@ class OfflineVerifier:
 
     def verify_claims(self, claims: Sequence[ExtractedClaim], index: SourceIndex) -> list[Verdict]:
         """The verdicts for a case's claims: each read and measured on its own, then scored in one batch."""
-        views = [read_claim(claim.text, claim.context) for claim in claims if claim.checkable]
+        views = [read_claim(claim.statement, claim.context) for claim in claims if claim.checkable]
         assessments = []
         for view in views:
             evidence = gather(view, index)

@@ -174,7 +174,7 @@ class ModelVerifier:
             calls += question_record.attempts
             tokens += question_record.tokens
         # A written question adds the words a source would use; a templated one only adds boilerplate.
-        query = f"{question} {claim.text}" if question_note == "question_writer" else claim.text
+        query = f"{question} {claim.statement}" if question_note == "question_writer" else claim.statement
         with self._search_lock:
             retrieved = index.search(query, k=self.passages)
         if not retrieved:
@@ -192,7 +192,7 @@ class ModelVerifier:
             self.model,
             VERIFY_PROMPT,
             VerificationAnswer,
-            values={"question": question, "claim": claim.text, "passages": _passages_text(retrieved)},
+            values={"question": question, "claim": claim.statement, "passages": _passages_text(retrieved)},
             check=aligner,
         )
         extra["model_calls"] = calls + result.record.attempts
@@ -207,7 +207,7 @@ class ModelVerifier:
             self.model,
             QUESTION_PROMPT,
             VerificationQuestion,
-            values={"claim": claim.text, "commitments": _commitments_text(claim.commitments)},
+            values={"claim": claim.statement, "commitments": _commitments_text(claim.commitments)},
         )
         if result.output is None:
             return template_question(claim), "template:question-writer-invalid", result.record
@@ -294,7 +294,7 @@ def _numbers(text: str) -> list[str]:
 
 def template_question(claim: ExtractedClaim) -> str:
     """A deterministic, self-contained question naming everything the claim commits to."""
-    statement = claim.text.strip().rstrip(".!?;:")
+    statement = claim.statement.strip().rstrip(".!?;:")
     question = f'According to the sources, is this statement true: "{statement}"?'
     values = list(dict.fromkeys(c.text for c in claim.commitments if c.kind in _QUESTION_MUST_NAME))
     if values:

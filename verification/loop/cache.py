@@ -29,7 +29,7 @@ class VerificationCache:
 
     def key(self, claim: ExtractedClaim) -> tuple[str, str, str, str]:
         """The cache key of a claim's verdict: its text and the context it is read with."""
-        read = f"{claim.context}\n{claim.text}" if claim.context else claim.text
+        read = f"{claim.context}\n{claim.statement}" if claim.context else claim.statement
         return sha256_text(read), self.snapshot, self._verifier.name, self._config
 
     def verify(

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from verification.claims.clauses import clause_tokens
 from verification.claims.commitments import VALUE_KINDS, agree, comparable, find_mentions
 from verification.claims.extraction import extract_claims
 from verification.claims.sentences import split_sentences
@@ -93,6 +94,9 @@ def _removal(text: str, claim: Claim) -> tuple[int, int, str]:
         stop = claim.text.rstrip()[-1:] if claim.text.rstrip()[-1:] in ".!?" else ""
         return before[-1].end, claim.end, stop
     following = min(others, key=lambda p: p.start)
+    if following.subject and text.startswith(following.subject, claim.start):
+        # "The museum opens at 9 and closes at 5." less its first predicate: the subject stays for the second.
+        return claim.start + len(following.subject), following.start, " "
     replacement = text[following.start].upper()
     return claim.start, following.start + 1, replacement
 
@@ -150,14 +154,20 @@ class ReplaceWithEvidence:
         """The text with each target corrected from its evidence; None when no evidence says otherwise."""
 
         def corrected(claim: Claim) -> str | None:
-            new_text = _corrected_value(claim) or _evidence_sentence(candidate.text, claim)
-            return new_text if new_text and _anchored(new_text, claim.evidence[0].quote) else None
+            quote = claim.evidence[0].quote if claim.evidence else ""
+            swapped = _corrected_value(claim)
+            if swapped is not None:
+                new_text, at = swapped
+                return new_text if _anchored(new_text, quote, at) else None
+            new_text = _evidence_sentence(candidate.text, claim)
+            return new_text if new_text and _anchored(new_text, quote) else None
 
         return _rewrite_targets(candidate, contract, corrected)
 
 
-def _corrected_value(claim: Claim) -> str | None:
-    """The claim with its disagreeing value swapped for the deciding evidence span's value, or None."""
+def _corrected_value(claim: Claim) -> tuple[str, int] | None:
+    """The claim with its disagreeing value swapped for the deciding evidence span's value, and where the
+    new value starts in it; None when no value disagrees."""
     if not claim.evidence:
         return None
     seen = [m for span in claim.evidence[:3] for m in find_mentions(span.quote) if m.kind in VALUE_KINDS]
@@ -168,27 +178,44 @@ def _corrected_value(claim: Claim) -> str | None:
             continue
         for value in deciding:
             if comparable(mention, value) and not agree(mention, value):
-                return claim.text[: mention.start] + value.text + claim.text[mention.end :]
+                return claim.text[: mention.start] + value.text + claim.text[mention.end :], mention.start
     return None
 
 
-def _anchored(new_text: str, quote: str) -> bool:
+def _anchored(new_text: str, quote: str, at: int | None = None) -> bool:
     """Whether the evidence span talks about what the corrected claim talks about.
 
     Swapping in a value is only a correction when the span is about the same thing: "Q3 revenue was
     $46 million" must not borrow Q2's figure from a sentence that never mentions Q3. Every name-like
     word (capitalised inside the claim, or mixing letters and digits) must be in the span, and most of
-    the claim's content words too.
+    the content words around the new value (at `at`; the whole text without it). Only those: the rest
+    of the sentence ("which includes 5 seats") is the claim's own, kept as written and judged again when
+    the repaired claim is verified.
     """
     folded = quote.casefold()
     words = re.findall(r"[\w'’.-]+", new_text)
     names = [w.strip(".") for w in words[1:] if w[:1].isupper() or (re.search(r"\d", w) and re.search(r"[A-Za-z]", w))]
     if any(name.casefold() not in folded for name in names if name):
         return False
-    stems = set(content_stems(new_text))
+    stems = set(content_stems(new_text if at is None else _said_around(new_text, at)))
     if not stems:
         return False
     return len(stems & set(content_stems(quote))) / len(stems) >= 0.75
+
+
+def _said_around(text: str, at: int) -> str:
+    """The words of `text` that the value at offset `at` belongs to: its clause, cut at the values either
+    side of it ("The Pro plan costs $20 per month" of "The Pro plan costs $20 per month with 5 seats
+    included"; "costs $20 per month" of "The Pro plan, which includes 5 seats, costs $20 per month.")."""
+    tokens = clause_tokens(text)
+    here = next((token for token in tokens if token.end > at), None)
+    if here is None:
+        return text
+    values = [m for m in find_mentions(text) if m.kind in VALUE_KINDS]
+    before = max((m.end for m in values if m.end <= at), default=0)
+    after = min((m.start for m in values if m.start > at), default=len(text))
+    kept = [token for token in tokens if token.clause == here.clause and before <= token.start and token.end <= after]
+    return text[kept[0].start : kept[-1].end] if kept else text
 
 
 def _evidence_sentence(text: str, claim: Claim) -> str | None:

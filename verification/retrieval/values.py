@@ -3,7 +3,9 @@ state another value for the same thing.
 
 A bare "400" agrees with "400 freshmen", but only values with the same unit can disagree, and only in a
 sentence that shares enough of the claim's words and is not about another subject of the same sort
-("Team plan: $25" says nothing about the Basic plan's price).
+("Team plan: $25" says nothing about the Basic plan's price), and only where the sentence's value is
+said of what the claim is about (`measured`): the "6 months" one must have worked to qualify for leave
+is no length of leave.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from verification.claims.clauses import clause_tokens
 from verification.claims.commitments import (
     MONTHS,
     VALUE_KINDS,
@@ -20,6 +23,7 @@ from verification.claims.commitments import (
     contradicts,
     grounds,
 )
+from verification.claims.commitments.measured import closeness, said_of, same_quantity
 from verification.claims.commitments.names import subject_names
 from verification.claims.tokens import content_stems, stem
 from verification.claims.view import ClaimView
@@ -53,9 +57,12 @@ def check_values(claim: ClaimView, candidates: list[Passage], index: SourceIndex
     context_stems = (word_stems, word_stems - claim.duration_stems)
     subjects, claim_names = claim.subject_names
     names = frozenset(stem(word) for name in claim_names for word in name) & frozenset(word_stems)
+    values = [mention for mention in claim.mentions if mention.kind in VALUE_KINDS]
+    claim_keys = tuple(token.key for token in claim.clause_tokens if token.content and not token.word[:1].isdigit())
     return [
-        _check_value(value, candidates, context_stems, subjects, index, (names, frozenset(word_stems - names)))
-        for value in claim.mentions if value.kind in VALUE_KINDS
+        _check_value(value, candidates, context_stems, subjects, index, (names, frozenset(word_stems - names)),
+                     (said_of(claim.clause_tokens, value, values), claim_keys))
+        for value in values
     ]
 
 
@@ -66,7 +73,9 @@ def _check_value(
     subjects: tuple[tuple[str, str], ...],
     index: SourceIndex,
     claim_words: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+    measures: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
 ) -> ValueCheck:
+    """`measures`: what the claim's value is said of (`measured.said_of`), and the claim's content words."""
     agreeing, disagreeing, grounding = [], [], []
     for passage in candidates:
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
@@ -98,7 +107,7 @@ def _check_value(
         if consistent is not None:
             agreeing.append((passage, consistent))
             continue
-        against = next((m for m in same_sort if contradicts(value, m)), None)
+        against = _same_quantity_against(passage, [m for m in same_sort if contradicts(value, m)], *measures)
         if (
             against is not None
             and max(_context(passage, stems) for stems in context_stems) >= _CONTEXT_FOR_VALUES
@@ -106,6 +115,24 @@ def _check_value(
         ):
             disagreeing.append((passage, against))
     return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))
+
+
+def _same_quantity_against(passage: Passage, contradicting: list[Mention], said: tuple[str, ...],
+                           claim_keys: tuple[str, ...]) -> Mention | None:
+    """The value of the sentence that contradicts the claim's about the same quantity, or None.
+
+    A value of the same unit measures the same thing only where what it is said of is in the claim: the
+    "6 months" one "must have worked" to qualify is no length of leave. Of several, the one said of what
+    the claim's value is said of: "closes at 5 pm", not "opens at 9 am", against "closes at 7 pm".
+    """
+    if not contradicting:
+        return None
+    tokens = clause_tokens(passage.text)
+    measured = [(said_of(tokens, found, passage.values), found) for found in contradicting]
+    kept = [(keys, found) for keys, found in measured if same_quantity(keys, claim_keys)]
+    if not kept:
+        return None
+    return max(kept, key=lambda item: closeness(said, item[0]))[1]
 
 
 _PARALLEL = 0.5

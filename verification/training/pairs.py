@@ -137,12 +137,12 @@ def _claim_pairs(record: Record, origin: str, label_of: dict[str, int] | None = 
     `label_of`, a claim text's own label, where the record's label does not hold for every claim)."""
     index = SourceIndex(record.sources)
     for claim in extract_claims(record.answer, record.question):
-        label = label_of.get(claim.text) if label_of is not None else int(record.supported)
+        label = label_of.get(claim.statement) if label_of is not None else int(record.supported)
         if label is None:
             continue
-        hits = index.select(claim.text, 3)
+        hits = index.select(claim.statement, 3)
         if hits:
-            yield Pair(window_text(hits), hypothesis(claim.text, claim.context), label, origin, validation)
+            yield Pair(window_text(hits), hypothesis(claim.statement, claim.context), label, origin, validation)
 
 
 def _wice_train(root: Path) -> Iterator[Pair]:
@@ -182,12 +182,12 @@ def summedits_claim_labels(records: list[Record]) -> dict[str, dict[str, int]]:
     consistent: dict[str, set[str]] = {}
     for record in records:
         if record.supported:
-            texts = {claim.text for claim in extract_claims(record.answer)}
+            texts = {claim.statement for claim in extract_claims(record.answer)}
             consistent.setdefault(record.sources[0].text, set()).update(texts)
     labels: dict[str, dict[str, int]] = {}
     for record in records:
         known = consistent.get(record.sources[0].text, set())
-        claims = [claim.text for claim in extract_claims(record.answer)]
+        claims = [claim.statement for claim in extract_claims(record.answer)]
         if record.supported:
             labels[record.id] = dict.fromkeys(claims, 1)
             continue

@@ -5,6 +5,11 @@ A sentence that puts the claim's words under a hedge or a plan ("is expected to"
 does not state that it happened. A claim that asserts it, in words that otherwise restate the sentence,
 says more than the source; so does a claim in the past tense where the source says it "will" happen.
 What is planned may since have happened, so this is unsaid, never contradicted.
+
+"May" is also the voice of a policy: "You may cancel your subscription at any time" grants a permission.
+A claim that states the permission ("you can cancel at any time") says what the source says, so a
+source's "may" is no hedge against a claim that itself grants or allows. A claim that asserts the thing
+as done ("the refund takes 30 days" against "may take 30 days") still says more than the source.
 """
 
 from __future__ import annotations
@@ -21,9 +26,17 @@ HEDGES = (
     "proposed to", "likely to", "may", "might", "could", "would",
 )
 """Words that put what follows under a hedge or a plan."""
+PERMISSIONS = (
+    "can", "may", "is allowed to", "are allowed to", "be allowed to", "is able to", "are able to", "be able to",
+    "is permitted to", "are permitted to", "be permitted to", "is entitled to", "are entitled to",
+)
+"""Words that grant or allow what follows; "can" and "may" grant in a policy's voice."""
+GRANTS = ("may",)
+"""Hedges a source also writes to grant a permission: no hedge against a claim that states one."""
 FUTURE = ("will", "shall", "going to")
 """Words that put what follows in the future: not yet done, but promised."""
 _HINT = first_words(HEDGES + FUTURE)
+_PERMISSION_HINT = first_words(PERMISSIONS)
 _REACH = 3
 """How many words after a hedge the word it bears on may be."""
 
@@ -41,12 +54,14 @@ def check_hedges(claim_view: ClaimView, restating: list[Passage]) -> Finding | N
         return None  # the claim hedges or promises too; coverage judges it
     claim_keys = [token.key for token in claim if token.content]
     past = [token.key for token in claim if token.content and token.word.endswith("ed")]
+    permits = bool(_PERMISSION_HINT.search(claim_view.text)) and _hedged(claim, PERMISSIONS)
+    hedges = tuple(hedge for hedge in HEDGES if hedge not in GRANTS) if permits else HEDGES
 
     def hedged(passage: Passage) -> str | None:
         if not says(passage.text, _HINT):
             return None  # the sentence restates the claim with no hedge at all
         tokens = clause_tokens(passage.text)
-        return _hedge_on(tokens, claim_keys, HEDGES) or (_hedge_on(tokens, past, FUTURE) if past else None)
+        return _hedge_on(tokens, claim_keys, hedges) or (_hedge_on(tokens, past, FUTURE) if past else None)
 
     return unsaid_in_every(restating, hedged, "unasserted",
                            lambda hedge: f"The source only says \"{hedge}\": it does not say that it happened.")
