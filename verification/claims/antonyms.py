@@ -8,11 +8,14 @@ one for the other reverses what a sentence says.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from verification.claims.tokens import STOP_WORDS, stem, words
-from verification.claims.view import ClaimView
+
+if TYPE_CHECKING:
+    from verification.claims.view import ClaimView
 
 _PAIRS = """
 increase decrease | increase decline | increase reduce | increase drop | increase cut | rise fall
@@ -70,12 +73,15 @@ def flipped_word(
     With `unsaid_in` (a source's vocabulary), only content words the source never uses are compared.
     """
     passage_stems = _stem_set(passage_text)
-    # A claim's view has its words read already; a bare text is read here.
-    claim = _stemmed(claim_text) if isinstance(claim_text, str) else tuple(
-        (word, stem(word)) for word, _, _ in claim_text.words)
-    claim_stems = frozenset(key for _, key in claim)
-    if passage_stems.isdisjoint(frozenset().union(*(OPPOSITES.get(key, ()) for key in claim_stems))):
+    # A claim's view has its words stemmed, and their opposites found, already; a bare text is read here.
+    if isinstance(claim_text, str):
+        claim = _stemmed(claim_text)
+        reversing = opposites_of(key for _, key in claim)
+    else:
+        claim, reversing = claim_text.word_stems, claim_text.opposite_stems
+    if passage_stems.isdisjoint(reversing):
         return None  # asked for every hit of every claim: most sentences have no opposite of any claim word
+    claim_stems = frozenset(key for _, key in claim)
     passage = _stemmed(passage_text)
     for i, (word, key) in enumerate(claim):
         if key in passage_stems or (unsaid_in and (key in unsaid_in or word in STOP_WORDS)):
@@ -88,6 +94,11 @@ def flipped_word(
             ):
                 return word, found
     return None
+
+
+def opposites_of(stems: Iterable[str]) -> frozenset[str]:
+    """The stems that reverse one of `stems` (OPPOSITES)."""
+    return frozenset().union(*(OPPOSITES.get(key, ()) for key in stems))
 
 
 @lru_cache(maxsize=8192)

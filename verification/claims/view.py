@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from verification.claims.antonyms import opposites_of
 from verification.claims.clauses import Token, clause_tokens
 from verification.claims.commitments import VALUE_KINDS, Mention, find_mentions, find_relations
 from verification.claims.commitments.names import subject_names
@@ -29,6 +30,10 @@ class ClaimView:
     """The language the claim is read in (an ISO 639-1 code)."""
     words: tuple[tuple[str, int, int], ...]
     """Every word with its offsets in `text`."""
+    word_stems: tuple[tuple[str, str], ...]
+    """Every word with its stem, in order, stop words included (what the opposite-word check compares)."""
+    opposite_stems: frozenset[str]
+    """The stems that reverse one of its words ("fall" for "rose"): a sentence with none of them flips none."""
     stems: tuple[str, ...]
     """The content stems in order, repeats kept (bigrams read them in order)."""
     unique_stems: tuple[str, ...]
@@ -61,6 +66,7 @@ class ClaimView:
 def read_claim(text: str, context: str = "", language: str = "en") -> ClaimView:
     """The claim read once into its view."""
     tokens = tuple(words(text))
+    word_stems = tuple((word, stem(word)) for word, _, _ in tokens)
     stems = tuple(content_stems(text))
     mentions = tuple(find_mentions(text))
     return ClaimView(
@@ -68,6 +74,8 @@ def read_claim(text: str, context: str = "", language: str = "en") -> ClaimView:
         context=context,
         language=language,
         words=tokens,
+        word_stems=word_stems,
+        opposite_stems=opposites_of(key for _, key in word_stems),
         stems=stems,
         unique_stems=tuple(dict.fromkeys(stems)),
         negated_stems=negated_stems(text),

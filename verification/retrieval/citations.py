@@ -130,9 +130,10 @@ def covered_phrases(
     across the function words between them ("Team plan", "user per month"); each value is one item.
     """
     items: list[tuple[int, int]] = list(values)
+    value_spans = (*values, *unstated)
     run: tuple[int, int] | None = None
     for word, start, end in words(claim_text) if claim_words is None else claim_words:
-        if any(v_start <= start < v_end for v_start, v_end in (*values, *unstated)):
+        if value_spans and any(v_start <= start < v_end for v_start, v_end in value_spans):
             if run:
                 items.append(run)
             run = None

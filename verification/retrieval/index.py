@@ -186,11 +186,11 @@ class SourceIndex:
         # The query's words each candidate has and no chosen passage covers yet, in the query's order:
         # found once, then shortened as passages are chosen, rather than filtered again every round.
         uncovered = {
-            hit.passage.position: [(stem, weight) for stem, weight in needed.items() if stem in hit.passage.stem_set]
+            hit.passage.position: {stem: weight for stem, weight in needed.items() if stem in hit.passage.stem_set}
             for hit in hits
         }
-        # What each candidate would add, summed again (in the query's order) only when its list shrinks.
-        gains = {position: sum(weight for _, weight in shared) for position, shared in uncovered.items()}
+        # What each candidate would add, summed again (in the query's order) only when its words shrink.
+        gains = {position: sum(shared.values()) for position, shared in uncovered.items()}
 
         def merit(hit: Hit) -> tuple[float, int]:
             credit = _RANK_WEIGHT * hit.score / top_score + _NEARBY_BONUS * (hit.passage.position in nearby)
@@ -206,9 +206,11 @@ class SourceIndex:
             for hit in hits:
                 position = hit.passage.position
                 shared = uncovered[position]
-                if any(stem in covered for stem, _ in shared):
-                    shared = uncovered[position] = [(stem, weight) for stem, weight in shared if stem not in covered]
-                    gains[position] = sum(weight for _, weight in shared)
+                if not covered.isdisjoint(shared):
+                    shared = uncovered[position] = {
+                        stem: weight for stem, weight in shared.items() if stem not in covered
+                    }
+                    gains[position] = sum(shared.values())
         return chosen
 
     def search(self, query: str, k: int = 3) -> list[EvidenceSpan]:

@@ -33,7 +33,9 @@ def restated(claim: ClaimView, passages: Iterable[Passage]) -> list[Passage]:
     if len(claim_keys) < MIN_RESTATED_WORDS:
         return []
     needed = RESTATES * len(claim_keys)
-    return [passage for passage in passages if _keys_said(claim_keys, passage.text) >= needed]
+    # Each key's shorter forms are made once for the claim, not again for every sentence asked.
+    wanted = [(key, frozenset(key[:end] for end in range(SHORTEST_PREFIX, len(key)))) for key in claim_keys]
+    return [passage for passage in passages if _keys_said(wanted, passage.text) >= needed]
 
 
 def first_words(phrases: Iterable[str]) -> re.Pattern[str]:
@@ -76,16 +78,14 @@ def unsaid_in_every(
     return Finding(State.INSUFFICIENT_EVIDENCE, (passage,), reason, rationale(what), what)
 
 
-def _keys_said(keys: Sequence[str], text: str) -> int:
-    """How many of `keys` a key of `text` matches (`same_key`), looked up rather than compared pairwise."""
+def _keys_said(wanted: Sequence[tuple[str, frozenset[str]]], text: str) -> int:
+    """How many of the keys a key of `text` matches (`same_key`), looked up rather than compared pairwise;
+    `wanted` has each key with its prefixes at least SHORTEST_PREFIX long and shorter than itself."""
     pool, prefixes = _key_index(text)
-    said = 0
-    for key in keys:
-        if key in pool or (len(key) >= SHORTEST_PREFIX and key in prefixes) or any(
-            key[:end] in pool for end in range(SHORTEST_PREFIX, len(key))
-        ):
-            said += 1
-    return said
+    return sum(
+        1 for key, shorter in wanted
+        if key in pool or (len(key) >= SHORTEST_PREFIX and key in prefixes) or not pool.isdisjoint(shorter)
+    )
 
 
 @lru_cache(maxsize=16384)

@@ -9,7 +9,14 @@ unsaid, not contradicted: the claim may still be true for the reader, so a perso
 
 from __future__ import annotations
 
-from verification.checks.grounding.clauses import any_says, first_words, phrase_at, says, unsaid_in_every
+from verification.checks.grounding.clauses import (
+    any_says,
+    by_first_word,
+    first_words,
+    phrase_at,
+    says,
+    unsaid_in_every,
+)
 from verification.checks.grounding.finding import Finding
 from verification.claims.clauses import Token, clause_tokens, covered_keys
 from verification.claims.view import ClaimView
@@ -59,10 +66,11 @@ def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str]]]:
     ("if so", "if any") is no condition.
     """
     found = []
+    # Each word is asked only about the markers it can start, in CONDITION_MARKERS order.
+    starting = by_first_word(CONDITION_MARKERS)
     i = 0
     while i < len(tokens):
-        marker = next((m for m in CONDITION_MARKERS if tokens[i].word == m.split()[0] and phrase_at(tokens, i, m)),
-                      None)
+        marker = next((m for m in starting.get(tokens[i].word, ()) if phrase_at(tokens, i, m)), None)
         if marker is None:
             i += 1
             continue

@@ -170,12 +170,23 @@ def find_qualifiers(claim: ClaimView) -> list[Use]:
 
 
 def _idiom(tokens: tuple[Token, ...], i: int) -> bool:
+    """Whether the word at `i` is part of one of IDIOMS ("at all", "each other")."""
+    return any(
+        i - offset >= 0 and phrase_at(tokens, i - offset, idiom)
+        for idiom, offset in _IDIOM_PARTS.get(tokens[i].word, ())
+    )
+
+
+def _idiom_parts() -> dict[str, tuple[tuple[str, int], ...]]:
+    """Each word of IDIOMS with the idioms it is part of and where in them: a word is asked only about those."""
+    parts: dict[str, list[tuple[str, int]]] = {}
     for idiom in IDIOMS:
-        parts = idiom.split()
-        for offset, part in enumerate(parts):
-            if part == tokens[i].word and i - offset >= 0 and phrase_at(tokens, i - offset, idiom):
-                return True
-    return False
+        for offset, part in enumerate(idiom.split()):
+            parts.setdefault(part, []).append((idiom, offset))
+    return {word: tuple(found) for word, found in parts.items()}
+
+
+_IDIOM_PARTS = _idiom_parts()
 
 
 def _in_title(text: str, token: Token) -> bool:
