@@ -44,7 +44,8 @@ from verification.checks.check import Role  # noqa: E402
 from verification.checks.registry import CHECKS  # noqa: E402
 from verification.claims.extraction import extract_claims  # noqa: E402
 from verification.claims.view import read_claim  # noqa: E402
-from verification.decision.calibration import auroc, calibrate, group_scores  # noqa: E402
+from verification.decision.bounds import auroc  # noqa: E402
+from verification.decision.calibration import calibrate, group_scores  # noqa: E402
 from verification.retrieval.index import SourceIndex  # noqa: E402
 from verification.scorers import novelty  # noqa: E402
 from verification.scorers.card import RULES_CARD  # noqa: E402

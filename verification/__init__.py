@@ -18,7 +18,12 @@ from verification.surface import lazy_names
 
 if TYPE_CHECKING:
     from verification.cli import main
-    from verification.decision.calibration import LabelledScores, ReleaseCalibration, answer_score, release_threshold
+    from verification.decision.calibration import (
+        LabelledScores,
+        ReleaseCalibration,
+        answer_score,
+        release_threshold,
+    )
     from verification.decision.calibration import calibrate as calibrate_release
     from verification.decision.calibration import describe as describe_release
     from verification.decision.offline import OfflineVerifier

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from verification.decision.calibration import calibrated_for, describe
+from verification.decision.calibration import answer_stratum, calibrated_for, describe
 from verification.decision.offline import OfflineVerifier
 from verification.decision.verifier import Verifier, fingerprint, identity
 from verification.errors import MissingFieldError, PermanentError, UnknownConstitution
@@ -128,6 +128,9 @@ def check_case(
     candidates = controller.candidates
     first, current = candidates[0], candidates[-1]
     needs_person = outcome.terminal in policy.needs_person
+    # The threshold the gate applied to the final answer: its stratum's, where the calibration has strata.
+    gate = controller.calibration.for_answer(current.claims) if controller.calibration else None
+    stratum = answer_stratum(current.claims) if controller.calibration and controller.calibration.strata else None
     return RunRecord(
         external_id=case.external_id,
         terminal=outcome.terminal,
@@ -143,8 +146,9 @@ def check_case(
         scorer_model=scorer_model(verifier),
         constitution=constitution.pinned,
         non_converging_rules=controller.non_converging_rules,
-        release_threshold=controller.calibration.threshold if controller.calibration else None,
-        release_calibration=describe(controller.calibration) if controller.calibration else None,
+        release_threshold=gate.threshold if gate else None,
+        release_calibration=describe(gate) if gate else None,
+        release_stratum=stratum,
         metadata=case.metadata,
     )
 

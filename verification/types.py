@@ -123,6 +123,19 @@ class EvidenceSpan(_Frozen):
     """The claim's commitments this span grounds or contradicts, as the claim writes them ("$20", "Team plan")."""
 
 
+class AlignedWord(_Frozen):
+    """One word of a proven claim and the word of its evidence that states it (`checks/proof.py`)."""
+
+    word: str
+    """The claim's word, as the claim writes it."""
+    source_id: str
+    """The source the evidence word is in."""
+    start: int
+    """Offset of the evidence word (or the value that states it) in the source's text."""
+    end: int
+    """End offset (exclusive) in the source's text."""
+
+
 class ModelCallRecord(_Frozen):
     """Provenance of one model-backed judgement, kept so drift can be audited later."""
 
@@ -187,6 +200,12 @@ class Claim(_Frozen):
     decided_by: str | None = None
     """In a cascade, the verifier ("name fingerprint") that decided the claim when it is not the run's
     own: the model, for a claim the offline verifier could not settle. Its calibration gates the score."""
+    stratum: str | None = None
+    """What its evidence is ("proven", "aligned", "partial", "bare"): an answer is gated at the threshold
+    of its weakest claim's stratum. None for a claim decided by the model."""
+    alignment: list[AlignedWord] = Field(default_factory=list)
+    """For a proven claim (method "offline:proof"): each of its content words with the evidence word that
+    states it. Empty for every other method."""
     escalation: str | None = None
     """In a cascade, why the claim went to the model ("offline SUPPORTED at 0.61, below the safe band
     (0.76)"); None when the offline verdict stood."""
@@ -389,6 +408,9 @@ class RunRecord(_Frozen):
     verifier has no calibration for its configuration: then a person decides (NOT_CALIBRATED)."""
     release_calibration: str | None = None
     """What backs the threshold: the risk budget, the bound, the labelled data and when it was computed."""
+    release_stratum: str | None = None
+    """The final answer's stratum, whose threshold the gate applied ("proven", "aligned", "partial",
+    "bare"); None when the pooled threshold applied (a claim decided by the model, or no strata)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Echo of the case's metadata."""
 

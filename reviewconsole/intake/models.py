@@ -189,6 +189,10 @@ class Claim(ImmutableModel):
         help_text="In a cascade, the model verifier (name and fingerprint) that decided it; empty: the run's own",
     )
     escalation = models.TextField(blank=True, help_text="In a cascade, why the claim was sent to the model")
+    alignment = models.JSONField(
+        default=list, blank=True,
+        help_text="For a proven claim: each of its words with the evidence word that states it",
+    )
 
     class Meta:
         ordering = ["candidate", "position"]

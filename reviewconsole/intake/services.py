@@ -386,4 +386,5 @@ def _claim_row(candidate: Candidate, position: int, claim: contract.Claim) -> Cl
         model_record=claim.model_record.model_dump(mode="json") if claim.model_record else None,
         decided_by=claim.decided_by or "",
         escalation=claim.escalation or "",
+        alignment=[word.model_dump(mode="json") for word in claim.alignment],
     )

@@ -107,7 +107,7 @@ POLICY_FIELDS = (
     FieldSpec("calibration_group", "Calibration group",
               help="The group of labelled answers this constitution's resemble, released at that group's own "
               "threshold: wice/hold (single claims), summedits/hold (summaries), halueval/hold (short answers); "
-              "empty: the pooled threshold, which holds in every group."),
+              "empty: the threshold of each answer's stratum (what its evidence is), else the pooled one."),
 )
 # Knobs an empty input leaves unset (None) rather than asking the model to parse "".
 _OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours", "calibration_group", "model_verification"})
@@ -252,6 +252,9 @@ class ConstitutionForm(forms.Form):
                 self._place(problem, kept)
             return cleaned
         own_calibration = self.base.policy.release_calibration
+        unknown_group = constitution.policy.calibration_group_error()
+        if unknown_group is not None:
+            _add(self, "policy-calibration_group", unknown_group)
         if own_calibration is not None \
                 and constitution.policy.max_unsafe_release_rate != own_calibration.max_unsafe_release_rate:
             # A threshold calibrated for another budget would make the new budget a dead letter: drop it, so

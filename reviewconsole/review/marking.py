@@ -54,6 +54,8 @@ class ClaimRow:
     """Supported, but scored below the run's release threshold: a person decides whether it goes out."""
     score_text: str = ""
     """The release score as shown ("0.83"); empty when the verifier gave none."""
+    proof: list[tuple[str, str]] = field(default_factory=list)
+    """For a proven claim: each of its words with the evidence word that states it, as each side writes it."""
 
     @property
     def failing(self) -> bool:
@@ -80,6 +82,7 @@ def case_marks(shown: Candidate, sources: list[Source], gate: ReleaseGate | None
     Anchors use positions, never client-chosen ids, so they are always valid HTML ids.
     """
     source_positions = {source.source_id: source.position for source in sources}
+    texts = {source.source_id: source.text for source in sources}
     claims = list(shown.claims.all())
     # One mark per stretch of source text, shared by every claim citing it. It takes the state of the
     # claim it is the best evidence for (listed first), so a refuted claim's span shows as refuted.
@@ -115,7 +118,8 @@ def case_marks(shown: Candidate, sources: list[Source], gate: ReleaseGate | None
                                 f"{label}, held back" if held_back else label,
                                 href=f"#{claim_anchor(claim)}", badge=True))
         score_text = f"{claim.release_score:.{gate.digits if gate else 2}f}" if claim.release_score is not None else ""
-        claim_rows.append(ClaimRow(claim, claim_anchor(claim), label, links[claim.pk], held_back, score_text))
+        claim_rows.append(ClaimRow(claim, claim_anchor(claim), label, links[claim.pk], held_back, score_text,
+                                   _proof(claim, texts)))
     return CaseMarks(
         candidate_html=highlight(shown.text, claim_spans),
         marked_sources=[
@@ -125,6 +129,17 @@ def case_marks(shown: Candidate, sources: list[Source], gate: ReleaseGate | None
         claim_rows=claim_rows,
         release_gate=gate,
     )
+
+
+def _proof(claim: Claim, texts: dict[str, str]) -> list[tuple[str, str]]:
+    """The words of a proven claim beside the evidence words that state them (none for other claims)."""
+    pairs = []
+    for word in claim.alignment or []:
+        text = texts.get(word.get("source_id", ""))
+        if text is None:
+            return []  # a source the run cited is gone from the case: show no half of a proof
+        pairs.append((str(word.get("word", "")), text[word["start"]:word["end"]]))
+    return pairs
 
 
 def _score_digits(claims: list[Claim], threshold: float) -> int:

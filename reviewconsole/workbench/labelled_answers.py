@@ -27,12 +27,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from reviewconsole.intake.models import Candidate, Case, Claim
 from reviewconsole.review.models import ClaimLabel, ClaimLabelKind
 from verification import DEFAULT_CONSTITUTION as DEFAULT
-from verification import LabelledScores, State, answer_score
+from verification import LabelledScores, State, Terminal, answer_score
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,14 @@ def cases_of(constitution: str) -> Q:
     return Q(constitution_pin__document__name=constitution) | Q(
         constitution_pin__isnull=True, constitution_name__in=names
     )
+
+
+def released_by_stratum(constitution: str) -> dict[str, int]:
+    """How many of the constitution's cases the engine released as written, by the stratum of the answer
+    (`RunRecord.release_stratum`, what its evidence was)."""
+    rows = (Case.objects.filter(cases_of(constitution), terminal=Terminal.PERMIT.value)
+            .values_list("run_record__release_stratum").annotate(count=Count("pk")).order_by())
+    return {str(stratum): count for stratum, count in rows if stratum}
 
 
 def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None = None,

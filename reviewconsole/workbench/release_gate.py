@@ -16,7 +16,7 @@ from datetime import datetime
 from reviewconsole.policy.engine import configured_verifier
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.selectors import constitution_in_force, constitution_rows
-from reviewconsole.workbench.labelled_answers import ReviewerLabels, reviewer_labels
+from reviewconsole.workbench.labelled_answers import ReviewerLabels, released_by_stratum, reviewer_labels
 from verification import (
     Cascade,
     LabelledScores,
@@ -219,6 +219,20 @@ def gate_in_force(version: ConstitutionVersion | None, labels: ReviewerLabels, v
 
 
 @dataclass(frozen=True)
+class StratumRow:
+    """One stratum of the calibration in force: its labelled answers, where it releases, and what it released."""
+
+    name: str
+    labelled: int
+    threshold: str
+    """"0.7010", "pooled 0.7382" (too few labels of its own) or "none" (nothing released on a score)."""
+    unsafe_upper_bound: float
+    automation: float
+    released: int
+    """Cases of this constitution released as written whose answer was of this stratum."""
+
+
+@dataclass(frozen=True)
 class ReleaseGate:
     """Everything the release-gate page shows for one constitution."""
 
@@ -230,6 +244,8 @@ class ReleaseGate:
     """The budget the admin picked (the one in force until they pick another)."""
     budgets: tuple[BudgetOutcome, ...]
     curve: tuple[OperatingPoint, ...]
+    strata: tuple[StratumRow, ...] = ()
+    """The calibration in force by stratum (what an answer's evidence is); empty when it has no strata."""
 
     @property
     def curve_table(self) -> list[OperatingPoint]:
@@ -258,7 +274,22 @@ def release_gate(*, constitution: str, budget: float | None = None) -> ReleaseGa
         for offered in sorted({*BUDGETS, chosen.budget})
     ) if labels.inconsistent else ()
     return ReleaseGate(constitution, verifier, labels, in_force, chosen, others,
-                       tuple(curve(labels.scores())) if labels.answers else ())
+                       tuple(curve(labels.scores())) if labels.answers else (),
+                       strata_rows(in_force.calibration, released_by_stratum(constitution)))
+
+
+def strata_rows(calibration: ReleaseCalibration | None, released: dict[str, int]) -> tuple[StratumRow, ...]:
+    """The calibration's strata as the page lists them, each with the cases it released."""
+    if calibration is None:
+        return ()
+    rows = []
+    for stratum in calibration.strata:
+        bound = stratum.bound
+        threshold = ("none" if stratum.threshold is None and not stratum.pooled else
+                     f"pooled {calibration.threshold:.4f}" if stratum.pooled else f"{stratum.threshold:.4f}")
+        rows.append(StratumRow(stratum.name, bound.consistent + bound.inconsistent, threshold,
+                               bound.unsafe_upper_bound, bound.automation, released.get(stratum.name, 0)))
+    return tuple(rows)
 
 
 @dataclass(frozen=True)

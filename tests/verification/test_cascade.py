@@ -14,6 +14,7 @@ import pytest
 from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Received, Reply
 from tests.verification.replies import claim_in, cove_reply, role_of
 from tests.verification.verifiers import calibrated
+from verification.claims.extraction import extract_claims
 from verification.decision.calibration import ReleaseCalibration
 from verification.decision.offline import OfflineVerifier
 from verification.decision.verifier import identity
@@ -32,7 +33,7 @@ SOURCES = [
 SETTLED = "Refunds reach the original payment method in 5 to 10 business days."
 """Word for word a source sentence: inside the offline verifier's safe band."""
 PARAPHRASE = "Your data is kept for 30 days after cancelling."
-"""True, but read offline below the safe band (0.69 against 0.76): the uncertain band."""
+"""True, but read offline below the safe band: the uncertain band."""
 CONTRADICTION = "Your data is kept for 90 days after cancelling."
 """A typed contradiction (90 days against 30): REFUTED offline, whatever a model would say."""
 
@@ -65,7 +66,7 @@ def test_a_contradiction_and_a_safe_claim_never_reach_the_model_the_uncertain_on
     assert _verifier_claims(fake_server) == [PARAPHRASE]
     assert record.verifier == "cascade/1"
     settled, paraphrase, contradiction = record.candidates[0].claims
-    assert settled.state is State.SUPPORTED and settled.method == "offline:coverage" and settled.escalation is None
+    assert settled.state is State.SUPPORTED and settled.method == "offline:proof" and settled.escalation is None
     assert contradiction.state is State.REFUTED and contradiction.method == "offline:typed-mismatch"
     assert contradiction.decided_by is None and contradiction.escalation is None
     # The model's verdict is the claim's: its state, its quote, its provenance, and why it was asked.
@@ -220,3 +221,18 @@ def test_the_table_says_which_claims_went_to_the_model_and_why(tmp_path: Path, f
     assert "verifier cascade/1" in result.stdout
     assert "  k2 sent to the model: offline SUPPORTED at 0.69, below the safe band (0.76)" in result.stdout
     assert "k1 sent to the model" not in result.stdout
+
+
+def test_a_proven_claim_never_reaches_the_model_even_without_a_calibrated_band(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel,
+) -> None:
+    # Without an offline calibration every other claim goes to the model; a proof settles its claim alone.
+    fake_server.responder = cove_reply
+    cascade = CascadeVerifier(OfflineVerifier(), ModelVerifier(client_model), None)
+    claims = extract_claims(f"{SETTLED} {PARAPHRASE}")
+
+    proven, paraphrase = cascade.verify(claims, SOURCES)
+
+    assert _verifier_claims(fake_server) == [PARAPHRASE]
+    assert proven.method == "offline:proof" and proven.decided_by is None and proven.escalation is None
+    assert paraphrase.decided_by is not None

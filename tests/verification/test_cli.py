@@ -61,10 +61,11 @@ def test_check_prints_the_run_record_as_json(tmp_path: Path) -> None:
     assert record.external_id == "cli-1" and record.verifier.startswith("offline/")
     [claim] = record.candidates[0].claims
     assert claim.text == "Your data is kept for 30 days after cancelling."
-    # Supported, but a paraphrase of a one-sentence source scores below the default release threshold:
-    # the run record says so, and a person decides.
-    assert claim.state is State.SUPPORTED and claim.release_score < record.release_threshold
-    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.BELOW_RELEASE_THRESHOLD)
+    # A paraphrase of a one-sentence source: supported, and scored at or above the threshold of its
+    # stratum (what its evidence is), which the run record names beside the threshold it applied.
+    assert claim.state is State.SUPPORTED and claim.release_score >= record.release_threshold
+    assert record.release_stratum == claim.stratum and record.release_stratum is not None
+    assert (record.terminal, record.reason) == (Terminal.PERMIT, Reason.ALL_SUPPORTED)
 
 
 def test_check_reads_stdin_and_writes_to_a_file(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 import verification
 from verification.cli import InputError
+from verification.decision.calibration import UnknownGroup
 from verification.engine import MissingFieldError, ScorerModelMismatch, UnknownConstitution
 from verification.errors import PermanentError, TransientError, VerificationError
 from verification.llm.client import ScriptExhausted
@@ -30,6 +31,7 @@ EXAMPLES: list[Exception] = [
     MissingFieldError("answer", "required when no model is configured to draft one"),
     UnknownConstitution("constitution", "unknown constitution 'support-v1'; known: default"),
     UnknownRepairMode("repair: unknown repair mode 'guess'"),
+    UnknownGroup("calibration_group: 'wice' is not a group of the calibration in force (its groups: wice/hold)"),
     DatasetUnavailable("no wice records for split 'report'"),
     InputError("case.json: not valid JSON"),
     ScriptExhausted("no script for role 'critic'"),

@@ -304,10 +304,12 @@ def test_the_fingerprint_names_the_scorer_and_its_model_file():
 def test_each_verdict_carries_a_release_score():
     claims = extract_claims(
         "Annual plans can be refunded within 60 days of purchase. The Team plan costs $20 per user per month. "
-        "Northwind opened a factory in Vietnam."
+        "Northwind opened a factory in Vietnam. The Team plan is $20 a user each month."
     )
-    refuted, supported, insufficient = OfflineVerifier().verify(claims, [REFUNDS, PRICING, HISTORY])
+    refuted, proven, insufficient, supported = OfflineVerifier().verify(claims, [REFUNDS, PRICING, HISTORY])
     assert refuted.state is State.REFUTED and refuted.release_score == 0.0
+    # A proof tops the scale; a claim the score supports releases on its probability.
+    assert proven.method == "offline:proof" and proven.release_score == 1.0
     assert supported.state is State.SUPPORTED and supported.release_score == supported.extra["probability"]
     assert insufficient.state is State.INSUFFICIENT_EVIDENCE
     assert insufficient.release_score == insufficient.extra["probability"]

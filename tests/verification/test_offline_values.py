@@ -430,3 +430,18 @@ def test_a_frequency_that_completes_a_price_is_the_prices_rate_not_a_frequency_o
     source = Source(id="pricing", text="The Team plan costs $240 billed annually.")
 
     assert _verdict("The Team plan costs $20 billed monthly.", source).state is not State.REFUTED
+
+
+def test_what_a_value_counts_keeps_a_length_of_leave_apart_from_a_length_of_employment() -> None:
+    # The FAQ's "6 months of continuous employment" is how long one must have worked, though its clause
+    # names parental leave too: it says nothing against the leave's "16 weeks".
+    handbook = Source(id="handbook", text="All employees are entitled to 16 weeks of parental leave at full pay.")
+    faq = Source(id="faq", text=(
+        "New employees are eligible for parental leave after 6 months of continuous employment."))
+
+    claim = "Employees receive 16 weeks of fully paid parental leave."
+
+    assert _verdict(claim, handbook, faq).state is not State.CONFLICTING
+    # Two sources counting the same leave differently still conflict.
+    other = Source(id="other", text="All employees are entitled to 12 weeks of parental leave at full pay.")
+    assert _verdict(claim, handbook, other).state is State.CONFLICTING

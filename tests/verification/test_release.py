@@ -5,17 +5,26 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from verification.decision import calibration as release
-from verification.decision.calibration import LabelledScores, binomial_cdf, calibrate, upper_bound
+from verification.decision.bounds import auroc, binomial_cdf
+from verification.decision.calibration import (
+    STRATA,
+    LabelledScores,
+    UnknownGroup,
+    answer_stratum,
+    calibrate,
+    upper_bound,
+)
 from verification.decision.offline import OfflineVerifier
 from verification.decision.verifier import identity
 from verification.engine import check_case
 from verification.policy.constitution import DEFAULT
-from verification.types import Case, Reason, Source, Terminal
+from verification.types import Case, Reason, Source, State, Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,9 +92,9 @@ def test_a_group_without_inconsistent_answers_is_refused() -> None:
 
 
 def test_auroc_counts_ties_as_half() -> None:
-    assert release.auroc([0.9, 0.8], [0.1, 0.2]) == 1.0
-    assert release.auroc([0.5], [0.5]) == 0.5
-    assert release.auroc([0.1], [0.9]) == 0.0
+    assert auroc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert auroc([0.5], [0.5]) == 0.5
+    assert auroc([0.1], [0.9]) == 0.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,8 +251,12 @@ def test_a_constitution_of_one_group_releases_at_that_groups_own_bounded_thresho
     assert pooled.threshold > 0.85
     assert easy_own.threshold <= 0.7 and easy_own.groups[0].name == "easy"
     assert easy_own.groups[0].unsafe_upper_bound <= 0.05 and easy_own.groups[0].automation == 1.0
-    # A group the calibration does not know falls back to the pooled threshold.
-    assert pooled.for_group("other") is pooled and pooled.for_group(None) is pooled
+    # No group given: the pooled threshold. A group the calibration does not know is an error naming it,
+    # never a silent fallback to the pooled threshold.
+    assert pooled.for_group(None) is pooled
+    with pytest.raises(UnknownGroup, match="calibration_group: 'other' is not a group of the calibration in force "
+                                           r"\(its groups: strict, easy\)"):
+        pooled.for_group("other")
 
 
 def test_a_constitution_calibrated_for_another_verifier_is_not_applied_to_these_scores() -> None:
@@ -262,7 +275,8 @@ def test_a_constitution_calibrated_for_another_verifier_is_not_applied_to_these_
     record = check_case(case, constitution=constitution)
 
     builtin = release.builtin_calibration(identity(OfflineVerifier()), 0.05)
-    assert builtin is not None and record.release_threshold == builtin.threshold
+    assert builtin is not None
+    assert record.release_threshold == builtin.for_answer(record.candidates[-1].claims).threshold
     assert any("made for verifier cove/gpt-x" in note and "set aside" in note for note in record.notes)
     # The record names the exact configuration that judged it, in the form calibrations name it.
     assert builtin.verifier == f"{record.verifier} {record.verifier_fingerprint}"
@@ -276,3 +290,89 @@ def test_a_groups_bound_is_its_own_where_it_has_one_and_the_pooled_one_otherwise
     assert strict_bound is not None and strict_bound == pooled.groups[0]  # the strict group set the pooled one
     assert easy_bound is not None and easy_bound.automation == 1.0 and easy_bound.name == "easy"
     assert pooled.group_bound("other") is None
+
+
+def _stratum(name: str, group: str, consistent: list[float], inconsistent: list[float]) -> LabelledScores:
+    return LabelledScores(name=group, stratum=name, consistent=consistent, inconsistent=inconsistent)
+
+
+def test_each_stratum_releases_at_its_own_threshold_bounded_on_its_own_answers() -> None:
+    # Answers whose words are all in the retrieved sentences separate well; the others do not. Pooled, the
+    # partial answers hold everything at 0.9; by stratum, aligned answers release from 0.6.
+    groups = [
+        _stratum("aligned", "desk", [0.6] * 100, [0.2] * 300),
+        _stratum("partial", "desk", [0.95] * 100, [0.1] * 200 + [0.85] * 20),
+    ]
+    calibration = calibrate(groups, verifier="v 1")
+
+    assert calibration.threshold > 0.85
+    assert [stratum.name for stratum in calibration.strata] == list(STRATA)
+    aligned = calibration.for_stratum("aligned")
+    assert aligned.threshold == 0.6 and aligned.met
+    assert aligned.groups[0].name == "aligned" and aligned.groups[0].unsafe_upper_bound <= 0.05
+    assert aligned.groups[0].automation == 1.0
+    assert calibration.for_stratum("partial").threshold > 0.85
+    # The groups are one pooled group whatever their strata: the pooled bound is on all their answers.
+    assert [group.name for group in calibration.groups] == ["desk"]
+    assert calibration.groups[0].inconsistent == 520
+
+
+def test_a_stratum_too_thinly_labelled_to_bound_anything_releases_at_the_pooled_threshold() -> None:
+    groups = [_stratum("partial", "desk", [0.9] * 100, [0.1] * 300), _stratum("proven", "desk", [1.0] * 8, [])]
+    calibration = calibrate(groups, verifier="v 1")
+
+    proven = next(stratum for stratum in calibration.strata if stratum.name == "proven")
+    assert proven.pooled and proven.threshold is None
+    assert calibration.for_stratum("proven").threshold == calibration.threshold
+    assert calibration.for_stratum("proven").met
+
+
+def test_a_stratum_labelled_enough_that_no_threshold_bounds_releases_nothing_on_a_score() -> None:
+    # 100 inconsistent bare answers all score as high as the consistent ones: no threshold keeps them back.
+    groups = [_stratum("partial", "desk", [0.9] * 100, [0.1] * 300), _stratum("bare", "desk", [0.8] * 50, [0.8] * 100)]
+    calibration = calibrate(groups, verifier="v 1")
+
+    bare = calibration.for_stratum("bare")
+    # Only the top of the scale (1, a proof) passes its descent: no score below it releases.
+    assert bare.threshold == 1.0 and bare.groups[0].automation == 0.0 and bare.groups[0].unsafe_released == 0
+    assert calibration.for_stratum("partial").groups[0].automation == 1.0
+
+
+def test_a_stratum_pooled_over_data_sets_keeps_the_bound_in_each_of_them() -> None:
+    # Together the two sets' aligned answers would allow 0.5; one set alone releases too many at 0.5.
+    groups = [
+        _stratum("aligned", "careful", [0.9] * 50, [0.1] * 900),
+        _stratum("aligned", "sloppy", [0.9] * 50, [0.1] * 80 + [0.5] * 20),
+    ]
+    calibration = calibrate(groups, verifier="v 1")
+
+    assert calibration.for_stratum("aligned").threshold > 0.5
+
+
+def test_a_stratum_the_calibration_lacks_is_an_error_naming_it() -> None:
+    calibration = calibrate([_stratum("partial", "desk", [0.9] * 100, [0.1] * 300)], verifier="v 1")
+
+    with pytest.raises(UnknownGroup, match="stratum: 'guessed' is not a stratum of the calibration in force"):
+        calibration.for_stratum("guessed")
+    # A calibration made without strata (a team's own, from reviewer labels) has one threshold for all.
+    plain = calibrate([LabelledScores(name="desk", consistent=[0.9] * 100, inconsistent=[0.1] * 300)], verifier="v")
+    assert plain.strata == [] and plain.for_stratum("partial") is plain
+
+
+@dataclass(frozen=True)
+class _Claim:
+    state: State
+    release_score: float | None
+    stratum: str | None
+
+
+def test_an_answer_is_in_the_stratum_of_its_weakest_claim() -> None:
+    proven, partial = _Claim(State.SUPPORTED, 1.0, "proven"), _Claim(State.SUPPORTED, 0.8, "partial")
+    opinion = _Claim(State.NOT_VERIFIABLE, None, None)
+    model = _Claim(State.SUPPORTED, 0.9, None)
+
+    assert answer_stratum([proven, opinion]) == "proven"
+    assert answer_stratum([proven, partial, opinion]) == "partial"
+    # A claim the model decided has its own path's calibration: the answer has no stratum.
+    assert answer_stratum([proven, model]) is None
+    assert answer_stratum([opinion]) is None

@@ -14,8 +14,9 @@ APP = Source(id="app", text=(
     "The Larkspur app offers a dark theme for night-time use. Exports are available as PDF files. "
     "Our support team works from Lisbon, Portugal."
 ))
-DARK_MODE = "The app has a dark mode."
-"""MINOR, and SUPPORTED below the release threshold (0.60 against 0.76): a paraphrase the scorer doubts."""
+DARK_MODE = "The app can switch to dark colours at night."
+"""MINOR, and SUPPORTED below the release threshold (0.53 against 0.65, the threshold of answers whose claims
+leave a word unsaid by the retrieved sentences): a paraphrase the scorer doubts."""
 EXPORTS = "Exports are available as PDF files."
 NOTE = "We could not confirm this in our documentation."
 

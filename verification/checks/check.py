@@ -22,12 +22,17 @@ class Role(StrEnum):
 
     CONTRADICTION = "contradiction"
     """REFUTED or CONFLICTING whatever the scorer says: a typed contradiction keeps its veto."""
+    RESEMBLANCE = "resemblance"
+    """Never SUPPORTED, whatever the score: a claim that resembles a sentence but changes who did what or
+    a name, a number or its polarity (asked of a claim otherwise SUPPORTED, other than by a proof)."""
+    PROVEN = "proven"
+    """SUPPORTED whatever the scorer says: the claim aligns to a cited span, every commitment accounted for."""
     COMMITMENT = "commitment"
     """Contradicted (REFUTED whatever the score) or left unsaid (holds back a claim the scorer would release)."""
     UNSTATED_VALUE = "unstated-value"
     """Holds back a claim the scorer would release when a value it commits to is nowhere stated."""
-    PROOF = "proof"
-    """SUPPORTED by rule where the scorer doubts: every word and value is accounted for."""
+    RULE_SUPPORT = "rule-support"
+    """SUPPORTED by rule where the scorer doubts: every word and value is stated somewhere it soundly can be."""
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ class GroundedSupport(Check):
 
     name = "grounded-support"
     version = 1
-    role = Role.PROOF
+    role = Role.RULE_SUPPORT
     reasons = ("window", "label-value", "grounded")
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

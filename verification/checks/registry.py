@@ -4,6 +4,7 @@ run record may carry."""
 
 from __future__ import annotations
 
+from verification.checks.altered import Altered
 from verification.checks.check import Check
 from verification.checks.denied import Denied
 from verification.checks.grounded_support import GroundedSupport
@@ -11,6 +12,7 @@ from verification.checks.grounding import Grounding
 from verification.checks.name_swap import NameSwap
 from verification.checks.negation_mismatch import NegationMismatch
 from verification.checks.opposite_word import OppositeWord
+from verification.checks.proof import Proof, Reordered
 from verification.checks.relation_mismatch import RelationMismatch
 from verification.checks.source_conflict import SourceConflict
 from verification.checks.typed_mismatch import TypedMismatch
@@ -24,6 +26,9 @@ CHECKS: tuple[Check, ...] = (
     OppositeWord(),
     NegationMismatch(),
     Denied(),
+    Reordered(),
+    Altered(),
+    Proof(),
     Grounding(),
     GroundedSupport(),
     UngroundedValue(),

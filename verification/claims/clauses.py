@@ -86,9 +86,20 @@ def same_key(a: str, b: str) -> bool:
 
 
 def covered_keys(keys: Iterable[str], pool: Iterable[str]) -> list[str]:
-    """The keys among `keys` that some key of `pool` matches."""
-    pool = list(pool)
-    return [key for key in keys if any(same_key(key, other) for other in pool)]
+    """The keys among `keys` that some key of `pool` matches (`same_key`): looked up rather than compared
+    pair by pair, since it is asked for every value of every sentence a claim's values are compared with."""
+    exact = frozenset(pool)
+    longer = [other for other in exact if len(other) > SHORTEST_PREFIX]
+
+    def covered(key: str) -> bool:
+        if key in exact:
+            return True
+        if len(key) < SHORTEST_PREFIX:
+            return False  # a short key matches only itself
+        return any(key[:n] in exact for n in range(SHORTEST_PREFIX, len(key))) or any(
+            len(other) > len(key) and other.startswith(key) for other in longer)
+
+    return [key for key in keys if covered(key)]
 
 
 SHORTEST_PREFIX = 5

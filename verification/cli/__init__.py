@@ -276,8 +276,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     verifier = default_verifier(None if args.offline or args.tune else OpenAIChatModel.from_env())
     name = identity(verifier)
     if args.tune:
-        groups = [evaluation.labelled_scores(dataset, "hold", verifier, progress=True)
-                  for dataset in evaluation.DATASETS]
+        groups = [group for dataset in evaluation.DATASETS
+                  for group in evaluation.labelled_strata(dataset, "hold", verifier, progress=True)]
     else:
         score = _answer_scorer(verifier, args.max_unsafe_release_rate)
         rows = []
@@ -338,6 +338,15 @@ def _format_calibration(calibration: ReleaseCalibration) -> str:
             f"  {group.name:<20} {group.inconsistent:>5} inconsistent, {group.unsafe_released:>4} released "
             f"({group.unsafe_release_rate:.1%}, bound {group.unsafe_upper_bound:.1%}); {group.consistent:>5} "
             f"consistent, automation {group.automation:.1%}"
+        )
+    for stratum in calibration.strata:
+        at = ("the pooled threshold (too few labels of its own)" if stratum.pooled else
+              "nothing on a score" if stratum.threshold is None else f"threshold {stratum.threshold:.4f}")
+        bound = stratum.bound
+        lines.append(
+            f"  stratum {stratum.name:<12} {bound.inconsistent:>5} inconsistent, {bound.unsafe_released:>4} released "
+            f"(bound {bound.unsafe_upper_bound:.1%}); {bound.consistent:>5} consistent, automation "
+            f"{bound.automation:.1%}; releases at {at}"
         )
     return "\n".join(lines)
 

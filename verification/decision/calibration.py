@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +22,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from verification.decision.bounds import _bisect, upper_bound
+from verification.errors import PermanentError
 from verification.types import Claim, State
 
 DEFAULT_MAX_UNSAFE_RELEASE_RATE = 0.05
@@ -52,6 +54,8 @@ class LabelledScores(_Frozen):
     """Scores of the answers people judged consistent with their sources."""
     inconsistent: list[float]
     """Scores of the answers people judged inconsistent."""
+    stratum: str | None = None
+    """The answers' stratum (`STRATA`) when the group holds one stratum's answers only; None: all of them."""
 
 
 class GroupBound(_Frozen):
@@ -85,6 +89,28 @@ class GroupThreshold(_Frozen):
     """What calibration measured on the group at that threshold."""
 
 
+STRATA = ("proven", "aligned", "partial", "bare")
+"""What the evidence of an answer's claims is, strongest first; an answer is in the stratum of its weakest
+claim. proven: every claim aligned word for word to a cited span (`checks/proof.py`); aligned: every
+word of each claim is in the sentences retrieved for it, though no span proves it; partial: some word of
+a claim is in no retrieved sentence; bare: a claim without a verb, read with the question it answers."""
+
+
+class StratumThreshold(_Frozen):
+    """A stratum's own threshold: the descent run on the labelled answers of that stratum alone (every
+    group's), so its bound holds for answers whose evidence is of that kind, whoever sends them."""
+
+    name: str
+    """The stratum (`STRATA`)."""
+    threshold: float | None
+    """The lowest threshold whose bound stays within the budget on the stratum; None when none does."""
+    pooled: bool = False
+    """Too few labelled answers to bound anything: the stratum releases at the pooled threshold. (Without
+    a threshold of its own and not `pooled`, it releases nothing on a score.)"""
+    bound: GroupBound
+    """What calibration measured on the stratum at the threshold it releases at."""
+
+
 class ReleaseCalibration(_Frozen):
     """A release threshold and its provenance: data, counts, bound, date."""
 
@@ -107,15 +133,44 @@ class ReleaseCalibration(_Frozen):
     per_group: list[GroupThreshold] = Field(default_factory=list)
     """Each group's own threshold, where the budget can be met on it: what a constitution whose answers
     belong to that group (`Policy.calibration_group`) releases at. The pooled `threshold` is the fallback."""
+    strata: list[StratumThreshold] = Field(default_factory=list)
+    """Each stratum's own threshold (`STRATA`), computed from what the evidence of an answer is, so no
+    caller has to say what kind of answer it sends. Empty for a calibration made without strata."""
 
     def for_group(self, name: str | None) -> ReleaseCalibration:
-        """The calibration for answers of group `name`: its own threshold and bound where it has one,
-        else this pooled one, which holds in every group."""
+        """The calibration for answers of group `name`: its own threshold and bound where it has one, else
+        this pooled one, which holds in every group. A group it was not calibrated on is an error."""
+        if name is None:
+            return self
+        if name not in {group.name for group in self.groups}:
+            known = ", ".join(group.name for group in self.groups) or "none"
+            raise UnknownGroup(f"calibration_group: {name!r} is not a group of the calibration in force "
+                               f"(its groups: {known})")
         own = next((group for group in self.per_group if group.name == name), None)
         if own is None:
-            return self
+            return self.model_copy(update={"strata": []})
         return self.model_copy(update={"threshold": own.threshold, "groups": [own.bound], "met": True,
-                                       "per_group": []})
+                                       "per_group": [], "strata": []})
+
+    def for_stratum(self, name: str | None) -> ReleaseCalibration:
+        """The calibration for an answer of stratum `name`: the stratum's own threshold and bound where it
+        has one, else this pooled one. None, or a calibration made without strata: this one. A stratum the
+        calibration does not know is an error."""
+        if name is None or not self.strata:
+            return self
+        own = next((stratum for stratum in self.strata if stratum.name == name), None)
+        if own is None:
+            known = ", ".join(stratum.name for stratum in self.strata)
+            raise UnknownGroup(f"stratum: {name!r} is not a stratum of the calibration in force (its strata: {known})")
+        if own.pooled:
+            return self.model_copy(update={"strata": []})
+        return self.model_copy(update={"threshold": 1.0 if own.threshold is None else own.threshold,
+                                       "groups": [own.bound], "met": own.threshold is not None,
+                                       "per_group": [], "strata": []})
+
+    def for_answer(self, claims: Iterable[Stratified]) -> ReleaseCalibration:
+        """The calibration an answer with these claims is gated at: that of its stratum (`answer_stratum`)."""
+        return self.for_stratum(answer_stratum(claims))
 
     def group_bound(self, name: str) -> GroupBound | None:
         """What group `name` releases under `for_group(name)`: at its own threshold, else the pooled one."""
@@ -128,6 +183,10 @@ class ReleaseCalibration(_Frozen):
     def data(self) -> str:
         """The groups' names, joined for display."""
         return ", ".join(group.name for group in self.groups)
+
+
+class UnknownGroup(PermanentError, ValueError):
+    """A group or stratum was asked for that the calibration in force was not made with."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -146,6 +205,24 @@ class Scored(Protocol):
     def release_score(self) -> float | None:
         """How safe the claim is to release as written, 0..1; None when the verifier gives no score."""
         ...
+
+
+class Stratified(Scored, Protocol):
+    """A claim or a verdict with the stratum its evidence puts it in."""
+
+    @property
+    def stratum(self) -> str | None:
+        """`STRATA`'s name for what its evidence is; None where the verifier gives none (the model's)."""
+        ...
+
+
+def answer_stratum(claims: Iterable[Stratified]) -> str | None:
+    """The stratum of an answer: its weakest checkable claim's (`STRATA`, strongest first). None when a
+    claim has none (decided by the model, whose own calibration gates it) or the answer has no claim."""
+    strata = [claim.stratum for claim in claims if claim.state is not State.NOT_VERIFIABLE]
+    if not strata or any(stratum not in STRATA for stratum in strata):
+        return None
+    return max(strata, key=STRATA.index)
 
 
 def answer_score(claims: Iterable[Scored]) -> float:
@@ -168,67 +245,6 @@ def _claim_score(claim: Scored) -> float:
     return claim.release_score if claim.release_score is not None else 0.0
 
 
-def auroc(consistent: Sequence[float], inconsistent: Sequence[float]) -> float | None:
-    """Probability that a consistent answer outscores an inconsistent one (ties count half)."""
-    if not consistent or not inconsistent:
-        return None
-    ranked = sorted(inconsistent)
-    wins = 0.0
-    for score in consistent:
-        below, upto = _bisect(ranked, score, strict=True), _bisect(ranked, score, strict=False)
-        wins += below + 0.5 * (upto - below)
-    return wins / (len(consistent) * len(inconsistent))
-
-
-def _bisect(ranked: Sequence[float], value: float, *, strict: bool) -> int:
-    """How many of `ranked` are below `value` (strict) or at most `value`."""
-    lo, hi = 0, len(ranked)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ranked[mid] < value or (not strict and ranked[mid] == value):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-# ---------------------------------------------------------------------------------------------
-# The bound
-
-
-def binomial_cdf(k: int, n: int, p: float) -> float:
-    """P(X <= k) for X ~ Binomial(n, p), summed in log space so large n stays exact enough."""
-    if k >= n:
-        return 1.0
-    if p <= 0.0:
-        return 1.0
-    if p >= 1.0:
-        return 0.0
-    log_p, log_q = math.log(p), math.log1p(-p)
-    total = 0.0
-    for i in range(k + 1):
-        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p
-                          + (n - i) * log_q)
-    return min(1.0, total)
-
-
-def upper_bound(k: int, n: int, confidence: float) -> float:
-    """Exact one-sided (Clopper-Pearson) upper confidence bound on a rate seen k times in n."""
-    if n == 0:
-        return 1.0
-    if k >= n:
-        return 1.0
-    delta = 1.0 - confidence
-    lo, hi = k / n, 1.0
-    for _ in range(60):  # bisection to well below any displayed precision
-        mid = (lo + hi) / 2
-        if binomial_cdf(k, n, mid) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
-
-
 def calibrate(
     groups: Sequence[LabelledScores],
     *,
@@ -237,11 +253,14 @@ def calibrate(
     verifier: str,
     now: datetime | None = None,
 ) -> ReleaseCalibration:
-    """The lowest threshold whose unsafe release rate is bounded by the budget in every group.
+    """The lowest threshold whose unsafe release rate is bounded by the budget in every group, each
+    group's own, and each stratum's own where the groups are given by stratum.
 
     Thresholds are the distinct scores, tried from the highest down (fixed-sequence testing); the
     descent stops at the first that fails in any group. A group without inconsistent answers cannot
-    bound anything and is refused.
+    bound anything and is refused. Entries of one group name given per stratum (`LabelledScores.stratum`)
+    are one group to the pooled threshold; each stratum's threshold is the descent on the entries of that
+    stratum, every group's together.
     """
     if not 0.0 < max_unsafe_release_rate < 1.0:
         raise ValueError("max_unsafe_release_rate: must be between 0 and 1")
@@ -249,9 +268,39 @@ def calibrate(
         raise ValueError("confidence: must be between 0 and 1")
     if not groups:
         raise ValueError("groups: no labelled data")
-    for group in groups:
+    pooled = _merged(groups, key=lambda group: group.name)
+    for group in pooled:
         if not group.inconsistent:
             raise ValueError(f"groups: {group.name!r} has no inconsistent answers, so it bounds nothing")
+    chosen = _descend(pooled, max_unsafe_release_rate, confidence)
+    # When nothing passes, no score releases: `met` is False and the gate holds every answer back.
+    met = chosen is not None
+    per_group = []
+    if len(pooled) > 1:
+        for group in pooled:
+            own = _descend([group], max_unsafe_release_rate, confidence)
+            # The pooled threshold holds in this group too; where it is the lower one, it stays.
+            if own is not None and (chosen is None or own < chosen):
+                per_group.append(GroupThreshold(name=group.name, threshold=own,
+                                                bound=_group_bound(group, own, confidence)))
+    threshold = chosen if chosen is not None else 1.0
+    return ReleaseCalibration(
+        threshold=threshold,
+        max_unsafe_release_rate=max_unsafe_release_rate,
+        confidence=confidence,
+        verifier=verifier,
+        groups=[_group_bound(group, threshold if met else math.inf, confidence) for group in pooled],
+        computed=(now or datetime.now(UTC)).replace(microsecond=0).isoformat(),
+        met=met,
+        per_group=per_group,
+        strata=_strata(groups, threshold if met else math.inf, max_unsafe_release_rate, confidence),
+    )
+
+
+def _descend(groups: Sequence[LabelledScores], budget: float, confidence: float) -> float | None:
+    """The lowest threshold the fixed-sequence descent accepts in every group, or None."""
+    if any(not group.inconsistent for group in groups):
+        return None
     ranked = [sorted(group.inconsistent) for group in groups]
     candidates = sorted({score for group in groups for score in (*group.consistent, *group.inconsistent)} | {1.0},
                         reverse=True)
@@ -260,34 +309,53 @@ def calibrate(
         if threshold <= 0.0:
             break  # a score of 0 is a claim that is not SUPPORTED: never released
         if all(
-            upper_bound(len(scores) - _bisect(scores, threshold, strict=True), len(scores), confidence)
-            <= max_unsafe_release_rate
+            upper_bound(len(scores) - _bisect(scores, threshold, strict=True), len(scores), confidence) <= budget
             for scores in ranked
         ):
             chosen = threshold
         else:
             break
-    # When nothing passes, no score releases: `met` is False and the gate holds every answer back.
-    met = chosen is not None
-    per_group = []
-    if len(groups) > 1:
-        for group in groups:
-            own = calibrate([group], max_unsafe_release_rate=max_unsafe_release_rate, confidence=confidence,
-                            verifier=verifier, now=now)
-            # The pooled threshold holds in this group too; where it is the lower one, it stays.
-            if own.met and (chosen is None or own.threshold < chosen):
-                per_group.append(GroupThreshold(name=group.name, threshold=own.threshold, bound=own.groups[0]))
-    threshold = chosen if chosen is not None else 1.0
-    return ReleaseCalibration(
-        threshold=threshold,
-        max_unsafe_release_rate=max_unsafe_release_rate,
-        confidence=confidence,
-        verifier=verifier,
-        groups=[_group_bound(group, threshold if met else math.inf, confidence) for group in groups],
-        computed=(now or datetime.now(UTC)).replace(microsecond=0).isoformat(),
-        met=met,
-        per_group=per_group,
-    )
+    return chosen
+
+
+def _strata(groups: Sequence[LabelledScores], pooled: float, budget: float,
+            confidence: float) -> list[StratumThreshold]:
+    """Each stratum's own threshold, from the entries given for it (none when no entry names a stratum).
+
+    A stratum too thinly labelled to bound anything (no unsafe release at all would keep its bound within
+    the budget) releases at the pooled threshold, whose bound covers its answers among the rest. One with
+    labels enough whose descent accepts no threshold releases nothing on a score.
+    """
+    if not any(group.stratum for group in groups):
+        return []
+    by_stratum = {group.name: group for group in _merged(groups, key=lambda group: group.stratum or "")}
+    strata = []
+    for name in STRATA:
+        group = by_stratum.get(name, LabelledScores(name=name, consistent=[], inconsistent=[]))
+        # The bound must hold on the stratum's answers together and on each group's that are many enough to
+        # bound anything: a stratum pooled over data sets must not hide one of them releasing too much.
+        parts = [part for part in groups if part.stratum == name and not _thin(part, budget, confidence)]
+        own = _descend([group, *parts], budget, confidence)
+        thin = _thin(group, budget, confidence)
+        at = own if own is not None else pooled if thin else math.inf
+        strata.append(StratumThreshold(name=name, threshold=own, pooled=own is None and thin,
+                                       bound=_group_bound(group, at, confidence)))
+    return strata
+
+
+def _thin(group: LabelledScores, budget: float, confidence: float) -> bool:
+    """Too few inconsistent answers to bound anything: even none released would leave the bound above budget."""
+    return upper_bound(0, len(group.inconsistent), confidence) > budget
+
+
+def _merged(groups: Sequence[LabelledScores], key: Callable[[LabelledScores], str]) -> list[LabelledScores]:
+    """The entries with the same key as one group named by it, in first-seen order."""
+    merged: dict[str, tuple[list[float], list[float]]] = {}
+    for group in groups:
+        consistent, inconsistent = merged.setdefault(key(group), ([], []))
+        consistent.extend(group.consistent)
+        inconsistent.extend(group.inconsistent)
+    return [LabelledScores(name=name, consistent=pair[0], inconsistent=pair[1]) for name, pair in merged.items()]
 
 
 def _group_bound(group: LabelledScores, threshold: float, confidence: float) -> GroupBound:
@@ -299,7 +367,7 @@ def _group_bound(group: LabelledScores, threshold: float, confidence: float) -> 
         consistent=len(group.consistent),
         inconsistent=n,
         unsafe_released=unsafe,
-        unsafe_release_rate=round(unsafe / n, 4),
+        unsafe_release_rate=round(unsafe / n, 4) if n else 0.0,
         unsafe_upper_bound=round(upper_bound(unsafe, n, confidence), 4),
         automation=round(released / len(group.consistent), 4) if group.consistent else 0.0,
     )
@@ -356,6 +424,14 @@ def builtin_calibration(verifier: str, max_unsafe_release_rate: float) -> Releas
     computed = datetime.fromisoformat(data.computed)
     return calibrate(data.groups, max_unsafe_release_rate=max_unsafe_release_rate, confidence=data.confidence,
                      verifier=data.verifier, now=computed)
+
+
+def calibration_groups(own: ReleaseCalibration | None = None) -> list[str]:
+    """The group names a constitution may name (`Policy.calibration_group`): its own calibration's where it
+    has one, else those of the built-in calibrations. Read from the saved scores: no scorer is loaded."""
+    if own is not None:
+        return [group.name for group in own.groups]
+    return list(dict.fromkeys(group.name for data in _builtin_data() for group in data.groups))
 
 
 def release_threshold(

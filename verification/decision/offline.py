@@ -12,7 +12,9 @@
    stacked with the rules' logistic model; rules-only on request;
 5. one decider (`OfflineVerifier._decide`): a contradiction is REFUTED or CONFLICTING whatever the
    scorer says; otherwise a commitment the grounding rules find contradicted or unsaid decides;
-   otherwise the score, held back where a value is unstated and proven where the scorer doubts.
+   otherwise a proof (`checks/proof.py`: the claim aligned to one or two adjacent sentences, every
+   word, value, negation and qualifier accounted for) is SUPPORTED at the top of the scale; otherwise
+   the score, held back where a value is unstated and proven where the scorer doubts.
 
 SUPPORTED is earned, not defaulted to: when the scorer would say SUPPORTED, every value the claim
 commits to (numbers with units, money, percentages, dates, durations, "lifetime", "unlimited") must
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 
 from verification.checks import registry
 from verification.checks.check import Check, CheckFinding, Role
+from verification.checks.proof import Proof
 from verification.claims.antonyms import OPPOSITES
 from verification.claims.extraction import ExtractedClaim
 from verification.claims.view import ClaimView, read_claim
@@ -43,7 +46,7 @@ from verification.scorers import Scorer, make_scorer
 from verification.scorers.features import FEATURE_NAMES, Assessment, measure
 from verification.types import Source, State
 
-STAGES: tuple[tuple[str, int], ...] = (("claims", 1), ("retrieval", 1), ("features", 1))
+STAGES: tuple[tuple[str, int], ...] = (("claims", 2), ("retrieval", 2), ("features", 1))
 """The stages before the checks, each with its version: bumped by whoever changes what the claim view,
 retrieval or the measures produce."""
 
@@ -105,7 +108,19 @@ class OfflineVerifier:
                 for claim in claims]
 
     def _decide(self, assessment: Assessment, probability: float) -> Verdict:
-        """The contradictions first (they keep their veto), then the grounding rules, then the score."""
+        """The verdict of `_judge`; where it is SUPPORTED by anything but a proof, the claim must not merely
+        resemble its evidence (`Role.RESEMBLANCE`). Asked only then: a claim that is not SUPPORTED is held
+        back whatever else is wrong with it, and the resemblance checks are the costliest."""
+        verdict = self._judge(assessment, probability)
+        if verdict.state is not State.SUPPORTED or verdict.stratum == "proven":
+            return verdict
+        resembling = self._first(Role.RESEMBLANCE, assessment.claim, assessment.evidence)
+        if resembling is None:
+            return verdict
+        return _verdict(resembling, assessment.claim, assessment.evidence, _details(verdict), release_score=0.0)
+
+    def _judge(self, assessment: Assessment, probability: float) -> Verdict:
+        """The contradictions first (they keep their veto), then the grounding rules, a proof, the score."""
         claim, evidence, threshold = assessment.claim, assessment.evidence, self.scorer.threshold
         extra: dict[str, object] = {
             "probability": round(probability, 4),
@@ -119,6 +134,11 @@ class OfflineVerifier:
         commitment = self._first(Role.COMMITMENT, claim, evidence)
         if commitment is not None and commitment.state is State.REFUTED:
             return _verdict(commitment, claim, evidence, extra, release_score=0.0, exact=True)
+        if commitment is None:
+            proven = self._first(Role.PROVEN, claim, evidence)
+            if proven is not None:
+                # Proof is not a probability: an exact copy and a proven paraphrase both top the scale.
+                return _verdict(proven, claim, evidence, extra, release_score=1.0, exact=True)
         if commitment is not None and release:
             # What is left unsaid matters only where the scorer would release the claim.
             held = min(probability, 0.5 * threshold)
@@ -127,7 +147,7 @@ class OfflineVerifier:
         if release:
             unstated = self._first(Role.UNSTATED_VALUE, claim, evidence)
             if unstated is not None:
-                proven = self._first(Role.PROOF, claim, evidence)
+                proven = self._first(Role.RULE_SUPPORT, claim, evidence)
                 if proven is not None:
                     return _verdict(proven, claim, evidence, extra, release_score=max(probability, threshold))
                 return _verdict(unstated, claim, evidence, extra, release_score=min(probability, 0.5 * threshold))
@@ -142,7 +162,7 @@ class OfflineVerifier:
                     extra=extra,
                 )
                 return _finished(supported, claim, evidence, probability * _names_grounded(claim, evidence))
-        proven = self._first(Role.PROOF, claim, evidence)
+        proven = self._first(Role.RULE_SUPPORT, claim, evidence)
         if proven is not None:
             return _verdict(proven, claim, evidence, extra, release_score=max(probability, threshold))
         closest = citations.closest_spans(claim, evidence)
@@ -174,6 +194,11 @@ _NOT_CHECKABLE = Verdict(
 )
 
 
+def _details(verdict: Verdict) -> dict[str, object]:
+    """The scorer's details a verdict carries (probability, scorer, features), without a finding's own."""
+    return {key: verdict.extra[key] for key in ("probability", "scorer", "features") if key in verdict.extra}
+
+
 def _verdict(finding: CheckFinding, claim: ClaimView, evidence: Evidence, extra: dict[str, object], *,
              release_score: float, confidence: float | None = None, exact: bool = False) -> Verdict:
     """The verdict a check's finding calls for, with its release score (`exact`: not rounded further)."""
@@ -194,7 +219,18 @@ def _finished(verdict: Verdict, claim: ClaimView, evidence: Evidence, release_sc
     return Verdict(
         state=verdict.state, evidence=covered, confidence=verdict.confidence, release_score=score,
         method=verdict.method, rationale=verdict.rationale, extra=verdict.extra,
+        stratum=stratum(verdict, claim, evidence),
     )
+
+
+def stratum(verdict: Verdict, claim: ClaimView, evidence: Evidence) -> str:
+    """What the claim's evidence is (`calibration.STRATA`): proven word for word, all its words in the
+    retrieved sentences, some of them missing, or a bare answer read with its question."""
+    if verdict.method == Proof.methods()[0]:
+        return "proven"
+    if claim.context:
+        return "bare"
+    return "aligned" if claim.stem_set <= evidence.window else "partial"
 
 
 def _names_grounded(claim: ClaimView, evidence: Evidence) -> float:

@@ -34,8 +34,8 @@ __all__ = ["Cascade", "CascadeVerifier", "Route", "escalation", "release_paths"]
 
 def escalation(verdict: Verdict, safe_threshold: float | None) -> str | None:
     """Why the claim goes to the model, or None when the offline verdict `verdict` settles it."""
-    if verdict.method == Method.NOT_CHECKABLE:
-        return None
+    if verdict.method == Method.NOT_CHECKABLE or verdict.stratum == "proven":
+        return None  # a proof settles the claim whatever the calibration: the model has nothing to add
     if verdict.method != Method.SCORED and verdict.state not in (State.SUPPORTED, State.CONFLICTING):
         # A check's veto: a contradiction, or a committed value no cited sentence states. Sources that
         # disagree are no verdict on the claim: the model reads them.

@@ -24,7 +24,7 @@ from verification.loop.cohesion import claim_core
 from verification.loop.judging import judge
 from verification.loop.stop_policy import Budget, Outcome, exhausted, unverified
 from verification.policy.constitution import Constitution, JudgedRule
-from verification.types import Candidate, Case, Claim, ModelCallRecord, Origin, Reason, sha256_text
+from verification.types import AlignedWord, Candidate, Case, Claim, ModelCallRecord, Origin, Reason, sha256_text
 
 
 class CandidateBuilder:
@@ -236,7 +236,15 @@ def _claim_record(claim: ExtractedClaim, verdict: Verdict) -> Claim:
         question_source=str(source) if source is not None else None,
         decided_by=verdict.decided_by,
         escalation=verdict.escalation,
+        stratum=verdict.stratum,
+        alignment=_alignment(verdict),
     )
+
+
+def _alignment(verdict: Verdict) -> list[AlignedWord]:
+    """The words a proof aligned (`checks/proof.py` keeps them in the verdict's details); none otherwise."""
+    found = verdict.extra.get("alignment")
+    return [word for word in found if isinstance(word, AlignedWord)] if isinstance(found, list) else []
 
 
 def _model_calls(verdict: Verdict) -> int:

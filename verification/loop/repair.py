@@ -157,8 +157,8 @@ class ReplaceWithEvidence:
             quote = claim.evidence[0].quote if claim.evidence else ""
             swapped = _corrected_value(claim)
             if swapped is not None:
-                new_text, at = swapped
-                return new_text if _anchored(new_text, quote, at) else None
+                swapped_text, at = swapped
+                return swapped_text if _anchored(swapped_text, quote, at) else None
             new_text = _evidence_sentence(candidate.text, claim)
             return new_text if new_text and _anchored(new_text, quote) else None
 

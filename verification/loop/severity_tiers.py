@@ -51,8 +51,9 @@ def holding(
 ) -> list[Claim]:
     """The claims that hold `candidate` back: `failing`, and the SUPPORTED ones below the threshold of the
     path that decided them."""
+    offline = calibration.for_answer(candidate.claims) if calibration is not None else None
     below = [c for c in candidate.claims
-             if (gate := path_calibrations.get(c.decided_by or "", calibration)) is not None and held_back([c], gate)]
+             if (gate := path_calibrations.get(c.decided_by or "", offline)) is not None and held_back([c], gate)]
     return [*failing, *below]
 
 

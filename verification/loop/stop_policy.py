@@ -176,7 +176,9 @@ def permit_or_review(
             why = (f"claims decided by {name} ({', '.join(decided)}) have no release calibration of their own: "
                    "no score of that verifier is known to keep unsafe releases within the budget")
             return Outcome(Terminal.REVIEW, Reason.NOT_CALIBRATED, why)
-    gated = [(c, paths.get(c.decided_by or "", calibration)) for c in final]
+    # The offline verifier's claims are gated at the threshold of the answer's stratum (what its evidence is).
+    offline = calibration.for_answer(final)
+    gated = [(c, paths.get(c.decided_by or "", offline)) for c in final]
     doubtful = [(c, gate) for c, gate in gated if gate is not None and held_back([c], gate)]
     if doubtful:
         scores = ", ".join(f"{c.id} {c.release_score or 0:.2f}" for c, _ in doubtful)

@@ -17,7 +17,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from verification.decision.calibration import DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration, release_threshold
+from verification.decision.calibration import (
+    DEFAULT_MAX_UNSAFE_RELEASE_RATE,
+    ReleaseCalibration,
+    calibration_groups,
+    release_threshold,
+)
 from verification.types import FindingProblem, Reason, Severity, Terminal, sha256_text
 
 
@@ -158,8 +163,9 @@ class Policy(_Frozen):
     """The group of labelled answers this constitution's answers resemble (a group of the calibration in
     force; the built-in ones are "wice/hold", single claims checked against a web page, "summedits/hold",
     summaries of long documents, and "halueval/hold", short answers to a question): that group's own
-    threshold applies, bounded on it alone. None, or a group the calibration does not have: the pooled
-    threshold, which holds in every group."""
+    threshold applies, bounded on it alone. None: the threshold of each answer's stratum, computed from
+    what its evidence is, where the calibration has strata, else the pooled one. A group the calibration
+    does not have is an error naming it (`calibration.UnknownGroup`), never a silent fallback."""
     model_verification: Route | None = None
     """With a model endpoint configured, which claims go to the model: "off", "uncertain" (those the
     offline verifier cannot settle) or "all". None: "uncertain" when the offline verifier has a release
@@ -187,6 +193,15 @@ class Policy(_Frozen):
     one, or VERIFICATION_MODEL_DIR's). A run whose verifier scores with another model is refused, so a
     calibration made for the pinned model is never applied to another's scores."""
 
+
+    def calibration_group_error(self) -> str | None:
+        """Why `calibration_group` names no group of the calibrations it could be read from (its own, else
+        the built-in ones), or None: for an editor to say where the group is typed, not when a case runs."""
+        known = calibration_groups(self.release_calibration)
+        if self.calibration_group is None or self.calibration_group in known:
+            return None
+        return (f"calibration_group: {self.calibration_group!r} is not a group of the calibration in force; "
+                f"choose one of: {', '.join(known) or 'none'}")
 
     def calibration_for(self, verifier: str) -> ReleaseCalibration | None:
         """The release calibration in force for `verifier` ("name fingerprint") under this policy: its own

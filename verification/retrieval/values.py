@@ -23,7 +23,7 @@ from verification.claims.commitments import (
     contradicts,
     grounds,
 )
-from verification.claims.commitments.measured import closeness, said_of, same_quantity
+from verification.claims.commitments.measured import closeness, counted, said_of, same_count, same_quantity
 from verification.claims.commitments.names import subject_names
 from verification.claims.tokens import content_stems, stem
 from verification.claims.view import ClaimView
@@ -61,7 +61,7 @@ def check_values(claim: ClaimView, candidates: list[Passage], index: SourceIndex
     claim_keys = tuple(token.key for token in claim.clause_tokens if token.content and not token.word[:1].isdigit())
     return [
         _check_value(value, candidates, context_stems, subjects, index, (names, frozenset(word_stems - names)),
-                     (said_of(claim.clause_tokens, value, values), claim_keys))
+                     (said_of(claim.clause_tokens, value, values), claim_keys, counted(claim.clause_tokens, value)))
         for value in values
     ]
 
@@ -73,9 +73,10 @@ def _check_value(
     subjects: tuple[tuple[str, str], ...],
     index: SourceIndex,
     claim_words: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
-    measures: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
+    measures: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ()),
 ) -> ValueCheck:
-    """`measures`: what the claim's value is said of (`measured.said_of`), and the claim's content words."""
+    """`measures`: what the claim's value is said of (`measured.said_of`), the claim's content words, and
+    what the value counts (`measured.counted`)."""
     agreeing, disagreeing, grounding = [], [], []
     for passage in candidates:
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
@@ -107,18 +108,22 @@ def _check_value(
         if consistent is not None:
             agreeing.append((passage, consistent))
             continue
-        against = _same_quantity_against(passage, [m for m in same_sort if contradicts(value, m)], *measures)
+        contradicting = [m for m in same_sort if contradicts(value, m)]
         if (
-            against is not None
+            contradicting
             and max(_context(passage, stems) for stems in context_stems) >= _CONTEXT_FOR_VALUES
             and not _another_subject(passage, subjects)
         ):
-            disagreeing.append((passage, against))
+            # What each value is said of is read last: it takes the sentence's clauses, which most
+            # sentences with a contradicting value never need (they are about something else).
+            against = _same_quantity_against(passage, contradicting, *measures)
+            if against is not None:
+                disagreeing.append((passage, against))
     return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))
 
 
 def _same_quantity_against(passage: Passage, contradicting: list[Mention], said: tuple[str, ...],
-                           claim_keys: tuple[str, ...]) -> Mention | None:
+                           claim_keys: tuple[str, ...], counts: tuple[str, ...] = ()) -> Mention | None:
     """The value of the sentence that contradicts the claim's about the same quantity, or None.
 
     A value of the same unit measures the same thing only where what it is said of is in the claim: the
@@ -129,7 +134,8 @@ def _same_quantity_against(passage: Passage, contradicting: list[Mention], said:
         return None
     tokens = clause_tokens(passage.text)
     measured = [(said_of(tokens, found, passage.values), found) for found in contradicting]
-    kept = [(keys, found) for keys, found in measured if same_quantity(keys, claim_keys)]
+    kept = [(keys, found) for keys, found in measured
+            if same_quantity(keys, claim_keys) and same_count(counts, counted(tokens, found))]
     if not kept:
         return None
     return max(kept, key=lambda item: closeness(said, item[0]))[1]

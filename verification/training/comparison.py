@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from verification.claims.extraction import ExtractedClaim
-from verification.decision.calibration import DEFAULT_CONFIDENCE, LabelledScores, auroc
+from verification.decision.bounds import auroc
+from verification.decision.calibration import DEFAULT_CONFIDENCE, LabelledScores
 from verification.decision.calibration import calibrate as calibrate_release
 from verification.decision.offline import OfflineVerifier
 from verification.retrieval.index import SourceIndex

@@ -23,12 +23,13 @@ from pathlib import Path
 from tqdm import tqdm
 
 from verification.claims.extraction import extract_claims
+from verification.decision.bounds import auroc
 from verification.decision.calibration import (
     DEFAULT_MAX_UNSAFE_RELEASE_RATE,
     LabelledScores,
     ReleaseCalibration,
     answer_score,
-    auroc,
+    answer_stratum,
     builtin_calibration,
     upper_bound,
 )
@@ -204,6 +205,18 @@ def labelled_scores(dataset: str, split: str, verifier: Verifier, *, progress: b
         _, score = score_answer(record.answer, record.sources, verifier, record.question)
         (consistent if record.supported else inconsistent).append(score)
     return LabelledScores(name=f"{dataset}/{split}", consistent=consistent, inconsistent=inconsistent)
+
+
+def labelled_strata(dataset: str, split: str, verifier: Verifier, *, progress: bool = False) -> list[LabelledScores]:
+    """The release scores of a labelled split's answers by stratum (`calibration.STRATA`), consistent and
+    inconsistent apart: one entry per stratum the answers fall in, each named after the split."""
+    strata: dict[str, tuple[list[float], list[float]]] = {}
+    for record in tqdm(load(dataset, split), desc=f"{dataset}/{split}", file=sys.stderr, disable=not progress):
+        verdicts, score = score_answer(record.answer, record.sources, verifier, record.question)
+        consistent, inconsistent = strata.setdefault(answer_stratum(verdicts) or "", ([], []))
+        (consistent if record.supported else inconsistent).append(score)
+    return [LabelledScores(name=f"{dataset}/{split}", consistent=consistent, inconsistent=inconsistent,
+                           stratum=stratum or None) for stratum, (consistent, inconsistent) in strata.items()]
 
 
 def balanced_accuracy(gold: list[bool], predicted: list[bool]) -> float:

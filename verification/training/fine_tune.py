@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from verification.decision.calibration import auroc
+from verification.decision.bounds import auroc
 from verification.scorers import cross_encoder
 from verification.scorers.window import HYPOTHESIS
 from verification.training.data_sets import DATA_SETS

@@ -40,7 +40,7 @@ def inputs(model: CrossEncoder, claims: Sequence[LabelledClaim]) -> np.ndarray:
         index = indexes.get(claim.sources)
         if index is None:
             index = indexes[claim.sources] = SourceIndex(claim.sources)
-        assessments.append(assess(claim.statement, index, claim.context))
+        assessments.append(assess(claim.text, index, claim.context))
     pairs = [(window_text(a.hits), hypothesis(a.claim_text, a.context if model.reads_question else ""))
              for a in assessments]
     logits = model.logits(pairs) if pairs else []

@@ -107,6 +107,16 @@ def test_an_overlong_calibration_group_is_refused_on_its_field(admin_client):
     assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
 
 
+def test_a_calibration_group_the_calibration_lacks_is_refused_naming_it_and_the_known_ones(admin_client):
+    response = admin_client.post(EDIT, editor_post(CUSTOMER_SUPPORT, **{"policy-calibration_group": "wice"}))
+
+    assert response.status_code == 400
+    assert _error(response.content.decode(), "policy-calibration_group") == (
+        "calibration_group: &#x27;wice&#x27; is not a group of the calibration in force; choose one of: "
+        "wice/hold, summedits/hold, halueval/hold")
+    assert ConstitutionVersion.objects.filter(document__name="customer-support").count() == 1
+
+
 def test_the_claims_sent_to_the_model_are_saved_shown_on_the_version_and_offered_again(admin_client):
     html = admin_client.get(EDIT).content.decode()
     assert '<option value="" selected>Chosen from the calibration</option>' in html

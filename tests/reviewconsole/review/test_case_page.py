@@ -290,3 +290,18 @@ def test_a_claim_the_offline_verifier_could_not_settle_shows_that_the_model_deci
     assert claim.method == "model:fake-llm-7b" and claim.decided_by.startswith("cove/1:fake-llm-7b ")
     assert ('<div class="muted small escalation">Sent to the model: offline SUPPORTED at 0.66, below the safe '
             "band (0.76)</div>") in html
+
+
+def test_a_proven_claim_shows_which_evidence_word_states_each_of_its_words(client, reviewer, escalate):
+    # The refund answer's second sentence is the policy's, word for word: proven, with its alignment.
+    case = escalate()
+    client.force_login(reviewer)
+    proven = Claim.objects.get(candidate__case=case, candidate__position=0, method="offline:proof")
+
+    html = client.get(f"/review/cases/{case.pk}/").content.decode()
+
+    assert proven.text == "Approved refunds are returned to the original payment method within 5 to 10 business days."
+    proof = html.split("data-proof>")[1].split("</div>")[0]
+    assert proof.startswith("Proven word for word: ")
+    assert '<span>Approved</span> → <q>Approved</q>' in proof
+    assert '<span>business</span> → <q>10 business days</q>' in proof

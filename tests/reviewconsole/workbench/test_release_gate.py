@@ -34,11 +34,12 @@ S, R, N = "SUPPORTED", "REFUTED", "NOT_IN_SOURCES"
 BUILTIN = builtin_calibration(identity(OfflineVerifier()), 0.05)
 assert BUILTIN is not None
 IN_FORCE = f"{BUILTIN.threshold:.4f}"
-# The refund answer rewritten to what the policy says: the offline verifier supports both claims, the weaker
-# with a release score above the built-in threshold for a 5% budget.
+# The refund answer rewritten to what the policy says: the offline verifier supports both claims, the second
+# proven word for word, the first (a paraphrase) with a release score above the built-in threshold of its
+# stratum for a 5% budget, and below 0.9.
 FIXED_REFUND = {
     **REFUND_CASE,
-    "answer": "Annual plans can be refunded in full within 30 days of purchase. "
+    "answer": "Annual plans can be refunded in full within 30 days after purchase. "
               "Approved refunds are returned to the original payment method within 5 to 10 business days.",
     "constitution": "customer-support",
 }
@@ -251,8 +252,9 @@ def _submit(client: Client, external_id: str) -> Case:
 
 def test_a_threshold_recalibrated_from_labels_is_published_and_judges_the_next_case(admin_client, seed):
     before = _submit(seed.client, "before")
-    assert (before.terminal, before.reason, before.run_record["release_threshold"]) == ("PERMIT", "ALL_SUPPORTED",
-                                                                                         BUILTIN.threshold)
+    stratum = before.run_record["release_stratum"]
+    assert (before.terminal, before.reason, before.run_record["release_threshold"]) == (
+        "PERMIT", "ALL_SUPPORTED", BUILTIN.for_stratum(stratum).threshold)
     # Reviewers found 14 answers the engine scored 0.85 wrong, and 6 scored 0.9 or more right.
     seed.answers(14, 0.85, R)
     seed.answers(3, 0.9, S)
@@ -356,3 +358,24 @@ def test_with_a_model_endpoint_the_page_calibrates_the_model_path(admin_client, 
 
     assert "the model path of the cascade: these labels calibrate the claims the model decided" in html
     assert "<dd id=\"labelled-consistent\">1</dd>" in html and "<dd id=\"labelled-inconsistent\">0</dd>" in html
+
+
+def test_the_page_lists_each_stratum_of_the_threshold_in_force_with_what_it_released(admin_client, seed):
+    for stratum in ("proven", "proven", "partial"):
+        Case.objects.create(client=seed.client, question="q", answer="a", status=CaseStatus.RELEASED,
+                            constitution_name="customer-support", terminal="PERMIT",
+                            constitution_pin=constitution_in_force("customer-support"),
+                            run_record={"verifier": seed.verifier, "release_stratum": stratum})
+
+    html = admin_client.get(PAGE).content.decode()
+
+    table = html.split('<table id="strata">')[1].split("</table>")[0]
+    rows = {row.split("</th>")[0]: row for row in table.split('<th scope="row">')[1:]}
+    assert list(rows) == [stratum.name for stratum in BUILTIN.strata] == ["proven", "aligned", "partial", "bare"]
+    for stratum in BUILTIN.strata:
+        bound = stratum.bound
+        threshold = ("none" if stratum.threshold is None and not stratum.pooled
+                     else f"pooled {BUILTIN.threshold:.4f}" if stratum.pooled else f"{stratum.threshold:.4f}")
+        assert f"<td>{bound.consistent + bound.inconsistent}</td><td>{threshold}</td>" in rows[stratum.name]
+    assert "<td>2</td></tr>" in rows["proven"]
+    assert "<td>1</td></tr>" in rows["partial"] and "<td>0</td></tr>" in rows["bare"]

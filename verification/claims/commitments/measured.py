@@ -47,11 +47,35 @@ def said_of(tokens: Sequence[Token], value: Mention, values: Sequence[Mention]) 
     return tuple(dict.fromkeys(keys))
 
 
+_COUNTED_WORDS = 4
+"""Most words of what a value counts ("16 weeks of fully paid parental leave")."""
+
+
+def counted(tokens: Sequence[Token], value: Mention) -> tuple[str, ...]:
+    """Keys of what a value counts when an "of" follows it: "leave" of "16 weeks of parental leave",
+    "employment" of "6 months of continuous employment". () when no "of" follows the value."""
+    after = [token for token in tokens if token.start >= value.end]
+    if not after or after[0].word != "of":
+        return ()
+    keys: list[str] = []
+    for token in after[1:]:
+        if token.clause != after[0].clause or not token.content or len(keys) == _COUNTED_WORDS:
+            break
+        keys.append(token.key)
+    return tuple(keys)
+
+
 def same_quantity(said: Sequence[str], other_words: Sequence[str]) -> bool:
     """Whether a value said of `said` can measure what a text of `other_words` is about: some word it is
     said of is one of them. A value said of nothing readable (a fronted "In 2019, ...", a label line)
     may measure anything."""
     return not said or bool(covered_keys(said, other_words))
+
+
+def same_count(counts: Sequence[str], other_counts: Sequence[str]) -> bool:
+    """Whether two values that each say what they count count the same thing: a duration of leave and a
+    duration of employment do not. Where either says nothing, nothing tells them apart."""
+    return not counts or not other_counts or bool(covered_keys(counts, other_counts))
 
 
 def closeness(said: Sequence[str], other_said: Sequence[str]) -> tuple[bool, int]:

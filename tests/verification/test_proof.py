@@ -1,0 +1,116 @@
+"""The proof tier: what a source plainly says is proven and released; resemblance is not proof."""
+
+from __future__ import annotations
+
+import pytest
+
+from verification.claims.extraction import extract_claims
+from verification.decision.offline import OfflineVerifier
+from verification.engine import check_case
+from verification.scorers import make_scorer
+from verification.types import Case, Source, State, Terminal
+
+PLANS = Source(id="plans", text=(
+    "Pricing. The Pro plan costs $20 per month. It includes 5 seats. You may cancel your subscription at any "
+    "time. No refunds are given after 30 days. In 2019, Northwind opened a warehouse in Leeds."
+))
+TRADE = Source(id="trade", text=(
+    "Acme supplies Borealis with steel. Contoso acquired Fabrikam in 2015. The Falcons defeated the Ravens "
+    "in the final. Initech sued Globex over the patent. Annual plans are refundable unless the plan was used."
+))
+RULES = OfflineVerifier(make_scorer("rules"))
+
+
+def _verdict(answer: str, *sources: Source):
+    claims = extract_claims(answer)
+    (verdict,) = RULES.verify(claims, list(sources))
+    return verdict
+
+
+@pytest.mark.parametrize("answer", [
+    "The Pro plan costs $20 per month.",                      # copied word for word
+    "the Pro plan costs $20 per month.",                      # case
+    "The Pro plan costs 20 dollars per month.",               # a value written another way
+    "It includes five seats.",                                # a number written out
+    "Northwind opened a warehouse in Leeds in 2019.",         # a phrase moved
+    "No refunds are given after 30 days.",                    # the negation kept
+])
+def test_what_the_source_plainly_says_is_proven_at_the_top_of_the_scale(answer: str) -> None:
+    verdict = _verdict(answer, PLANS)
+
+    assert verdict.state is State.SUPPORTED
+    assert verdict.method == "offline:proof"
+    assert verdict.release_score == 1.0
+    assert verdict.stratum == "proven"
+    assert [span.source_id for span in verdict.evidence] == ["plans"]
+
+
+def test_a_proof_records_which_claim_word_each_evidence_word_states() -> None:
+    answer = "The Pro plan costs 20 dollars per month."
+    verdict = _verdict(answer, PLANS)
+
+    pairs = [(word.word, PLANS.text[word.start:word.end]) for word in verdict.extra["alignment"]]
+    assert pairs == [("Pro", "Pro"), ("plan", "plan"), ("costs", "costs"), ("20", "20"), ("dollars", "$20"),
+                     ("month", "month")]
+
+
+@pytest.mark.parametrize("answer", [
+    "The Pro plan costs $25 per month.",                      # a value changed
+    "It includes 6 seats.",
+    "Northwind opened a warehouse in Leeds in 2020.",         # a year shifted
+    "The Pro plan does not cost $20 per month.",              # a negation added
+    "Refunds are given after 30 days.",                       # a negation dropped
+    "Northwind opened a warehouse in York in 2019.",          # an entity swapped
+    "You must cancel your subscription at any time.",         # a permission made an obligation
+    "Annual plans are refundable.",                           # the condition left out
+])
+def test_a_changed_commitment_is_never_proven(answer: str) -> None:
+    verdict = _verdict(answer, PLANS, TRADE)
+
+    assert verdict.method != "offline:proof"
+    assert verdict.stratum != "proven"
+
+
+@pytest.mark.parametrize(("answer", "source_says"), [
+    ("Borealis supplies Acme with steel.", "Acme supplies Borealis with steel."),
+    ("Fabrikam acquired Contoso in 2015.", "Contoso acquired Fabrikam in 2015."),
+    ("The Ravens defeated the Falcons in the final.", "The Falcons defeated the Ravens in the final."),
+    ("Globex sued Initech over the patent.", "Initech sued Globex over the patent."),
+])
+def test_swapped_arguments_are_never_supported(answer: str, source_says: str) -> None:
+    verdict = _verdict(answer, TRADE)
+
+    assert verdict.state is not State.SUPPORTED
+    assert verdict.release_score == 0.0
+    assert source_says in [span.quote for span in verdict.evidence]
+
+
+def test_a_bare_answer_is_never_proven_by_naming_what_the_source_names() -> None:
+    # Whether "Fabrikam" answers the question is not something the words of the source can show.
+    (claim,) = extract_claims("Fabrikam", "Which company did Contoso acquire in 2015?")
+    (verdict,) = RULES.verify([claim], [TRADE])
+
+    assert verdict.method != "offline:proof"
+    assert verdict.stratum == "bare"
+
+
+def test_a_copied_answer_is_released_as_written_and_its_alignment_reaches_the_run_record() -> None:
+    case = Case(external_id="copy", question="How much is the Pro plan?",
+                answer="The Pro plan costs $20 per month. It includes 5 seats.", sources=[PLANS])
+
+    record = check_case(case)
+
+    assert record.terminal is Terminal.PERMIT
+    assert record.final_answer == case.answer
+    assert record.release_stratum == "proven"
+    claims = record.candidates[-1].claims
+    assert [claim.method for claim in claims] == ["offline:proof", "offline:proof"]
+    assert all(claim.alignment for claim in claims)
+    assert all(claim.stratum == "proven" for claim in claims)
+
+
+def test_a_negation_in_the_next_sentence_does_not_prove_a_negated_claim() -> None:
+    dogs = Source(id="film", text="And also, there are real dogs. Who doesn't want to see two real dogs kiss?")
+
+    assert _verdict("And also, there are real dogs.", dogs).method == "offline:proof"
+    assert _verdict("And also, there are not real dogs.", dogs).method != "offline:proof"

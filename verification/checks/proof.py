@@ -1,0 +1,333 @@
+"""Proof, not resemblance: a claim is proven when it aligns to a span of its evidence (one sentence, or
+two adjacent ones of the same source) with every commitment accounted for.
+
+Each content word of the claim is matched to a word of the span: the same stem ("costs" / "cost"), a
+number written either way ("five" / "5"), or, inside a value, the same value ("$20" / "20 dollars",
+"17:00" / "5 pm") as the value checks read it. What the words are said of must be kept as well:
+
+- the span between the first and the last matched word omits nothing (no "vice" before "president");
+- the order of the matched words is the span's, up to one moved phrase ("In 2010, X did Y" / "X did Y
+  in 2010"), so "B supplies A" is not proven by "A supplies B";
+- negations, modal verbs, quantifiers and comparisons are the same on both sides ("can" and "may" both
+  grant what a policy allows), and the sentence states no condition or attribution ("unless",
+  "according to") the claim leaves out;
+- no value of the claim is contradicted by the span.
+
+A claim without a verb, read with the question it answers ("Sergei Grinkov"), is never proven: the
+span names the thing, but whether it answers the question is not something words can show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from verification.checks.check import PREFIX, Check, CheckFinding, Role
+from verification.claims.commitments import VALUE_KINDS
+from verification.claims.commitments.value_patterns import WORD_NUMBERS
+from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+from verification.claims.view import ClaimView
+from verification.retrieval import citations
+from verification.retrieval.evidence import Evidence
+from verification.retrieval.index import Passage, SourceIndex
+from verification.retrieval.values import ValueCheck
+from verification.types import AlignedWord, State
+
+# Function words that change what a sentence commits to, each with the key it compares by: a claim and
+# its span must have the same ones. "can" and "may" both grant a permission; "might" and "could" hedge.
+_QUALIFIERS = {
+    **dict.fromkeys(("can", "may", "allowed", "permitted"), "can"),
+    **dict.fromkeys(("might", "could", "possibly", "perhaps", "likely"), "might"),
+    **dict.fromkeys(("will", "shall", "ll"), "will"),
+    **{word: word for word in (
+        "would", "must", "should", "all", "every", "each", "any", "some", "only", "always", "sometimes",
+        "often", "usually", "most", "many", "few", "several", "more", "less", "fewer", "least", "than",
+        "both", "either", "before", "after", "above", "below", "over", "under", "until", "since",
+        "between", "against", "except", "up", "down", "almost", "nearly", "about", "approximately",
+        "around", "first", "last", "also", "too", "again", "still", "already", "yet",
+    )},
+    **dict.fromkeys(NEGATION_WORDS, "not"),
+}
+_PREPOSITIONS = frozenset(
+    "in on at by for from to with during after before since until through across within between among "
+    "around throughout".split()
+)
+_BE = frozenset("is are was were be been being".split())
+_DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
+# Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
+# states as fact what the source does not, wherever in the sentence they stand.
+_CONDITIONS = frozenset(
+    "unless except excluding provided providing if whether when where according reportedly allegedly alleged "
+    "said says claimed believed rumored rumoured suggested expected planned plans proposed".split()
+)
+
+
+@dataclass(frozen=True)
+class _Word:
+    key: str
+    start: int
+    end: int
+    """Offsets in the claim's text, or in the source's text for a word of the span."""
+
+
+class Proof(Check):
+    """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
+
+    name = "proof"
+    version = 1
+    role = Role.PROVEN
+
+    def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
+        return prove(claim, evidence)
+
+
+class Reordered(Check):
+    """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
+
+    name = "reordered"
+    version = 1
+    role = Role.RESEMBLANCE
+
+    def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
+        return reordered(claim, evidence)
+
+
+def prove(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
+    """The proof of the claim by the first span of its evidence that proves it, or None."""
+    found = None if claim.context else _aligned(claim, evidence)
+    if found is None or not found[1].in_order:
+        return None
+    span, alignment = found
+    pairs = [
+        AlignedWord(word=claim.text[word.start:word.end], source_id=span[0].source_id, start=source.start,
+                    end=source.end)
+        for word, source in alignment.pairs
+    ]
+    return CheckFinding(
+        state=State.SUPPORTED,
+        method=PREFIX + Proof.name,
+        evidence=tuple(citations.span(passage, claim, evidence) for passage in span),
+        confidence=0.99,
+        rationale="Proven: every word and value of the claim is stated, in the same sense, by the cited "
+                  + ("sentence." if len(span) == 1 else "sentences."),
+        extra={"alignment": pairs},
+    )
+
+
+def reordered(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
+    """Not proven, whatever the score, when the claim's words are all one sentence's, in another order."""
+    found = _aligned(claim, evidence)
+    if found is None or found[1].in_order:
+        return None
+    span, _ = found
+    if _passive(claim.words) or any(_passive(words(passage.text)) for passage in span):
+        return None  # "B was acquired by A" is "A acquired B": a change of voice moves the arguments
+    return CheckFinding(
+        state=State.INSUFFICIENT_EVIDENCE,
+        method=PREFIX + Reordered.name,
+        evidence=tuple(citations.span(passage, claim, evidence) for passage in span),
+        confidence=0.7,
+        rationale="The claim uses the cited sentence's words in another order: who did what to whom may not be "
+                  "what the source says.",
+    )
+
+
+@lru_cache(maxsize=16)
+def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...], _Alignment] | None:
+    """The first span of the evidence the claim aligns to, preferring one whose order it keeps. Asked by
+    both `Proof` and `Reordered` of the same claim and evidence: aligned once."""
+    if not evidence.hits:
+        return None
+    content = _content_words(claim.words, 0)
+    if len(content) < 2:
+        return None
+    values = [check for check in evidence.values if check.claim_value.kind in VALUE_KINDS]
+    # The words outside the claim's values must each be in the span as they are: most spans lack one.
+    plain = {word.key for word in content
+             if not any(check.claim_value.start <= word.start < check.claim_value.end for check in values)}
+    out_of_order = None
+    for span in _spans(evidence):
+        if not all(key[:1].isdigit() or any(key in passage.stem_set for passage in span) for key in plain):
+            continue  # a word of the claim is not in the span (the index's stems, read already, tell)
+        alignment = _align(claim, content, values, span, evidence.index)
+        if alignment is not None and alignment.in_order:
+            return span, alignment
+        if alignment is not None and out_of_order is None and len(span) == 1:
+            out_of_order = span, alignment
+    return out_of_order
+
+
+def _spans(evidence: Evidence) -> Iterator[tuple[Passage, ...]]:
+    """One sentence, then it with the sentence after it, for the retrieved sentences best first and then
+    those that state one of the claim's values: the sentences a verdict can cite."""
+    seen: set[tuple[int, ...]] = set()
+    stating = [passage for check in evidence.values for passage, _ in check.grounding]
+    for passage in [hit.passage for hit in evidence.hits] + stating:
+        after = [other for other in evidence.index.neighbours(passage) if other.position == passage.position + 1]
+        for span in ((passage,), (passage, *after[:1])):
+            key = tuple(part.position for part in span)
+            if key not in seen:
+                seen.add(key)
+                yield span
+
+
+@dataclass(frozen=True)
+class _Alignment:
+    pairs: list[tuple[_Word, _Word]]
+    """Each content word of the claim with the word of the span it matches."""
+    in_order: bool
+    """Whether the matched words keep the span's order, up to one moved phrase."""
+
+
+def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck], span: tuple[Passage, ...],
+           index: SourceIndex) -> _Alignment | None:
+    """The claim's words aligned to the span's, or None when the span leaves a word, a value, a qualifier
+    or a condition of the claim unaccounted for."""
+    text = index.sources[span[0].source_id].text
+    source_words = [word for passage in span for word in _sentence_words(passage.text, passage.start)]
+    stated: dict[int, _Word] = {}  # claim offset -> the source word the value check found stated
+    for check in values:
+        if any(passage in span for passage, _ in check.disagreeing):
+            return None
+        found = next(((passage, mention) for passage, mention in check.grounding if passage in span), None)
+        if found is not None:
+            passage, mention = found
+            anchor = _Word("", passage.start + mention.start, passage.start + mention.end)
+            for word in content:
+                if check.claim_value.start <= word.start < check.claim_value.end:
+                    stated[word.start] = anchor
+    pairs: list[tuple[_Word, _Word]] = []
+    places: list[int] = []  # where each claim word stands in the span: a value's words at the value's start
+    taken: set[int] = set()  # each word of the span states one word of the claim: "2020 and 2020" is not "2020"
+    previous = -1
+    for word in content:
+        value = stated.get(word.start)
+        if value is not None and not word.key[:1].isdigit():
+            pairs.append((word, value))  # "dollars" of "20 dollars" is stated by "$20" as a whole
+            places.append(value.start)
+            continue
+        # A number is matched digit for digit, inside the value that states it where there is one: a value
+        # check that finds "$291 million" within a source's range must not stand for the 291 itself.
+        options = [other for other in source_words if other.key == word.key and other.start not in taken
+                   and (value is None or value.start <= other.start < value.end)]
+        if not options:
+            return None
+        match = next((other for other in options if other.start > previous), options[0])
+        previous = match.start
+        taken.add(match.start)
+        pairs.append((word, match))
+        places.append(match.start if value is None else value.start)
+    matched = [source for _, source in pairs]
+    first, last = min(word.start for word in matched), max(word.start for word in matched)
+    used = {word.start for word in matched}
+    region_words = [word for word in source_words if first <= word.start <= last]
+    if any(word.start not in used and not _inside_value(word, values, span) for word in region_words):
+        return None  # the span says more between the words it shares with the claim
+    region = _widened(text, span, source_words, first, last)
+    if _qualifiers(claim.words) != _qualifiers(words(region)):
+        return None
+    sentences = text[span[0].start:span[-1].end]
+    claim_words = {word for word, _, _ in claim.words}
+    if any(word in _CONDITIONS and word not in claim_words for word, _, _ in words(sentences)):
+        return None
+    # The words of one value share the place of the value they state ("20 dollars" -> "$20").
+    movable = _phrase_starts(span, source_words)
+    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), movable))
+
+
+def _inside_value(word: _Word, values: Sequence[ValueCheck], span: tuple[Passage, ...]) -> bool:
+    """Whether a word of the span is part of a value the claim states ("dollars" of "20 dollars")."""
+    for check in values:
+        for passage, mention in check.grounding:
+            if passage in span and passage.start + mention.start <= word.start < passage.start + mention.end:
+                return True
+    return False
+
+
+def _content_words(read: Sequence[tuple[str, int, int]], offset: int) -> list[_Word]:
+    """The words that carry content, keyed so that both sides compare alike, offsets shifted by `offset`."""
+    return [
+        _Word(_key(word), offset + start, offset + end) for word, start, end in read
+        if (word not in STOP_WORDS and word not in _QUALIFIERS and len(word) > 1) or word[:1].isdigit()
+    ]
+
+
+@lru_cache(maxsize=8192)
+def _sentence_words(text: str, start: int) -> tuple[_Word, ...]:
+    """A source sentence's content words, read once per sentence (a case's sentences are asked for every
+    claim)."""
+    return tuple(_content_words(words(text), start))
+
+
+def _key(word: str) -> str:
+    number = WORD_NUMBERS.get(word)
+    return str(number) if number is not None else stem(word)
+
+
+def _qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
+    return sorted(_QUALIFIERS[word] for word, _, _ in read if word in _QUALIFIERS)
+
+
+def _passive(read: Sequence[tuple[str, int, int]]) -> bool:
+    """Whether a text puts a verb in the passive with its agent ("was acquired by"): a form of "be" and,
+    within a few words after it, "by"."""
+    tokens = [word for word, _, _ in read]
+    return any(word in _BE and "by" in tokens[i + 1:i + 5] for i, word in enumerate(tokens))
+
+
+def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], first: int, last: int) -> str:
+    """The span's text from the first to the last matched word, widened to the content words on either
+    side: the "No" of "No refunds are given" belongs to what the claim's words say."""
+    # Widened within the sentences that hold the matched words: a negation in the next sentence is not
+    # this one's ("there are real dogs. Who doesn't want ...").
+    opening = next(passage for passage in span if passage.start <= first < passage.end)
+    closing = next(passage for passage in span if passage.start <= last < passage.end)
+    start = max((word.end for word in source_words if opening.start <= word.start < first), default=opening.start)
+    end = min((word.start for word in source_words if last < word.start < closing.end), default=closing.end)
+    return text[start:end]
+
+
+def _one_move_from_order(positions: list[int], movable: frozenset[int]) -> bool:
+    """Whether the positions are in order once at most one run of them is moved elsewhere, a run that is a
+    phrase the source opens with a preposition (`movable`): "in 2010" moves freely, "American" from
+    "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb."""
+    if _ascending(positions):
+        return True
+    n = len(positions)
+    for i in range(n):
+        for j in range(i + 1, n + 1):
+            block, rest = positions[i:j], positions[:i] + positions[j:]
+            if block[0] in movable and _ascending(block) and _ascending(rest) and _fits(block, rest):
+                return True
+    return False
+
+
+def _phrase_starts(span: tuple[Passage, ...], source_words: list[_Word]) -> frozenset[int]:
+    """The content words of the span that open a prepositional phrase ("2010" of "In 2010,", "Leeds" of
+    "in the Leeds office"): where a phrase may be moved from without changing what it says."""
+    opens: set[int] = set()
+    for passage in span:
+        after_preposition = False
+        for word, start, _ in words(passage.text):
+            if word in _PREPOSITIONS:
+                after_preposition = True
+            elif word in _DETERMINERS:
+                continue
+            else:
+                if after_preposition:
+                    opens.add(passage.start + start)
+                after_preposition = False
+    content = {word.start for word in source_words}
+    return frozenset(opens & content)
+
+
+def _ascending(values: list[int]) -> bool:
+    return all(a < b for a, b in zip(values, values[1:], strict=False))
+
+
+def _fits(block: list[int], rest: list[int]) -> bool:
+    """Whether the moved run lies in one gap of the rest in the source (it was moved whole)."""
+    below = [value for value in rest if value < block[0]]
+    above = [value for value in rest if value > block[-1]]
+    return len(below) + len(above) == len(rest)
