@@ -114,3 +114,24 @@ def test_a_negation_in_the_next_sentence_does_not_prove_a_negated_claim() -> Non
 
     assert _verdict("And also, there are real dogs.", dogs).method == "offline:proof"
     assert _verdict("And also, there are not real dogs.", dogs).method != "offline:proof"
+
+
+@pytest.mark.parametrize(("claim", "stating_less", "stating_some", "stating_all"), [
+    ("The Pro plan costs $20 per month.", "The Pro plan is popular.", "The Pro plan costs $20.",
+     "The Pro plan costs $20 per month."),
+    ("Refunds are returned within 5 to 10 business days.", "Refunds are returned to the card.",
+     "Refunds are returned within 10 business days.", "Refunds are returned within 5 to 10 business days."),
+    ("The museum opens at 9 am on weekdays.", "The museum opens on weekdays.", "The museum opens at 9 am.",
+     "The museum opens at 9 am on weekdays."),
+])
+def test_the_more_of_a_claim_its_evidence_states_the_higher_it_scores(
+    claim: str, stating_less: str, stating_some: str, stating_all: str,
+) -> None:
+    # The same source but for one sentence, stating less, more, then all of the claim: with the default
+    # scorer, as a user runs it. An exact statement tops the scale.
+    filler = "Our plans renew every month. Support is included with every plan. "
+    claims = extract_claims(claim)
+    scores = [OfflineVerifier().verify(claims, [Source(id="s", text=filler + sentence)])[0].release_score
+              for sentence in (stating_less, stating_some, stating_all)]
+
+    assert scores[0] <= scores[1] <= scores[2] == 1.0
