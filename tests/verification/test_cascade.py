@@ -15,7 +15,7 @@ from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Receive
 from tests.verification.replies import claim_in, cove_reply, role_of
 from tests.verification.verifiers import calibrated
 from verification.claims.extraction import extract_claims
-from verification.decision.calibration import ReleaseCalibration
+from verification.decision.calibration import ReleaseCalibration, builtin_calibration
 from verification.decision.offline import OfflineVerifier
 from verification.decision.verifier import identity
 from verification.engine import check_case, default_verifier
@@ -92,8 +92,10 @@ def test_a_claim_the_model_supports_is_released_only_by_the_model_paths_own_cali
     assert f"decided by {identity(ModelVerifier(client_model))} (k2)" in uncalibrated.review_package.policy_reason
     assert any("calibrate it on labels of claims it decided" in note for note in uncalibrated.notes)
     assert released.terminal is Terminal.PERMIT and released.reason is Reason.ALL_SUPPORTED
-    # The settled claim was still gated by the offline calibration: the run's own threshold.
-    assert released.release_threshold == pytest.approx(0.7619)
+    # The settled claim was still gated by the offline calibration: the run's own (pooled) threshold, since the
+    # answer has a claim the model decided and so no stratum of the offline verifier.
+    builtin = builtin_calibration(identity(OfflineVerifier()), DEFAULT.policy.max_unsafe_release_rate)
+    assert builtin is not None and released.release_threshold == builtin.threshold
 
 
 def _failing_verifier(reply: Reply) -> object:
@@ -164,7 +166,9 @@ def test_the_default_route_is_the_uncertain_band_only_where_the_offline_verifier
     assert isinstance(cascade, Cascade)
 
     assert isinstance(cascade.bind(DEFAULT.policy), CascadeVerifier)
-    assert cascade.bind(DEFAULT.policy).safe_threshold == pytest.approx(0.7619)  # type: ignore[attr-defined]
+    builtin = builtin_calibration(identity(OfflineVerifier()), DEFAULT.policy.max_unsafe_release_rate)
+    assert builtin is not None
+    assert cascade.bind(DEFAULT.policy).safe_threshold == builtin.threshold  # type: ignore[attr-defined]
     # An offline configuration no calibration was made for has no safe band: every claim to the model.
     uncalibrated = Cascade(OfflineVerifier(off={"typed-mismatch"}), ModelVerifier(client_model))
     assert isinstance(uncalibrated.bind(DEFAULT.policy), ModelVerifier)

@@ -445,3 +445,15 @@ def test_what_a_value_counts_keeps_a_length_of_leave_apart_from_a_length_of_empl
     # Two sources counting the same leave differently still conflict.
     other = Source(id="other", text="All employees are entitled to 12 weeks of parental leave at full pay.")
     assert _verdict(claim, handbook, other).state is State.CONFLICTING
+
+
+def test_a_sentence_restated_whole_is_not_read_as_parallel_parts_against_itself() -> None:
+    # Two values of one unit in one sentence ("46 basis points ... 67 basis points"): a claim that states
+    # both is the sentence, not one part of it contradicted by the other.
+    text = ("Our net interest margin was 6.35 percent, 46 basis points higher than Q2 and 67 basis points higher "
+            "than the year-ago quarter.")
+    source = Source(id="call", text=f"Good morning. {text} The Basic plan includes 10 GB and the Pro plan 100 GB.")
+
+    assert _verdict(text, source).state is State.SUPPORTED
+    # Of a claim about one part only, the parallel reading still holds.
+    assert _verdict("The Basic plan includes 100 GB.", source).state is State.REFUTED

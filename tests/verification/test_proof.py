@@ -135,3 +135,15 @@ def test_the_more_of_a_claim_its_evidence_states_the_higher_it_scores(
               for sentence in (stating_less, stating_some, stating_all)]
 
     assert scores[0] <= scores[1] <= scores[2] == 1.0
+
+
+def test_a_predicate_split_from_its_sentence_is_proven_and_a_dropped_modifier_is_not() -> None:
+    source = Source(id="facts", text=(
+        "The museum opens at 9 am and closes at 5 pm. Aspirin reduces fever and, in rare cases, causes "
+        "bleeding. Jo is the vice president of Acme."))
+
+    opens, closes = RULES.verify(extract_claims("The museum opens at 9 am and closes at 5 pm."), [source])
+    assert opens.method == closes.method == "offline:proof"
+    # Leaving out a whole conjunct keeps what the rest says; leaving out a modifier does not.
+    assert _verdict("Aspirin causes bleeding.", source).method != "offline:proof"
+    assert _verdict("Jo is the president of Acme.", source).method != "offline:proof"

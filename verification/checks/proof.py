@@ -19,6 +19,7 @@ span names the thing, but whether it answers the question is not something words
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,6 +54,7 @@ _PREPOSITIONS = frozenset(
     "in on at by for from to with during after before since until through across within between among "
     "around throughout".split()
 )
+_CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 _BE = frozenset("is are was were be been being".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
@@ -222,7 +224,8 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     first, last = min(word.start for word in matched), max(word.start for word in matched)
     used = {word.start for word in matched}
     region_words = [word for word in source_words if first <= word.start <= last]
-    if any(word.start not in used and not _inside_value(word, values, span) for word in region_words):
+    omitted = [word.start not in used and not _inside_value(word, values, span) for word in region_words]
+    if not _only_conjuncts_left_out(text, region_words, omitted):
         return None  # the span says more between the words it shares with the claim
     region = _widened(text, span, source_words, first, last)
     if _qualifiers(claim.words) != _qualifiers(words(region)):
@@ -234,6 +237,18 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     # The words of one value share the place of the value they state ("20 dollars" -> "$20").
     movable = _phrase_starts(span, source_words)
     return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), movable))
+
+
+def _only_conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool]) -> bool:
+    """Whether every run of the span's words the claim leaves out is a whole conjunct, ended by "and" or
+    "or" before the claim's next word: "The museum [opens at 9 and] closes at 5" states the second
+    predicate of its subject; "vice president" is not "president", nor "in rare cases, causes" "causes"."""
+    for i, left_out in enumerate(omitted):
+        if left_out and (i + 1 == len(region) or not omitted[i + 1]):
+            gap = text[region[i].end:region[i + 1].start] if i + 1 < len(region) else ""
+            if not _CONJUNCTION.search(gap):
+                return False
+    return True
 
 
 def _inside_value(word: _Word, values: Sequence[ValueCheck], span: tuple[Passage, ...]) -> bool:

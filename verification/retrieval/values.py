@@ -11,6 +11,7 @@ is no length of leave.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verification.claims.clauses import clause_tokens
@@ -61,7 +62,8 @@ def check_values(claim: ClaimView, candidates: list[Passage], index: SourceIndex
     claim_keys = tuple(token.key for token in claim.clause_tokens if token.content and not token.word[:1].isdigit())
     return [
         _check_value(value, candidates, context_stems, subjects, index, (names, frozenset(word_stems - names)),
-                     (said_of(claim.clause_tokens, value, values), claim_keys, counted(claim.clause_tokens, value)))
+                     (said_of(claim.clause_tokens, value, values), claim_keys, counted(claim.clause_tokens, value)),
+                     [other for other in values if other is not value])
         for value in values
     ]
 
@@ -74,9 +76,10 @@ def _check_value(
     index: SourceIndex,
     claim_words: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
     measures: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ()),
+    others: Sequence[Mention] = (),
 ) -> ValueCheck:
     """`measures`: what the claim's value is said of (`measured.said_of`), the claim's content words, and
-    what the value counts (`measured.counted`)."""
+    what the value counts (`measured.counted`); `others`: the claim's other values."""
     agreeing, disagreeing, grounding = [], [], []
     for passage in candidates:
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
@@ -85,7 +88,8 @@ def _check_value(
         if not stated and value.kind != "date":
             continue  # nothing to compare with: only a date can be told without a value (`_dated_in_parts`)
         owned = _parallel_value(value, passage, *claim_words) if claim_words[0] else None
-        if owned is not None and contradicts(value, owned):
+        if owned is not None and contradicts(value, owned) and not any(agree(other, owned) for other in others):
+            # (Unless the claim states that value too: then it says both parts, as the sentence does.)
             # "The Basic plan includes 10 GB and the Pro plan 100 GB": its 100 GB is the Pro plan's;
             # of the Basic plan, which the claim is about, it says 10 GB.
             disagreeing.append((passage, owned))
