@@ -45,7 +45,10 @@ def _not_allowed(method: str) -> _Answer:
 def _schemas() -> tuple[dict[type, dict[str, Any]], dict[str, Any]]:
     """Each model's reference, and every schema they need, for components.schemas."""
     refs, top = models_json_schema(
-        [(contract.Case, "validation"), (schemas.CaseStatus, "serialization"), (schemas.Error, "serialization")],
+        [
+            (contract.Case, "validation"), (schemas.CaseListQuery, "validation"), (schemas.CaseStatus, "serialization"),
+            (schemas.CasePage, "serialization"), (schemas.Error, "serialization"),
+        ],
         ref_template=_REF,
     )
     return {model: ref for (model, _mode), ref in refs.items()}, top["$defs"]
@@ -61,6 +64,25 @@ def _responses(*answers: _Answer) -> dict[str, Any]:
             "content": {"application/json": {"schema": schema}},
         }
     return responses
+
+
+def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """The query parameters of an operation, one per field of the model its view validates them with."""
+    _, components = _schemas()
+    shape = components[model.__name__]
+    parameters = []
+    for name, schema in shape["properties"].items():
+        described = {key: value for key, value in schema.items() if key not in ("description", "default", "title")}
+        # A parameter left out is the null of an optional field; the parameter itself is never null.
+        branches = [branch for branch in described.pop("anyOf", []) if branch != {"type": "null"}]
+        if len(branches) == 1:
+            described.update(branches[0])
+        parameters.append({
+            "name": name, "in": "query", "required": name in shape.get("required", []),
+            "description": schema.get("description", ""), "schema": described,
+            **({"style": "form", "explode": True} if schema.get("type") == "array" else {}),
+        })
+    return parameters
 
 
 def openapi_document() -> dict[str, Any]:
@@ -88,6 +110,21 @@ def openapi_document() -> dict[str, Any]:
         "security": [{"bearer": []}],
         "paths": {
             "/cases": {
+                "get": {
+                    "summary": "List the client's cases",
+                    "description": "The client's own cases, newest first, a page at a time: follow `next_cursor` "
+                    "(or `next_url`) until it is null. To keep up with changes, pass the latest `updated_at` seen "
+                    "as `updated_since` (cases at that time are listed again).",
+                    "parameters": _query_parameters(schemas.CaseListQuery),
+                    "responses": _responses(
+                        _Answer(200, "One page of cases.", schemas.CasePage),
+                        _Answer(400, "A parameter is invalid or unknown; `errors` names each one."),
+                        _UNAUTHORIZED,
+                        _RATE_LIMITED,
+                        _UNAVAILABLE,
+                        _INTERNAL,
+                    ),
+                },
                 "post": {
                     "summary": "Submit a case",
                     "requestBody": {"required": True, "content": {"application/json": {"schema": refs[contract.Case]}}},
@@ -104,7 +141,7 @@ def openapi_document() -> dict[str, Any]:
                             "configured to draft one); `errors` names each field at fault.",
                         ),
                         _UNAUTHORIZED,
-                        _not_allowed("POST"),
+                        _not_allowed("GET or POST"),
                         _Answer(409, "A different case was already submitted under this external_id."),
                         _Answer(413, "Body or sources over the limits."),
                         _Answer(415, "Content-Type is not application/json."),

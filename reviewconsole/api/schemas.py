@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer, WithJsonSchema
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema, field_validator
 
 from reviewconsole.intake.models import CaseStatus as StoredStatus
 from verification import types as contract
@@ -100,8 +100,8 @@ class Decision(_Shape):
     """When."""
 
 
-class CaseStatus(_Shape):
-    """A case as its client sees it: where it is, its run record and any reviewer's decision."""
+class CaseSummary(_Shape):
+    """A case as a list of cases gives it: everything of its status but the run record."""
 
     id: int
     """The case's id."""
@@ -131,5 +131,57 @@ class CaseStatus(_Shape):
     """Why the run failed, when the status is FAILED."""
     decision: Decision | None
     """The latest reviewer's decision, if any."""
+    updated_at: Timestamp
+    """When what this shows last changed: the case's outcome, or a reviewer's decision once it is shown."""
+
+
+class CaseStatus(CaseSummary):
+    """A case as its client sees it: where it is, its run record and any reviewer's decision."""
+
     run_record: contract.RunRecord | None
     """The engine's run record; its candidates are the case's stored chain, a reviewer's edits included."""
+
+
+class CasePage(_Shape):
+    """One page of a client's cases, newest first."""
+
+    cases: list[CaseSummary]
+    """The cases of this page, newest (highest id) first; a page may hold fewer than `limit` while more follow."""
+    next_cursor: str | None
+    """Pass it as `cursor`, with the same filters, for the next page; null on the last page."""
+    next_url: str | None
+    """The next page's URL, filters and cursor included; null on the last page."""
+
+
+MAX_PAGE_SIZE = 100
+_EXAMPLE_TIME = "2026-01-02T03:04:05+00:00"
+
+
+class CaseListQuery(_Shape):
+    """The query parameters of `GET /cases`; a filter left out does not filter. Filters combine with AND."""
+
+    status: list[Status] = []
+    """Only cases in one of these statuses (repeat the parameter, or separate values with commas)."""
+    terminal: list[contract.Terminal] = []
+    """Only cases whose run ended in one of these terminal states (repeated, or comma-separated)."""
+    constitution: str | None = None
+    """Only cases that run under this constitution ("default" for cases that named none)."""
+    external_id: str | None = None
+    """Only the case submitted under this external_id."""
+    updated_since: AwareDatetime | None = None
+    """Only cases whose `updated_at` is at or after this time (ISO 8601 with its offset; encode "+" as %2B)."""
+    limit: int = Field(default=50, ge=1, le=MAX_PAGE_SIZE)
+    """At most this many cases a page."""
+    cursor: str | None = None
+    """Where the page starts: the `next_cursor` of the page before."""
+
+    @field_validator("updated_since", mode="before")
+    @classmethod
+    def _iso_time(cls, value: object) -> object:
+        # Pydantic would also read a number as seconds since 1970; the API takes what its document says.
+        if isinstance(value, str):
+            try:
+                datetime.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"must be an ISO 8601 time with its offset, such as {_EXAMPLE_TIME}") from None
+        return value

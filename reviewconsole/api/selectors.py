@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from django.db.models import prefetch_related_objects
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q, prefetch_related_objects
 from django.urls import reverse
 from django.utils import timezone
 
@@ -11,12 +14,11 @@ from reviewconsole.intake import outcomes
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
 from reviewconsole.review.models import Decision
 from reviewconsole.review.selectors import case_released_answer, decision_summary
-from reviewconsole.review.undo import undo_pending
+from reviewconsole.review.undo import decision_shown_at, undo_pending, undo_window
 from verification import DEFAULT_CONSTITUTION, Origin, Reason, Terminal
 from verification import types as contract
 
 
-# How the API spells each of the review app's decision kinds (the same words).
 def client_case(*, client: Client, case_id: int) -> Case | None:
     """The case, if `client` submitted it: a client sees its own cases only."""
     # The pinned version's number is in the answer; its content is not.
@@ -24,38 +26,98 @@ def client_case(*, client: Client, case_id: int) -> Case | None:
     return found.defer("constitution_pin__content").first()
 
 
-def case_status(case: Case) -> schemas.CaseStatus:
-    """The case as the API answers with it.
+@dataclass(frozen=True)
+class CasesFound:
+    """One page of a client's cases, and the id the next page starts below (None on the last page)."""
 
-    A case still queued or running has no run record and no decision: decisions are made on the
-    escalation a finished run opens. Nothing is looked up for it, so answering a submission costs no query.
+    cases: list[schemas.CaseSummary]
+    next_before: int | None
+
+
+def client_cases(*, client: Client, query: schemas.CaseListQuery, before: int | None) -> CasesFound:
+    """`client`'s cases matching `query`, newest first, from below the id `before`.
+
+    The filters read what the API shows: a decision the reviewer may still undo is not shown yet, so its
+    case is listed (and filtered) as its run left it, and its `updated_at` moves when the decision shows.
+    """
+    found = Case.objects.filter(client=client)
+    now = timezone.now()
+    # Decided recently enough that the client may not have seen the decision yet (its undo window).
+    recently_decided = Decision.objects.filter(created_at__gte=now - undo_window()).values("case_id")
+    if query.status:
+        wanted = Q(status__in=[status.value for status in query.status])
+        if CaseStatus.ESCALATED in query.status:
+            wanted |= Q(pk__in=recently_decided)
+        found = found.filter(wanted)
+    if query.terminal:
+        found = found.filter(terminal__in=[terminal.value for terminal in query.terminal])
+    if query.constitution is not None:
+        # A case that named no constitution runs under the default, and is listed as running under it.
+        names = {query.constitution} | ({""} if query.constitution == DEFAULT_CONSTITUTION.name else set())
+        found = found.filter(constitution_name__in=names)
+    if query.external_id is not None:
+        found = found.filter(external_id=query.external_id)
+    if query.updated_since is not None:
+        shown_since = Decision.objects.filter(created_at__gte=query.updated_since - undo_window()).values("case_id")
+        found = found.filter(Q(updated_at__gte=query.updated_since) | Q(pk__in=shown_since))
+    if before is not None:
+        found = found.filter(pk__lt=before)
+    rows = list(
+        found.select_related("constitution_pin").defer("constitution_pin__content", "run_record", "question", "answer",
+                                                       "metadata").order_by("-pk")[: query.limit + 1]
+    )
+    more = len(rows) > query.limit
+    rows = rows[: query.limit]
+    summaries = [case_summary(case, now=now) for case in rows]
+    # Listed as shown: a case whose decision is not shown yet may no longer match the status asked for.
+    if query.status:
+        summaries = [summary for summary in summaries if summary.status in query.status]
+    if query.updated_since is not None:
+        summaries = [summary for summary in summaries if summary.updated_at >= query.updated_since]
+    return CasesFound(summaries, rows[-1].pk if more else None)
+
+
+def case_status(case: Case) -> schemas.CaseStatus:
+    """The case as the API answers with it: its summary and its run record."""
+    summary = case_summary(case, now=timezone.now())
+    run_record = None if case.status in _BEFORE_THE_RUN else case_run_record(case)
+    return schemas.CaseStatus(**dict(summary), run_record=run_record)
+
+
+def case_summary(case: Case, *, now: datetime) -> schemas.CaseSummary:
+    """The case as the API shows it, without its run record.
+
+    A case still queued or running has no decision: decisions are made on the escalation a finished run
+    opens. Nothing is looked up for it, so answering a submission costs no query.
     """
     if case.status in _BEFORE_THE_RUN:
-        return _status(case, released_answer=None, decision=None, run_record=None)
+        return _summary(case, released_answer=None, decision=None, updated_at=case.updated_at)
     latest = Decision.objects.filter(case=case).select_related("candidate", "case__escalation").order_by(
         "-created_at", "-pk").first()
-    if latest is not None and undo_pending(latest, timezone.now()):
+    if latest is not None and undo_pending(latest, now):
         # The reviewer may still undo it (its webhook waits as long): a client polling meanwhile sees the case
         # as the run left it, so it never acts on a decision that is then taken back.
         status, final_answer = outcomes.case_as_run_left(case)
         released = final_answer if status == CaseStatus.RELEASED else None
-        return _status(case, status=status, released_answer=released, decision=None, run_record=case_run_record(case))
-    return _status(
+        unchanged_since = case.finished_at or case.submitted_at
+        return _summary(case, status=status, released_answer=released, decision=None, updated_at=unchanged_since)
+    updated_at = max(case.updated_at, decision_shown_at(latest)) if latest is not None else case.updated_at
+    return _summary(
         case,
         released_answer=case_released_answer(case),
         decision=schemas.Decision.model_validate(decision_summary(latest)) if latest is not None else None,
-        run_record=case_run_record(case),
+        updated_at=updated_at,
     )
 
 
 _BEFORE_THE_RUN = {CaseStatus.QUEUED, CaseStatus.RUNNING}
 
 
-def _status(
-    case: Case, *, released_answer: str | None, decision: schemas.Decision | None,
-    run_record: contract.RunRecord | None, status: str | None = None,
-) -> schemas.CaseStatus:
-    return schemas.CaseStatus(
+def _summary(
+    case: Case, *, released_answer: str | None, decision: schemas.Decision | None, updated_at: datetime,
+    status: str | None = None,
+) -> schemas.CaseSummary:
+    return schemas.CaseSummary(
         id=case.pk,
         external_id=case.external_id,
         status=schemas.Status(status or case.status),
@@ -71,7 +133,7 @@ def _status(
         finished_at=case.finished_at,
         error=case.error or None,
         decision=decision,
-        run_record=run_record,
+        updated_at=updated_at,
     )
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import logging
 import math
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, get_origin
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -22,7 +23,7 @@ from pydantic_core import ErrorDetails
 from reviewconsole import stamps
 from reviewconsole.api import selectors
 from reviewconsole.api.openapi import openapi_document
-from reviewconsole.api.schemas import Error, ErrorCode, FieldError
+from reviewconsole.api.schemas import CaseListQuery, CasePage, Error, ErrorCode, FieldError
 from reviewconsole.intake import quotas, services
 from reviewconsole.intake.constitutions import constitution_pin
 from reviewconsole.intake.credentials import client_for_token
@@ -283,10 +284,84 @@ def _pydantic_error(error: ErrorDetails) -> FieldError:
     return FieldError(field=field, message=message)
 
 
-@api_view("POST")
+@api_view("GET", "POST")
 def cases(request: HttpRequest) -> JsonResponse:
-    """POST /api/v1/cases: 202 with the new case, 200 with the same case submitted before, 409 when
-    another case was submitted under that external_id."""
+    """GET /api/v1/cases: the client's cases, filtered, a page at a time. POST: submit a case."""
+    if request.method == "GET":
+        return _case_list(request)
+    return _case_submit(request)
+
+
+def _case_list(request: HttpRequest) -> JsonResponse:
+    client = _authenticate(request)
+    query = _list_query(request)
+    found = selectors.client_cases(client=client, query=query, before=_cursor_position(query.cursor))
+    next_cursor = next_url = None
+    if found.next_before is not None:
+        next_cursor = _cursor(found.next_before)
+        params = request.GET.copy()
+        params["cursor"] = next_cursor
+        next_url = f"{reverse('api-cases')}?{params.urlencode()}"
+    return _json(CasePage(cases=found.cases, next_cursor=next_cursor, next_url=next_url))
+
+
+_LIST_PARAMETERS = {
+    name: get_origin(field.annotation) is list for name, field in CaseListQuery.model_fields.items()
+}
+
+
+def _list_query(request: HttpRequest) -> CaseListQuery:
+    unknown = sorted(set(request.GET) - set(_LIST_PARAMETERS))
+    if unknown:
+        raise ApiError(400, ErrorCode.INVALID, [
+            FieldError(field=name, message=f"not a parameter of this endpoint; it takes {', '.join(_LIST_PARAMETERS)}")
+            for name in unknown
+        ])
+    given: dict[str, Any] = {}
+    for name, repeatable in _LIST_PARAMETERS.items():
+        if name not in request.GET:
+            continue
+        if repeatable:
+            given[name] = [value for values in request.GET.getlist(name) for value in values.split(",")]
+        else:
+            given[name] = request.GET[name]
+    unstorable = [
+        FieldError(field=name, message=problem)
+        for name in given for value in request.GET.getlist(name) if (problem := _text_problem(value))
+    ]
+    if unstorable:
+        raise ApiError(400, ErrorCode.INVALID, unstorable)
+    try:
+        return CaseListQuery.model_validate(given)
+    except ValidationError as error:
+        raise ApiError(400, ErrorCode.INVALID, [_pydantic_error(e) for e in error.errors()]) from None
+
+
+# A cursor is opaque to the client: the position the next page starts below, under a prefix that marks it as ours.
+_CURSOR_PREFIX = "cases-before:"
+
+
+def _cursor(before: int) -> str:
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{before}".encode()).decode().rstrip("=")
+
+
+def _cursor_position(cursor: str | None) -> int | None:
+    if cursor is None:
+        return None
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (ValueError, UnicodeDecodeError):
+        text = ""
+    position = text.removeprefix(_CURSOR_PREFIX)
+    digits = position.isascii() and position.isdigit() and len(position) <= MAX_INT_DIGITS
+    if not text.startswith(_CURSOR_PREFIX) or not digits:
+        raise _field_error(400, ErrorCode.INVALID, "cursor", "not a cursor this API gave; pass a page's next_cursor")
+    return int(position)
+
+
+def _case_submit(request: HttpRequest) -> JsonResponse:
+    """202 with the new case, 200 with the same case submitted before, 409 when another case was submitted
+    under that external_id."""
     client = _authenticate(request)
     submission, pin = _validate_submission(_read_json(request))
     # The submission pins the version in force now: a version published later does not change this case.

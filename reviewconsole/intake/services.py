@@ -229,6 +229,8 @@ def case_contract(case: Case) -> contract.Case:
 def case_run_failed(*, case_id: int, error: str) -> None:
     """A case's run failed for good (`Case.on_work_failed`): audited, its client told, its backlog recounted."""
     audit_events.case_failed(case_id=case_id, error=error)
+    # Failed by one UPDATE (work_claims), which Django's auto_now does not see: the API lists it as changed.
+    Case.objects.filter(pk=case_id).update(updated_at=timezone.now())
     case_failed.send(sender=Case, case_id=case_id, error=error)
     client_id = Case.objects.filter(pk=case_id).values_list("client_id", flat=True).first()
     if client_id is not None:
@@ -253,7 +255,8 @@ def case_run(*, case_id: int) -> Case | None:
 
 def case_run_claim(*, case_id: int, now: datetime) -> work_claims.Claim | None:
     """Take a queued case, or a running one whose run is past its deadline (so it died)."""
-    return work_claims.claim(Case.work_kind, work_id=case_id, now=now, deadline=now + task_hold())
+    # Set here: the claim is one UPDATE, which Django's auto_now does not see.
+    return work_claims.claim(Case.work_kind, work_id=case_id, now=now, deadline=now + task_hold(), updated_at=now)
 
 
 def case_run_finish(*, claim: work_claims.Claim, record: RunRecord, now: datetime) -> Case | None:

@@ -50,5 +50,11 @@ def undo_offer(*, reviewer: User, now: datetime) -> UndoOffer | None:
 
 def undo_pending(decision: Decision, now: datetime) -> bool:
     """Whether the reviewer who took `decision` may still take it back: until then it is not the client's."""
-    return (settings.REVIEW_UNDO_SECONDS > 0 and decision.kind in (DecisionKind.APPROVE, DecisionKind.REJECT)
-            and now < decision.created_at + undo_window() and decision.case.escalation.reviews_required == 1)
+    return now < decision_shown_at(decision)
+
+
+def decision_shown_at(decision: Decision) -> datetime:
+    """When the client sees `decision`: once its undo window has passed, or at once when it cannot be undone."""
+    undoable = (settings.REVIEW_UNDO_SECONDS > 0 and decision.kind in (DecisionKind.APPROVE, DecisionKind.REJECT)
+                and decision.case.escalation.reviews_required == 1)
+    return decision.created_at + undo_window() if undoable else decision.created_at

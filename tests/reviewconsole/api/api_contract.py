@@ -69,7 +69,7 @@ class ApiResponses:
         operations = self.document["paths"][template]
         if method not in operations and response.status_code == 405:
             # A method the path does not take: documented under the operation it does take.
-            (method,) = [name for name, operation in operations.items() if "405" in operation["responses"]]
+            method = next(name for name, operation in operations.items() if "405" in operation["responses"])
         assert method in operations, f"{where}: the document has no {method.upper()} {template}"
         documented = operations[method]["responses"]
         assert str(response.status_code) in documented, f"{where}: {template} documents only {sorted(documented)}"

@@ -45,6 +45,9 @@ def test_the_document_lists_exactly_the_statuses_the_api_answers_with(
     post_case(client, api_client, case_body(sources=[]))
     post_case(client, None, case_body())
     client.get("/api/v1/cases", **api_client.auth)
+    client.get("/api/v1/cases", {"limit": 0}, **api_client.auth)
+    client.get("/api/v1/cases")
+    client.put("/api/v1/cases", **api_client.auth)
     client.post("/api/v1/cases", data="question=x", content_type="text/plain", **api_client.auth)
     with override_settings(API_MAX_BODY_BYTES=100):
         post_case(client, api_client, case_body(external_id="large"))
@@ -61,6 +64,7 @@ def test_the_document_lists_exactly_the_statuses_the_api_answers_with(
         client.get(case_url, **other_api_client.auth)
         client.get(case_url, **other_api_client.auth)
         post_case(client, other_api_client, case_body(external_id="limited"))
+        client.get("/api/v1/cases", **other_api_client.auth)
 
     def database_down(*args, **kwargs):
         raise OperationalError("the server closed the connection")
@@ -68,8 +72,10 @@ def test_the_document_lists_exactly_the_statuses_the_api_answers_with(
     with monkeypatch.context() as outage:  # 503
         outage.setattr("reviewconsole.intake.services.case_submit", database_down)
         outage.setattr("reviewconsole.api.selectors.case_status", database_down)
+        outage.setattr("reviewconsole.api.selectors.client_cases", database_down)
         post_case(client, api_client, case_body(external_id="unavailable"))
         client.get(case_url, **api_client.auth)
+        client.get("/api/v1/cases", **api_client.auth)
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
@@ -77,8 +83,10 @@ def test_the_document_lists_exactly_the_statuses_the_api_answers_with(
     monkeypatch.setattr("reviewconsole.intake.services.case_submit", broken)
     monkeypatch.setattr("reviewconsole.api.selectors.case_status", broken)
     monkeypatch.setattr("reviewconsole.api.views.openapi_document", broken)
+    monkeypatch.setattr("reviewconsole.api.selectors.client_cases", broken)
     post_case(client, api_client, case_body(external_id="fails"))
     client.get(case_url, **api_client.auth)
+    client.get("/api/v1/cases", **api_client.auth)
     client.get("/api/v1/openapi.json")
 
     document = api_responses.document

@@ -41,12 +41,14 @@ def test_writing_to_a_case_is_a_json_405_naming_get(csrf_checking_client, api_cl
     assert Case.objects.count() == 1
 
 
-@pytest.mark.parametrize("method", ["get", "put", "delete"])
-def test_anything_but_post_on_the_cases_collection_is_a_json_405_naming_post(csrf_checking_client, api_client, method):
+@pytest.mark.parametrize("method", ["patch", "put", "delete"])
+def test_anything_but_get_and_post_on_the_cases_collection_is_a_json_405_naming_them(
+    csrf_checking_client, api_client, method
+):
     response = getattr(csrf_checking_client, method)("/api/v1/cases", **api_client.auth)
 
     _assert_error_shape(response, 405, "method")
-    assert response["Allow"] == "POST"
+    assert response["Allow"] == "GET, POST"
 
 
 def test_the_openapi_document_takes_only_get(csrf_checking_client, db):
