@@ -27,8 +27,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+# The dev venv also has the Python client (clients/python), which the suite runs against a live console.
+$(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]' -e ./clients/python
 	touch $@ $(VENV)/.installed
 
 ## demo: the console with demo accounts and cases on http://127.0.0.1:$(PORT) (PORT=8000 unless given; SQLite, tasks in-process)
@@ -44,6 +45,7 @@ test: $(VENV)/.installed-dev services
 	$(BIN)/deptry .
 	$(BIN)/lint-imports
 	$(BIN)/mypy verification reviewconsole
+	$(BIN)/mypy --strict clients/python/src
 	$(MAKE) smoke
 	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
 	$(MAKE) drills
@@ -68,6 +70,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/deptry .
 	$(BIN)/lint-imports
 	$(BIN)/mypy verification reviewconsole
+	$(BIN)/mypy --strict clients/python/src
 
 ## benchmarks: each prints its figures and exits non-zero when it misses its issue's target
 BENCHMARKS := engine release_gate intake console export large_case retraining
