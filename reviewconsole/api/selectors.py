@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q, prefetch_related_objects
+from django.db.models import Q, QuerySet, prefetch_related_objects
 from django.urls import reverse
 from django.utils import timezone
 
@@ -68,7 +69,11 @@ def client_cases(*, client: Client, query: schemas.CaseListQuery, before: int | 
     )
     more = len(rows) > query.limit
     rows = rows[: query.limit]
-    summaries = [case_summary(case, now=now) for case in rows]
+    # Every decision of the page's cases in one query, rather than one or two a case.
+    decisions: dict[int, list[Decision]] = defaultdict(list)
+    for decision in _decisions_newest_first(Decision.objects.filter(case__in=rows)):
+        decisions[decision.case_id].append(decision)
+    summaries = [case_summary(case, now=now, decisions=decisions[case.pk]) for case in rows]
     # Listed as shown: a case whose decision is not shown yet may no longer match the status asked for.
     if query.status:
         summaries = [summary for summary in summaries if summary.status in query.status]
@@ -84,16 +89,19 @@ def case_status(case: Case) -> schemas.CaseStatus:
     return schemas.CaseStatus(**dict(summary), run_record=run_record)
 
 
-def case_summary(case: Case, *, now: datetime) -> schemas.CaseSummary:
-    """The case as the API shows it, without its run record.
+def case_summary(case: Case, *, now: datetime, decisions: list[Decision] | None = None) -> schemas.CaseSummary:
+    """The case as the API shows it, without its run record; `decisions`, its decisions newest first, when the
+    caller has read them (`_decisions_newest_first`).
 
     A case still queued or running has no decision: decisions are made on the escalation a finished run
     opens. Nothing is looked up for it, so answering a submission costs no query.
     """
     if case.status in _BEFORE_THE_RUN:
         return _summary(case, released_answer=None, decision=None, updated_at=case.updated_at)
-    latest = Decision.objects.filter(case=case).select_related("candidate", "case__escalation").order_by(
-        "-created_at", "-pk").first()
+    if decisions is None:
+        latest = _decisions_newest_first(Decision.objects.filter(case=case)).first()
+    else:
+        latest = decisions[0] if decisions else None
     if latest is not None and undo_pending(latest, now):
         # The reviewer may still undo it (its webhook waits as long): a client polling meanwhile sees the case
         # as the run left it, so it never acts on a decision that is then taken back.
@@ -104,13 +112,20 @@ def case_summary(case: Case, *, now: datetime) -> schemas.CaseSummary:
     updated_at = max(case.updated_at, decision_shown_at(latest)) if latest is not None else case.updated_at
     return _summary(
         case,
-        released_answer=case_released_answer(case),
+        released_answer=case_released_answer(case, decisions),
         decision=schemas.Decision.model_validate(decision_summary(latest)) if latest is not None else None,
         updated_at=updated_at,
     )
 
 
 _BEFORE_THE_RUN = {CaseStatus.QUEUED, CaseStatus.RUNNING}
+
+
+def _decisions_newest_first(decisions: QuerySet[Decision]) -> QuerySet[Decision]:
+    # With what a summary reads of them: the candidate decided on, and whether the case has two reviews.
+    return decisions.select_related("candidate", "case__escalation").defer(
+        "case__run_record", "case__question", "case__answer", "case__metadata"
+    ).order_by("-created_at", "-pk")
 
 
 def _summary(

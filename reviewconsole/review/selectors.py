@@ -4,6 +4,7 @@ own (queue.py, case_page.py, marking.py, budgets.py); writes are the services' (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -102,12 +103,18 @@ def decision_summary(decision: Decision) -> dict[str, object]:
     }
 
 
-def case_released_answer(case: Case) -> str | None:
-    """The text a client may show its user: released by the engine, or approved by a person."""
+def case_released_answer(case: Case, decisions: Sequence[Decision] | None = None) -> str | None:
+    """The text a client may show its user: released by the engine, or approved by a person.
+
+    `decisions`, the case's decisions newest first with their candidates, when the caller has them read.
+    """
     if case.status == CaseStatus.RELEASED:
         return case.final_answer
-    approvals = Decision.objects.filter(case=case, kind=DecisionKind.APPROVE).select_related("candidate")
-    approval = approvals.order_by("-created_at").first()
+    if decisions is None:
+        approvals = Decision.objects.filter(case=case, kind=DecisionKind.APPROVE).select_related("candidate")
+        approval = approvals.order_by("-created_at").first()
+    else:
+        approval = next((decision for decision in decisions if decision.kind == DecisionKind.APPROVE), None)
     return approval.candidate.text if approval else None
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from reviewconsole.intake.models import Case
@@ -133,3 +135,32 @@ def test_each_bad_parameter_is_named_and_a_list_needs_a_token(client, api_client
     assert anonymous.status_code == 401 and anonymous.json()["errors"][0]["field"] == "Authorization"
     wrong_method = client.put(LIST, **api_client.auth)
     assert wrong_method.status_code == 405 and wrong_method["Allow"] == "GET, POST"
+
+
+def test_a_page_costs_the_same_queries_however_many_cases_and_decisions_it_holds(
+    client, api_client, reviewer, django_capture_on_commit_callbacks
+):
+    def decided_pair(number: int) -> None:
+        """A case a reviewer approved, then one still open."""
+        case = Case.objects.get(pk=_submit(client, api_client, django_capture_on_commit_callbacks,
+                                           external_id=f"decided-{number}")["id"])
+        now = timezone.now()
+        assert services.escalation_lease_take(escalation=case.escalation, reviewer=reviewer, now=now)
+        repaired = latest(case)
+        decision_approve(escalation_id=case.escalation.pk, reviewer=reviewer, candidate_id=repaired.candidate_id,
+                         sha256=repaired.sha256, now=now)
+        past_undo_window(case)
+        _submit(client, api_client, django_capture_on_commit_callbacks, external_id=f"open-{number}")
+
+    def queries_for_a_page() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(LIST, **api_client.auth).json()["cases"]
+        assert {case["status"] for case in page} == {"ESCALATED", "RELEASED"}
+        return len(queries)
+
+    decided_pair(1)
+    few = queries_for_a_page()
+    decided_pair(2)
+    decided_pair(3)
+
+    assert queries_for_a_page() == few
