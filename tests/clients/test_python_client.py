@@ -59,12 +59,14 @@ async def _wait_async(url: str, token: str, case_id: int) -> Case:
 
 
 def test_an_assistant_submits_waits_for_a_person_lists_and_verifies_webhooks(
-    live_server, live_broker, start_worker, receiver, as_person, reviewer, settings
+    live_server, live_broker, start_worker, receiver, as_person, reviewer, settings, request
 ):
     settings.REVIEW_UNDO_SECONDS = 0  # the decision is the client's at once, and its webhook goes out at once
     account, token = client_create(name="support-bot", webhook_url=receiver.url)
     start_worker(WEBHOOK_ALLOWED_NETWORKS="127.0.0.1/32")
     console = ReviewConsole(live_server.url, token)
+    # Closed at the end: a kept-alive connection would hold a thread of the live server, and its database session.
+    request.addfinalizer(console.close)
 
     # Released by the engine: waiting returns it, with the text the assistant may show.
     supported = console.submit(**SUPPORTED_CASE)
@@ -127,12 +129,13 @@ def test_an_assistant_submits_waits_for_a_person_lists_and_verifies_webhooks(
     assert (refused.value.status, refused.value.field) == (400, "sources.0.text")
 
 
-def test_a_429_is_sent_again_after_its_retry_after_and_raised_once_retries_are_spent(live_server, settings):
+def test_a_429_is_sent_again_after_its_retry_after_and_raised_once_retries_are_spent(live_server, settings, request):
     settings.CLIENT_REQUESTS_PER_SECOND = 0
     account, token = client_create(name="busy-bot")
     Client.objects.filter(pk=account.pk).update(requests_per_second=1)
     statuses: list[int] = []
     http = httpx.Client(event_hooks={"response": [lambda response: statuses.append(response.status_code)]})
+    request.addfinalizer(http.close)
     console = ReviewConsole(live_server.url, token, http=http)
 
     started = time.monotonic()
@@ -141,8 +144,8 @@ def test_a_429_is_sent_again_after_its_retry_after_and_raised_once_retries_are_s
     assert statuses == [200, 429, 200] and time.monotonic() - started >= 0.9
 
     impatient = ReviewConsole(live_server.url, token, retry=RetryPolicy(max_retries=0))
+    request.addfinalizer(impatient.close)
     with pytest.raises(RateLimited) as limited:
         impatient.list_cases()
         impatient.list_cases()
     assert (limited.value.field, limited.value.retry_after) == ("requests_per_second", 1.0)
-    http.close()

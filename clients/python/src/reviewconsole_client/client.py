@@ -74,7 +74,7 @@ class _Calls:
     def get(self, case_id: int) -> _Plan[Case]:
         return self._call(self._request("GET", f"/cases/{int(case_id)}"), Case, idempotent=True)
 
-    def list(self, params: list[tuple[str, str]]) -> _Plan[CasePage]:
+    def page(self, params: list[tuple[str, str]]) -> _Plan[CasePage]:
         return self._call(self._request("GET", "/cases", params=params), CasePage, idempotent=True)
 
     def wait(self, case_id: int, timeout: float, wait: _Wait) -> _Plan[Case]:
@@ -183,7 +183,7 @@ class ReviewConsole:
     ) -> CasePage:
         """One page of this client's cases, newest first; pass its `next_cursor` as `cursor` for the next."""
         params = _list_params(status, terminal, constitution, external_id, updated_since, limit, cursor)
-        return self._run(self._calls.list(params))
+        return self._run(self._calls.page(params))
 
     def iter_cases(self, **filters: Any) -> Iterator[CaseSummary]:
         """Every case matching `filters` (those of `list_cases`), page after page."""
@@ -260,7 +260,7 @@ class AsyncReviewConsole:
     ) -> CasePage:
         """As `ReviewConsole.list_cases`."""
         params = _list_params(status, terminal, constitution, external_id, updated_since, limit, cursor)
-        return await self._run(self._calls.list(params))
+        return await self._run(self._calls.page(params))
 
     async def iter_cases(self, **filters: Any) -> AsyncIterator[CaseSummary]:
         """As `ReviewConsole.iter_cases`."""
