@@ -16,7 +16,7 @@ SMOKE_VAR := var/smoke
 SMOKE_ENV := env -u REDIS_URL -u MIGRATION_DATABASE_URL -u DATABASE_ROLE -u AUDIT_HEADS_FILE DEMO=1 \
 	VAR_DIR=$(CURDIR)/$(SMOKE_VAR) DATABASE_URL=sqlite:///$(CURDIR)/$(SMOKE_VAR)/reviewconsole.sqlite3
 
-.PHONY: demo test lint benchmarks services drills smoke
+.PHONY: demo test lint benchmarks services drills smoke client-smoke
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,7 @@ test: $(VENV)/.installed-dev services
 	$(BIN)/mypy verification reviewconsole
 	$(BIN)/mypy --strict clients/python/src
 	$(MAKE) smoke
+	$(MAKE) client-smoke
 	DATABASE_URL=$(TEST_DATABASE_URL) TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
 	$(MAKE) drills
 
@@ -64,6 +65,25 @@ smoke:
 	$(SMOKE_ENV) $(RUNTIME_VENV)/bin/python manage.py migrate --no-input; \
 	$(SMOKE_ENV) $(RUNTIME_VENV)/bin/python manage.py demo; \
 	$(SMOKE_ENV) $(RUNTIME_VENV)/bin/python bin/smoke-serve
+
+## client-smoke: the Python client alone in a fresh venv: `pip install ./clients/python` brings httpx and pydantic, no more
+CLIENT_VENV := var/client-venv
+client-smoke:
+	rm -rf $(CLIENT_VENV)
+	trap 'rm -rf $(CLIENT_VENV)' EXIT; set -e; \
+	$(PYTHON) -m venv $(CLIENT_VENV); \
+	$(CLIENT_VENV)/bin/pip install --quiet ./clients/python; \
+	$(CLIENT_VENV)/bin/python -c "$$CLIENT_ALONE"
+
+define CLIENT_ALONE
+import re
+from importlib.metadata import requires
+import reviewconsole_client
+needs = sorted(re.split("[^A-Za-z0-9_.-]", need)[0] for need in requires("reviewconsole-client"))
+assert needs == ["httpx", "pydantic"], needs
+print("reviewconsole-client", reviewconsole_client.__version__, "installs alone, needing", " and ".join(needs))
+endef
+export CLIENT_ALONE
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
