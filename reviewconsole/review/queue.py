@@ -21,7 +21,7 @@ from reviewconsole.review import queue_counts
 from reviewconsole.review.deadlines import deadlines_by_hours, overdue_annotation, overdue_condition
 from reviewconsole.review.leases import lease_free
 from reviewconsole.review.models import Escalation, EscalationStatus
-from reviewconsole.review.queue_counts import Tally, capped_count, capped_counts, kept_counts
+from reviewconsole.review.queue_counts import SPOT_CHECKS, Tally, capped_count, capped_counts, kept_counts
 from reviewconsole.review.queue_order import QueueSort, past, queue_order
 from verification.policy import constitution as constitutions
 
@@ -107,10 +107,13 @@ class QueueCounts:
     """What the queue page counts, under every filter but the reason (the counts are its choices)."""
 
     per_reason: Sequence[tuple[str, Tally | None]]
-    """Reasons with open cases, most first; None where there were too many cases to count one by one."""
+    """Reasons with open cases (spot checks aside), most first; None where there were too many cases to count
+    one by one."""
     all_reasons: Tally
     total: Tally
     """Under the reason filter too: the cases the pages list."""
+    spot_checks: Tally | None = None
+    """Open spot checks, counted apart: they are reviewed blind, so no reason is shown or counted for them."""
 
     @property
     def capped(self) -> bool:
@@ -148,7 +151,8 @@ def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: 
     if filters.search:
         queryset = queryset.filter(_matching(filters.search))
     if filters.severity:
-        queryset = queryset.filter(severity=filters.severity)
+        # A spot check's severity is the engine's verdict, hidden from its blind review: no filter reads it.
+        queryset = queryset.filter(severity=filters.severity, is_spot_check=False)
     if filters.constitution:
         queryset = queryset.filter(case__constitution_name=filters.constitution)
     if filters.client is not None:
@@ -200,7 +204,7 @@ def queue_page(
     if counts.total.count == 0:
         # Nothing matches: skip the ordered scan, which would read the whole queue index to find no row.
         return QueuePage([], counts)
-    rows = base.filter(reason=filters.reason) if filters.reason else base
+    rows = _of_reason(base, filters.reason)
     sort = filters.sort
     # One row more than a page tells whether there is a page beyond, without counting. Towards where a
     # cursor came from there is the page its link was on.
@@ -221,11 +225,19 @@ def queue_page_counts(*, filters: QueueFilters, reviewer: User, now: datetime) -
     return _counts(filters, _filtered(filters, reviewer=reviewer, now=now, overdue=overdue))
 
 
+def _of_reason(rows: QuerySet[Escalation], reason: str) -> QuerySet[Escalation]:
+    """The rows of `reason` if one is asked for. A spot check has none to filter on: it is reviewed blind,
+    and the reason the engine released it for would say what the engine found."""
+    return rows.filter(reason=reason, is_spot_check=False) if reason else rows
+
+
 def _counts(filters: QueueFilters, base: QuerySet[Escalation]) -> QueueCounts:
     """Exact counts per reason, kept as the queue changes (queue_counts.py), under the filters the kept
-    counts have columns for; under any other, the matching cases counted now, up to the cap."""
+    counts have columns for; under any other, the matching cases counted now, up to the cap. Spot checks
+    are counted apart, under no reason."""
     def kept() -> list[tuple[str, Tally]]:
-        return kept_counts(severity=filters.severity, spot_check=filters.spot_check)
+        spot_check = False if filters.severity else filters.spot_check
+        return kept_counts(severity=filters.severity, spot_check=spot_check)
 
     counted_now = (
         filters.constitution or filters.client is not None or filters.assignee or filters.held or filters.overdue
@@ -235,11 +247,13 @@ def _counts(filters: QueueFilters, base: QuerySet[Escalation]) -> QueueCounts:
     if counted is None:
         # More cases match than the cap: the reasons (the reason filter's choices) are offered uncounted.
         all_reasons = Tally(queue_counts.COUNT_CAP, at_least=True)
-        total = capped_count(base.filter(reason=filters.reason)) if filters.reason else all_reasons
-        return QueueCounts([(reason, None) for reason, _count in kept()], all_reasons, total)
+        total = capped_count(_of_reason(base, filters.reason)) if filters.reason else all_reasons
+        uncounted: list[tuple[str, Tally | None]] = [(reason, None) for reason, _ in kept() if reason != SPOT_CHECKS]
+        return QueueCounts(uncounted, all_reasons, total)
     all_reasons = sum((count for _reason, count in counted), Tally(0))
-    total = dict(counted).get(filters.reason, Tally(0)) if filters.reason else all_reasons
-    return QueueCounts(counted, all_reasons, total)
+    reasons = [(reason, count) for reason, count in counted if reason != SPOT_CHECKS]
+    total = dict(reasons).get(filters.reason, Tally(0)) if filters.reason else all_reasons
+    return QueueCounts(reasons, all_reasons, total, spot_checks=dict(counted).get(SPOT_CHECKS))
 
 
 def _seek(

@@ -21,6 +21,8 @@ Anything that changes an escalation's status, reason, severity or spot-check fla
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection, connections, transaction
@@ -30,6 +32,9 @@ from reviewconsole.review.models import Escalation, EscalationStatus, QueueCount
 
 # How far the queue is counted under a filter the kept counts have no column for.
 COUNT_CAP = 1000
+# The key spot checks are counted under, together: a spot check is reviewed blind, and its reason (why the
+# engine released it) would tell the reviewer what the engine found.
+SPOT_CHECKS = "SPOT_CHECKS"
 
 
 @dataclass(frozen=True)
@@ -54,18 +59,28 @@ _OPEN = EscalationStatus.OPEN
 
 
 def kept_counts(*, severity: str = "", spot_check: bool | None = None) -> list[tuple[str, Tally]]:
-    """Open cases per reason (of `severity`, spot checks or not), most first: exact, from the kept counts."""
+    """Open cases per reason (of `severity`, spot checks or not), most first, spot checks under SPOT_CHECKS:
+    exact, from the kept counts."""
     rows = QueueCount.objects.all()
     if severity:
         rows = rows.filter(severity=severity)
     if spot_check is not None:
         rows = rows.filter(is_spot_check=spot_check)
-    totals = rows.values("reason").annotate(n=Sum("open")).filter(n__gt=0).order_by("-n", "reason")
-    return [(row["reason"], Tally(row["n"])) for row in totals]
+    totals = rows.values("reason", "is_spot_check").annotate(n=Sum("open")).filter(n__gt=0)
+    return _per_reason((row["reason"], row["is_spot_check"], row["n"]) for row in totals)
+
+
+def _per_reason(counted: Iterable[tuple[str, bool, int]]) -> list[tuple[str, Tally]]:
+    """(reason, spot check, count) rows as counts per reason, most first, spot checks under SPOT_CHECKS."""
+    per_reason: Counter[str] = Counter()
+    for reason, is_spot_check, n in counted:
+        per_reason[SPOT_CHECKS if is_spot_check else reason] += n
+    return [(reason, Tally(n)) for reason, n in sorted(per_reason.items(), key=lambda item: (-item[1], item[0]))]
 
 
 def capped_counts(rows: QuerySet[Escalation]) -> list[tuple[str, Tally]] | None:
-    """How many of `rows` have each reason, most first, if there are at most COUNT_CAP rows; else None.
+    """How many of `rows` have each reason, most first (spot checks under SPOT_CHECKS), if there are at
+    most COUNT_CAP rows; else None.
 
     One statement that reads at most COUNT_CAP + 1 rows, from whichever index suits the filter: a filter
     that matches many rows meets the cap soon. The SQL that picks the rows is Django's; only the count
@@ -73,14 +88,15 @@ def capped_counts(rows: QuerySet[Escalation]) -> list[tuple[str, Tally]] | None:
     """
     if rows.query.is_empty():
         return []
-    sql, params = rows.order_by().values("reason")[: COUNT_CAP + 1].query.sql_with_params()
+    sql, params = rows.order_by().values("reason", "is_spot_check")[: COUNT_CAP + 1].query.sql_with_params()
     with connections[rows.db].cursor() as cursor:
-        cursor.execute(f"SELECT reason, COUNT(*) FROM ({sql}) AS capped GROUP BY reason", params)
+        cursor.execute(
+            f"SELECT reason, is_spot_check, COUNT(*) FROM ({sql}) AS capped GROUP BY reason, is_spot_check", params
+        )
         found = cursor.fetchall()
-    if sum(n for _reason, n in found) > COUNT_CAP:
+    if sum(n for _reason, _spot, n in found) > COUNT_CAP:
         return None
-    found.sort(key=lambda row: (-row[1], row[0]))
-    return [(reason, Tally(n)) for reason, n in found]
+    return _per_reason((reason, bool(is_spot_check), n) for reason, is_spot_check, n in found)
 
 
 def capped_count(rows: QuerySet[Escalation]) -> Tally:

@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, User
 from reviewconsole.accounts.roles import Role
 from reviewconsole.intake.models import Case, Claim
 from reviewconsole.review.models import ClaimLabel, Escalation, EscalationStatus
-from tests.reviewconsole.review.conftest import PLANS_ANSWER, PLANS_SOURCE
+from tests.reviewconsole.review.conftest import PLANS_ANSWER, PLANS_SOURCE, gate_record
 from verification import types as contract
 
 pytestmark = pytest.mark.django_db
@@ -127,6 +127,7 @@ def assert_blind(html: str) -> None:
     assert "engine rationale" not in html
     assert 'class="evidence-link"' not in html and 'id="ev-' not in html  # the evidence the engine chose
     assert 'id="diff"' not in html and "Failing claims" not in html
+    assert "Moderate" not in html and "Severity" not in html  # the claims' severity is the engine's too
     # The words appear only as the reviewer's own: the label buttons and the labels they chose.
     without_buttons = re.sub(r'<form class="label-form".*?</form>|<span class="label label-[^"]*"[^>]*>[^<]*</span>',
                              "", html, flags=re.S)
@@ -217,6 +218,38 @@ def test_an_escalated_case_is_never_blind(client, reviewer, escalate):
     html = client.get(f"/review/cases/{case.pk}/").content.decode()
 
     assert "Blind spot check." not in html and 'class="state state-' in html
+
+
+def _queue_row(html: str, case: Case) -> str:
+    return re.search(rf'<tr data-queue-row>(?:(?!</tr>).)*?/review/cases/{case.pk}/.*?</tr>', html, re.S).group(0)
+
+
+def test_the_queue_shows_and_counts_a_spot_check_without_its_reason_or_severity(client, reviewer, run_as_engine,
+                                                                                 spot_check):
+    # Escalated for conflicting evidence, of moderate severity as the spot check is.
+    escalated = run_as_engine(gate_record().model_copy(update={"reason": contract.Reason.CONFLICTING_EVIDENCE}),
+                              external_id="plans-conflicting")
+    client.force_login(reviewer)
+
+    html = client.get("/review/").content.decode()
+
+    row = _queue_row(html, spot_check)
+    assert "spot check" in row and "hidden until labelled" in row
+    assert "Repaired" not in row and "Moderate" not in row and 'class="severity' not in row
+    # Counted apart, whether from the kept counts or (under a filter they have no column for) counted now.
+    for query in ("", "?held=none"):
+        html = client.get(f"/review/{query}").content.decode()
+        counts = re.search(r'<nav class="reason-counts".*?</nav>', html, re.S).group(0)
+        assert "Repaired" not in counts and 'data-reason="REPAIRED"' not in counts, query
+        assert re.search(r'data-spot-checks>Spot checks <span class="count">1</span>', counts), query
+        assert 'data-reason="CONFLICTING_EVIDENCE"' in counts and 'All reasons <span class="count">2</span>' in counts
+    # Neither the reason nor the severity filter finds it: either would say what the engine decided.
+    for query in ("?reason=REPAIRED", "?severity=MODERATE", "?severity=MODERATE&spot_check=only"):
+        found = client.get(f"/review/{query}").content.decode()
+        assert f"/review/cases/{spot_check.pk}/" not in found, query
+    assert f"/review/cases/{escalated.pk}/" in client.get("/review/?severity=MODERATE").content.decode()
+    only = client.get("/review/?spot_check=only").content.decode()
+    assert f"/review/cases/{spot_check.pk}/" in only and f"/review/cases/{escalated.pk}/" not in only
 
 
 def _header(html: str) -> str:
