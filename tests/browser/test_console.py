@@ -183,7 +183,7 @@ def test_a_held_back_claim_says_so_and_its_evidence_link_reaches_the_one_sentenc
 
     page.goto(f"/review/cases/{case.pk}/")
 
-    assert page.locator("#release-gate").inner_text().startswith("Release gate: threshold 0.71 — release threshold")
+    assert page.locator("#release-gate").inner_text().startswith("1 supported claim scored below the release bar")
     held = page.locator("tr.held-back")
     assert held.count() == 1 and held.locator(".tag.held-back").is_visible()
     assert "0.42" in held.inner_text() and "held back" in held.inner_text()
