@@ -174,6 +174,19 @@
     labelledRow = null;
   });
 
+  // An undo offer leaves the page when its window ends (data-expires-in, seconds from when the server sent
+  // it): the server refuses the undo from then on. On load, and for each piece htmx swaps in.
+  const expiring = new WeakSet();
+  function expireOffers() {
+    document.querySelectorAll("[data-expires-in]").forEach((element) => {
+      if (expiring.has(element)) return;
+      expiring.add(element);
+      window.setTimeout(() => element.remove(), Number(element.dataset.expiresIn) * 1000);
+    });
+  }
+  expireOffers();
+  document.addEventListener("htmx:load", expireOffers);
+
   // "Select every case on this page" ticks (or clears) each row's box.
   document.addEventListener("change", (event) => {
     if (!(event.target instanceof HTMLInputElement) || !event.target.matches("[data-bulk-all]")) return;

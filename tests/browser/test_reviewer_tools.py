@@ -182,3 +182,29 @@ def test_progress_for_a_reviewer_and_the_team_view_for_a_lead(as_person, reviewe
     assert row.locator(".held").inner_text() == f"#{held.case_id}"
     assert row.locator(".median").inner_text().endswith(" s")
     assert lena.locator('[data-person="lena"] .decided').inner_text() == "0"
+
+
+def test_an_undo_offer_leaves_the_screen_when_its_window_ends(page, reviewer, api_client, settings):
+    settings.REVIEW_UNDO_SECONDS = 4
+    case = escalate_case(api_client, refund_case())
+    sign_in(page, "rita")
+    _held(page, case)
+
+    page.keyboard.press("j")
+    page.keyboard.press("1")
+    undo_label = page.locator("#label-claim-0 [data-label-undo]")
+    undo_label.wait_for()
+    # Gone when the server would refuse it, with no reload: the label stays.
+    undo_label.wait_for(state="detached", timeout=8_000)
+    assert page.locator("#label-claim-0 .label").inner_text() == "Supported"
+
+    page.keyboard.press("r")
+    page.locator("#reject_reason_code").select_option("WRONG_FACTS")
+    page.locator("#decide-reject textarea").fill("60 days is wrong.")
+    page.keyboard.press("Control+Enter")
+    bar = page.locator("#undo-bar")
+    bar.wait_for()
+    bar.wait_for(state="detached", timeout=8_000)
+    page.keyboard.press("u")  # nothing left to undo: the decision stands
+    page.wait_for_load_state("networkidle")
+    assert Escalation.objects.get(case=case).status == EscalationStatus.DECIDED

@@ -3,6 +3,7 @@ their last decision, comments beside a claim, and times spent as words."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django import template
@@ -34,6 +35,13 @@ def undo_bar(context: dict[str, Any]) -> dict[str, Any]:
 def undo_seconds() -> int:
     """The undo window, for the keys dialog."""
     return settings.REVIEW_UNDO_SECONDS
+
+
+@register.filter
+def seconds_left(until: datetime) -> str:
+    """Seconds from now until `until` (0 once past): how long the page keeps an undo offer on screen. A
+    duration rather than a time, so a browser whose clock is off still takes it away when the server would."""
+    return f"{max(0.0, (until - timezone.now()).total_seconds()):.1f}"  # a dot whatever the locale
 
 
 @register.filter
