@@ -77,8 +77,13 @@ def test_a_policy_admin_writes_guidelines_and_a_reviewer_opens_them_with_g(
     paul.get_by_label("Guidelines", exact=True).fill("x" * 10_001)
     paul.get_by_role("button", name="Save guidelines").click()
     paul.get_by_text("guidelines: at most 10,000 characters (10,001 written).").wait_for()
-    text = "Check every refund period against the plan's terms.\n\nExample: <i>60 days</i> is wrong for annual plans."
+    text = ("## Refunds\n\nCheck **every** refund period against the plan's terms.\n\n"
+            "- Example: <i>60 days</i> is wrong for annual plans.")
     paul.get_by_label("Guidelines", exact=True).fill(text)
+    # The preview follows the typing, rendered as reviewers will see it, before anything is saved.
+    paul.locator("#guidelines-preview h2").get_by_text("Refunds").wait_for()
+    assert paul.locator("#guidelines-preview strong").inner_text() == "every"
+    assert not AuditEvent.objects.filter(action="policy.changed").exists()
     paul.get_by_role("button", name="Save guidelines").click()
     paul.get_by_text(f"Saved the reviewer guidelines of {name}").wait_for()
     event = AuditEvent.objects.get(action="policy.changed", payload__change="guidelines saved")
@@ -90,8 +95,10 @@ def test_a_policy_admin_writes_guidelines_and_a_reviewer_opens_them_with_g(
     assert not panel.is_visible()
     rita.keyboard.press("g")
     panel.wait_for()
-    assert "Check every refund period" in panel.inner_text()
-    assert "<i>60 days</i> is wrong" in panel.inner_text() and panel.locator("i").count() == 0
+    assert "Check every refund period" in panel.inner_text() and "**" not in panel.inner_text()
+    assert panel.locator("h2").inner_text() == "Refunds" and panel.locator("strong").inner_text() == "every"
+    # Markdown formats; the HTML in it stays text.
+    assert "<i>60 days</i> is wrong" in panel.locator("li").inner_text() and panel.locator("i").count() == 0
     rita.keyboard.press("g")
     assert not panel.is_visible()
     # The keys dialog names the new keys.

@@ -55,20 +55,32 @@ def constitution_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
 
 @require_POST
 @policy_admin_required
+@vary_on_headers("HX-Request")
 def constitution_guidelines(request: HtmxHttpRequest, name: str) -> HttpResponse:
-    """Save the reviewers' guidelines of the constitution; a refusal shows the page again with why (400)."""
+    """Save the reviewers' guidelines of the constitution; a refusal shows the page again with why (400).
+    With `preview`, save nothing and show the text as reviewers would see it (htmx: the preview alone)."""
     document = get_object_or_404(NamedConstitution, name=name)
     text = request.POST.get("guidelines", "")
+    if request.POST.get("preview"):
+        if request.htmx:
+            return render(request, "policy/_guidelines.html#preview", {"guidelines_text": text})
+        return _guidelines_page(request, document, text=text)
     try:
         guidelines.constitution_guidelines_set(document=document, text=text, actor=request.user, now=timezone.now())
     except guidelines.GuidelinesRefused as refused:
-        versions = list(selectors.versions_of(document))
-        return render(request, "policy/constitution.html", {
-            "document": document, "versions": versions, **_diff_context(request, versions),
-            "guidelines_error": str(refused), "guidelines_text": text,
-        }, status=400)
+        return _guidelines_page(request, document, text=text, error=str(refused), status=400)
     messages.success(request, f"Saved the reviewer guidelines of {name}: reviewers see them on its cases now.")
     return redirect(reverse("policy:constitution", args=[name]) + "#guidelines")
+
+
+def _guidelines_page(request: HtmxHttpRequest, document: NamedConstitution, *, text: str, error: str = "",
+                     status: int = 200) -> HttpResponse:
+    """The constitution's page with guidelines text not saved (a preview, or refused) in the editor."""
+    versions = list(selectors.versions_of(document))
+    return render(request, "policy/constitution.html", {
+        "document": document, "versions": versions, **_diff_context(request, versions),
+        "guidelines_error": error, "guidelines_text": text,
+    }, status=status)
 
 
 def _diff_context(request: HtmxHttpRequest, versions: list[ConstitutionVersion]) -> dict[str, object]:
