@@ -7,33 +7,32 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
+from reviewconsole.policy.diff_words import field_words, value_words
+
 
 @dataclass(frozen=True)
 class FieldChange:
     field: str
     before: Any
     after: Any
+    item: bool = False
+    """A field of a rule or fixture (an absent value there means the entry was added or removed)."""
+
+    @property
+    def label(self) -> str:
+        """The field as the editor names it, never its stored key."""
+        return field_words(self.field, item=self.item)
 
     @property
     def before_text(self) -> str | None:
-        return shown(self.before)
+        return self._words(self.before)
 
     @property
     def after_text(self) -> str | None:
-        return shown(self.after)
+        return self._words(self.after)
 
-
-def shown(value: Any) -> str | None:
-    """A stored value as a policy admin reads it: a list as its quoted items, not Python's repr."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | tuple):
-        return ", ".join(f"“{item}”" if isinstance(item, str) else (shown(item) or "") for item in value) or "(none)"
-    if isinstance(value, dict):
-        return "; ".join(f"{key}: {shown(item)}" for key, item in value.items()) or "(none)"
-    return str(value)
+    def _words(self, value: Any) -> str | None:
+        return None if self.item and value is None else value_words(self.field, value)
 
 
 @dataclass(frozen=True)
@@ -60,10 +59,13 @@ class VersionDiff:
         return not self.fields and not self.items and not self.order_changed
 
 
-def _changed(before: dict[str, Any], after: dict[str, Any], prefix: str = "") -> tuple[FieldChange, ...]:
+def _changed(
+    before: dict[str, Any], after: dict[str, Any], prefix: str = "", *, item: bool = False
+) -> tuple[FieldChange, ...]:
     keys = [*before, *(key for key in after if key not in before)]
     return tuple(
-        FieldChange(prefix + key, before.get(key), after.get(key)) for key in keys if before.get(key) != after.get(key)
+        FieldChange(prefix + key, before.get(key), after.get(key), item)
+        for key in keys if before.get(key) != after.get(key)
     )
 
 
@@ -88,13 +90,13 @@ def content_diff(
     for name, item in new_items.items():
         if name in renamed_from:
             previous = renamed_from[name]
-            changes.append(ItemChange(name, "renamed", _changed(old_items[previous], item), previous))
+            changes.append(ItemChange(name, "renamed", _changed(old_items[previous], item, item=True), previous))
         elif name not in old_items:
-            changes.append(ItemChange(name, "added", _changed({}, item)))
+            changes.append(ItemChange(name, "added", _changed({}, item, item=True)))
         elif old_items[name] != item:
-            changes.append(ItemChange(name, "changed", _changed(old_items[name], item)))
+            changes.append(ItemChange(name, "changed", _changed(old_items[name], item, item=True)))
     renamed = set(renamed_from.values())
-    changes.extend(ItemChange(name, "removed", _changed(item, {})) for name, item in old_items.items()
+    changes.extend(ItemChange(name, "removed", _changed(item, {}, item=True)) for name, item in old_items.items()
                    if name not in new_items and name not in renamed)
     # An item's identity is its name in the newer version; a renamed one keeps its place in the order.
     new_name_of = {name: name for name in old_items if name in new_items} | {

@@ -136,6 +136,16 @@ _CHOICE_LISTS: tuple[tuple[str, str, list[tuple[str, str]], str], ...] = (
 )
 
 
+# What the editor calls each policy knob and each field of a rule: the words the version diff uses too.
+KNOB_LABELS: dict[str, str] = {spec.name: spec.label for spec in POLICY_FIELDS} | {
+    knob: label for _input, knob, _choices, label in _CHOICE_LISTS
+}
+RULE_FIELD_LABELS: dict[str, str] = {
+    spec.name: spec.label
+    for spec in (*_COMMON, _BLOCKING, *(spec for specs in _RULE_FIELDS.values() for spec in specs))
+} | {"phrases": "Phrases"}  # a forbidden phrase's or a disclosure's wordings
+
+
 class RuleForm(forms.Form):
     """One rule: its kind (a hidden input) decides which inputs it has."""
 

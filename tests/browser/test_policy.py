@@ -62,7 +62,7 @@ def test_an_admin_edits_a_word_limit_tries_it_publishes_it_and_a_new_case_uses_i
     page.get_by_role("button", name="Publish v2…").click()
     # Publishing asks first, showing what changes against the version in force.
     page.get_by_role("heading", name="Publish customer-support v2?").wait_for()
-    assert "max_words" in page.locator("table.diff").inner_text()
+    assert "Most words" in page.locator("table.diff").inner_text()
     assert ConstitutionVersion.objects.get(document__name="customer-support", number=2).status == VersionStatus.DRAFT
     page.get_by_role("button", name="Publish v2 now").click()
     page.get_by_text("customer-support v2 is now in force.").wait_for()

@@ -97,8 +97,11 @@ def _diff_context(request: HtmxHttpRequest, versions: list[ConstitutionVersion])
 def version_detail(request: HtmxHttpRequest, name: str, number: int) -> HttpResponse:
     version = selectors.constitution_version_get(name, number)
     constitution = version.constitution()
+    previous = (ConstitutionVersion.objects.filter(document=version.document, number__lt=number)
+                .order_by("-number").first())
     return render(request, "policy/version.html", {
         "version": version, "constitution": constitution, "in_force": selectors.constitution_in_force(name),
+        "previous": previous, "diff": constitution_diff(previous.content, version.content) if previous else None,
         "cases": version.cases.count(), "own_calibration": selectors.release_calibration_text(version),
         # ":g" drops float noise: 0.05 reads "5%", 0.025 "2.5%".
         "risk_budget_percent": f"{constitution.policy.max_unsafe_release_rate * 100:g}%",

@@ -135,7 +135,8 @@ def test_setting_the_risk_budget_saves_a_new_version_that_shows_it(admin_client)
     assert re.search(r'id="max-unsafe-release-rate">0.05 <span class="muted">\(at most 5% ', old_page)
     assert "the verifier's built-in calibration for this budget" in new_page
     diff = admin_client.get("/policy/constitutions/customer-support/").content.decode()
-    assert "policy.max_unsafe_release_rate" in diff
+    assert "Risk budget: most unsafe releases (share, between 0 and 1)" in diff
+    assert "policy.max_unsafe_release_rate" not in diff
 
 
 def _own_calibration(budget: float) -> ReleaseCalibration:
@@ -209,14 +210,14 @@ def test_a_renamed_rule_shows_as_a_rename_in_the_diff(admin_client):
     assert "<strong>no-guarantees</strong> → <strong>no-promises</strong>" in renamed
     assert "<del>no-guarantees</del>" in renamed and "<ins>no-promises</ins>" in renamed
     assert "change-removed" not in renamed and "change-added" not in renamed
-    assert "<code>phrases</code>" not in renamed  # nothing but the name changed
+    assert "· Phrases</td>" not in renamed  # nothing but the name changed
     assert "order of the rules changed" not in renamed
 
     # Renamed and retouched at once, beside an ordinary change: still one rule renamed, not two rules swapped.
     both = admin_client.get("/policy/constitutions/customer-support/?older=1&newer=3",
                             HTTP_HX_REQUEST="true").content.decode()
     renamed_and_retouched = "<strong>no-promise-outside-sources</strong> → <strong>only-sourced-promises</strong>"
-    assert f"{renamed_and_retouched} · <code>description</code>" in both
+    assert f"{renamed_and_retouched} · What it asks</td>" in both
     assert both.count('class="change-renamed"') == 3  # each new name, and the description changed with one
     assert 'class="change-changed"><td>Rule <strong>word-limit</strong>' in both
     assert "change-removed" not in both and "change-added" not in both

@@ -40,7 +40,7 @@ def test_the_version_page_leads_to_a_confirm_page_that_shows_what_changes(admin_
     html = response.content.decode()
     assert response.status_code == 200 and "<h1>Publish customer-support v2?</h1>" in html
     assert "It replaces" in html and "customer-support v1</a>" in html
-    assert "word-limit</strong> · <code>max_words</code>" in html
+    assert "word-limit</strong> · Most words</td>" in html
     assert "<del>150</del>" in html and "<ins>40</ins>" in html
     assert '<input type="hidden" name="confirm" value="yes">' in html
     draft.refresh_from_db()
@@ -77,7 +77,7 @@ def test_a_rubric_draft_is_confirmed_too(admin_client, policy_admin):
     url = f"/policy/rubrics/{BUILTIN_RUBRIC_NAME}/v{draft.number}/publish"
 
     asked = admin_client.post(url).content.decode()
-    assert "<code>instructions</code>" in asked and "Flag every promise of speed." in asked
+    assert "<td>Instructions to the critic</td>" in asked and "Flag every promise of speed." in asked
     assert RubricVersion.objects.get(pk=draft.pk).status == VersionStatus.DRAFT
 
     admin_client.post(url, {"confirm": "yes"})

@@ -73,3 +73,50 @@ def test_the_version_page_shows_who_reviews_twice_and_the_review_deadline(admin_
     assert ('<dd id="double-review">For a case escalated for <span title="CRITICAL_CLAIM">critical claim not '
             "supported</span>, or whose most severe failing claim is critical.</dd>") in page
     assert "48 hours, then the queue marks a case overdue" in page
+
+
+def _double_review_version(policy_admin, **knobs):
+    from reviewconsole.policy.services import constitution_draft_save
+    from verification import DEFAULT_CONSTITUTION
+
+    policy = DEFAULT_CONSTITUTION.policy.model_copy(update=knobs)
+    return constitution_draft_save(constitution=DEFAULT_CONSTITUTION.model_copy(update={"policy": policy}),
+                                   author=policy_admin, note="double review")
+
+
+RAW = ("policy.", "double_review_reasons", "BELOW_RELEASE_THRESHOLD", "CRITICAL_CLAIM", "spot_check_share",
+       "review_deadline_hours", "<code>")
+
+
+def test_the_diff_speaks_the_editor_s_words_not_field_names_or_codes(admin_client, policy_admin):
+    from verification import Reason
+
+    _double_review_version(policy_admin, double_review_reasons=[Reason.BELOW_RELEASE_THRESHOLD, Reason.CRITICAL_CLAIM],
+                           spot_check_share=0.1, review_deadline_hours=24)
+
+    diff = admin_client.get("/policy/constitutions/default/", HTTP_HX_REQUEST="true").content.decode()
+
+    rows = {_text(row).split("  changed")[0].strip(): _text(row)
+            for row in re.findall(r"<tr class.*?</tr>", diff, re.S)}
+    reviews = rows["Double review: reasons whose cases need two independent reviews"]
+    assert "Below the release threshold, Critical claim not supported" in reviews and "none" in reviews
+    assert "the deployment&#x27;s default" in rows["Spot-check share (0 to 1)"] and "0.1" in rows[
+        "Spot-check share (0 to 1)"]
+    assert "no deadline" in rows["Review deadline (hours)"] and "24" in rows["Review deadline (hours)"]
+    for raw in RAW:
+        assert raw not in diff, raw
+
+
+def test_a_version_page_says_what_changed_from_the_one_before(admin_client, policy_admin):
+    from verification import Reason
+
+    version = _double_review_version(policy_admin, double_review_reasons=[Reason.CONFLICTING_EVIDENCE])
+
+    page = admin_client.get(f"/policy/constitutions/default/v{version.number}/").content.decode()
+    first = admin_client.get("/policy/constitutions/default/v1/").content.decode()
+
+    changes = re.search(r'<section class="card" id="changes".*?</section>', page, re.S).group(0)
+    assert f"What changed from v{version.number - 1}" in changes
+    assert "Double review: reasons whose cases need two independent reviews" in _text(changes)
+    assert "Conflicting evidence" in changes and "CONFLICTING_EVIDENCE" not in changes
+    assert "The first version of default: nothing before it to compare." in first

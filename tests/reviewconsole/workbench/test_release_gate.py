@@ -273,8 +273,8 @@ def test_a_threshold_recalibrated_from_labels_is_published_and_judges_the_next_c
     assert saved.redirect_chain == [("/policy/constitutions/customer-support/v2/publish", 302)]
     confirm = saved.content.decode()
     assert "<h1>Publish customer-support v2?</h1>" in confirm and "Saved as draft v2" in confirm
-    assert "<code>policy.max_unsafe_release_rate</code>" in confirm and "<del>0.05</del>" in confirm
-    assert "<ins>0.2</ins>" in confirm and "<code>policy.release_calibration</code>" in confirm
+    assert "<td>Risk budget: most unsafe releases (share, between 0 and 1)</td>" in confirm
+    assert "<del>0.05</del>" in confirm and "<ins>0.2</ins>" in confirm and "<td>Release calibration</td>" in confirm
     assert constitution_in_force("customer-support").number == 1  # nothing in force until confirmed
 
     admin_client.post("/policy/constitutions/customer-support/v2/publish", {"confirm": "yes"})

@@ -103,7 +103,7 @@ def test_the_diff_between_two_versions_by_htmx_and_as_a_page(admin_client, draft
     page = admin_client.get(url).content.decode()
 
     assert fragment.lstrip().startswith('<div id="diff">') and "<html" not in fragment
-    assert "word-limit</strong> · <code>max_words</code>" in fragment
+    assert "word-limit</strong> · Most words</td>" in fragment
     assert "<del>150</del>" in fragment and "<ins>8</ins>" in fragment
     assert "<html" in page and '<div id="diff">' in page
 
@@ -130,7 +130,7 @@ def test_the_diff_shows_a_changed_list_as_its_items(admin_client, policy_admin):
     fragment = admin_client.get("/policy/constitutions/customer-support/?older=1&newer=2",
                                 HTTP_HX_REQUEST="true").content.decode()
 
-    assert "<code>phrases</code>" in fragment
+    assert "no-guarantees</strong> · Phrases</td>" in fragment
     assert "“risk-free”" in fragment and "&quot;risk-free&quot;" not in fragment
     assert "[&#x27;" not in fragment and "['" not in fragment
 
