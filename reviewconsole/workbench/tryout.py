@@ -1,7 +1,8 @@
 """Try a constitution version on a sample before publishing it: every rule's verdict and the engine's result.
 
 The sample runs through the same engine a case does, in the request, and nothing is stored. The
-version in force runs on the same sample, so an admin sees which verdicts the draft would change.
+version in force runs on the same sample, so an admin sees which verdicts the draft would change, and
+where the console would send the answer under each (released, to one reviewer or to two).
 """
 
 from __future__ import annotations
@@ -10,7 +11,13 @@ import re
 from dataclasses import dataclass
 
 from reviewconsole.policy.engine import run_engine
-from verification import Case, Constitution, RunRecord, Source
+from reviewconsole.review.services.routing import (
+    escalation_severity,
+    policy_reviews_required,
+    policy_spot_check_share,
+)
+from reviewconsole.vocabulary import REASON_LABELS, SEVERITY_LABELS
+from verification import Case, Constitution, RunRecord, Source, Terminal
 from verification.types import RuleVerdict
 
 _SOURCE_ID = re.compile(r"^\[([^\]\s]{1,200})\]\s*")
@@ -75,10 +82,53 @@ def _passed(verdict: RuleVerdict | None) -> bool | None:
 
 
 @dataclass(frozen=True)
+class Routing:
+    """Where the console would send the answer of a run under a constitution, as routing does a case's."""
+
+    terminal: str
+    reason: str
+    severity: str
+    reviews: int
+    """People who must review it: 0 (released or rejected as the engine decided), 1, or 2 (double review)."""
+    spot_check_share: float
+    """For a release, the share of released answers a person spot-checks."""
+
+    @classmethod
+    def of(cls, record: RunRecord, constitution: Constitution) -> Routing:
+        policy = constitution.policy.model_dump(mode="json")
+        severity, reason = escalation_severity(record), record.reason.value
+        reviews = (policy_reviews_required(policy, reason=reason, severity=severity)
+                   if record.terminal in (Terminal.REVIEW, Terminal.ABSTAIN) else 0)
+        return cls(record.terminal.value, reason, severity, reviews, policy_spot_check_share(policy))
+
+    @property
+    def words(self) -> str:
+        if self.terminal == Terminal.PERMIT.value:
+            spot = f", and spot-checked by a person for {self.spot_check_share:.0%} of releases" \
+                if self.spot_check_share > 0 else ""
+            return f"released to the client{spot}"
+        if self.terminal == Terminal.REJECT.value:
+            return "rejected: no answer goes to the client, and no person sees it"
+        why = f"{REASON_LABELS.get(self.reason, self.reason).lower()}, {SEVERITY_LABELS.get(self.severity, '').lower()}"
+        if self.reviews == 2:
+            return f"sent to two independent reviewers, double review ({why})"
+        return f"sent to one reviewer ({why})"
+
+    def same_route(self, other: Routing) -> bool:
+        return (self.terminal, self.reviews) == (other.terminal, other.reviews)
+
+
+@dataclass(frozen=True)
 class TryResult:
     record: RunRecord
     baseline: RunRecord | None
     rows: tuple[RuleRow, ...]
+    routing: Routing
+    baseline_routing: Routing | None = None
+
+    @property
+    def routing_changed(self) -> bool:
+        return self.baseline_routing is not None and not self.routing.same_route(self.baseline_routing)
 
 
 def _first_verdicts(record: RunRecord | None) -> dict[str, RuleVerdict]:
@@ -94,4 +144,8 @@ def try_constitution(*, constitution: Constitution, in_force: Constitution | Non
     baseline = run_engine(case, constitution=in_force) if in_force is not None else None
     tried, before = _first_verdicts(record), _first_verdicts(baseline)
     names = [*tried, *(name for name in before if name not in tried)]
-    return TryResult(record, baseline, tuple(RuleRow(name, tried.get(name), before.get(name)) for name in names))
+    rows = tuple(RuleRow(name, tried.get(name), before.get(name)) for name in names)
+    return TryResult(
+        record, baseline, rows, Routing.of(record, constitution),
+        Routing.of(baseline, in_force) if baseline is not None and in_force is not None else None,
+    )

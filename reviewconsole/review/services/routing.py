@@ -5,6 +5,8 @@ the client's webhook says. Receives intake's `run_stored`, inside the transactio
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
+from typing import Any
 
 from django.conf import settings
 
@@ -70,14 +72,22 @@ def _held_back(claims: list[Claim], threshold: float | None) -> list[Claim]:
 
 def spot_check_share(case: Case) -> float:
     """The share of released cases sampled for a person: the pinned constitution's, else the deployment's."""
-    policy = case_pin(case).content.get("policy") or {}
+    return policy_spot_check_share(case_pin(case).content.get("policy") or {})
+
+
+def policy_spot_check_share(policy: Mapping[str, Any]) -> float:
+    """`spot_check_share` under a constitution's stored policy (as a version's content holds it)."""
     share = policy.get("spot_check_share")
     return settings.SPOT_CHECK_RATE if share is None else float(share)
 
 
 def reviews_required(case: Case, *, reason: str, severity: str) -> int:
     """2 when the pinned constitution asks for double review of this reason or severity, else 1."""
-    policy = case_pin(case).content.get("policy") or {}
+    return policy_reviews_required(case_pin(case).content.get("policy") or {}, reason=reason, severity=severity)
+
+
+def policy_reviews_required(policy: Mapping[str, Any], *, reason: str, severity: str) -> int:
+    """`reviews_required` under a constitution's stored policy (as a version's content holds it)."""
     double = reason in (policy.get("double_review_reasons") or []) \
         or severity in (policy.get("double_review_severities") or [])
     return 2 if double else 1

@@ -194,3 +194,26 @@ def test_loading_an_unknown_case_names_the_field(admin_client, draft):
 
     assert response.status_code == 400
     assert "case: there is no stored case #999999" in response.content.decode()
+
+
+def test_trying_a_draft_shows_where_the_answer_would_go_and_when_that_changes(admin_client, policy_admin):
+    from verification import Reason
+
+    policy = CUSTOMER_SUPPORT.policy.model_copy(update={"double_review_reasons": [Reason.CRITICAL_CLAIM]})
+    draft = services.constitution_draft_save(constitution=CUSTOMER_SUPPORT.model_copy(update={"policy": policy}),
+                                             author=policy_admin)
+    wrong = {**SAMPLE, "answer": "Approved refunds are returned within 30 days."}  # a critical claim, refuted
+
+    html = admin_client.post(f"/policy/constitutions/customer-support/v{draft.number}/try", wrong,
+                             HTTP_HX_REQUEST="true").content.decode()
+    released = admin_client.post("/policy/constitutions/customer-support/v1/try", SAMPLE,
+                                 HTTP_HX_REQUEST="true").content.decode()
+
+    change = html.split('<p class="warn" id="routing-change">')[1].split("</p>")[0]
+    assert change == (f"<strong>Routing changes.</strong> Under v{draft.number} this answer is sent to two independent "
+                      "reviewers, double review (critical claim not supported, critical); under v1 (in force) it is "
+                      "sent to one reviewer (critical claim not supported, critical).")
+    tried = html.split('id="outcome-tried"')[1].split("</section>")[0]
+    assert "Then: sent to two independent reviewers, double review" in tried
+    assert 'id="routing-change"' not in released
+    assert "Then: released to the client." in released
