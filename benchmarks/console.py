@@ -4,10 +4,11 @@ Seeds a fresh database with 100,000 escalated cases (set-based INSERT ... SELECT
 fastest way to fill PostgreSQL short of COPY from a file, then VACUUM ANALYZE as autovacuum would) and
 one case with 5 candidates of 20 claims each, then times the queue page (its top, and a page deep in
 it as 500 clicks on Next reach it) and that case page through Django's test client, in process, and the
-queue page's counts per reason alone (`review.queue.queue_page_counts`, as the page counts). Prints the SQL
-queries and the median and p95 time of each; exits non-zero when one misses its target below.
+queue page's counts per reason alone (`review.queue.queue_page_counts`, as the page counts), and searches
+of the queue's texts in English and in Chinese. Prints the SQL queries and the median and p95 time of each;
+exits non-zero when one misses its target below.
 
-    .venv/bin/python benchmarks/console.py [--escalations 100000] [--requests 200]
+    .venv/bin/python benchmarks/console.py [--escalations 100000] [--requests 200] [--database NAME]
 
 Needs PostgreSQL on 127.0.0.1 (as `make test` does); drops and recreates its own database.
 """
@@ -18,12 +19,16 @@ import argparse
 import statistics
 import sys
 import time
+from urllib.parse import urlencode
 
 from benchstack import configure_django, reset_database
 
-DATABASE = "reviewconsole_console_bench"
+DATABASE = "reviewconsole_console_bench"  # --database names another, for runs side by side
 # name: (max queries, max p95 in milliseconds)
 TARGETS = {"queue": (10, 60.0), "deep": (10, 60.0), "case": (15, 100.0), "counts": (1, 2.0)}
+# Searches of the queue's texts (one question in 50 is in Chinese): an English word most cases have, a
+# Chinese word, and Chinese words written together without spaces, as Chinese is written.
+SEARCHES = ("refund", "退款", "年度套餐退款")
 DEEP_PAGE = 501  # the page 500 clicks on Next lead to
 CANDIDATES, CLAIMS_PER_CANDIDATE = 5, 20
 STATES = ["SUPPORTED", "REFUTED", "INSUFFICIENT_EVIDENCE", "SUPPORTED", "CONFLICTING", "NOT_VERIFIABLE"]
@@ -39,7 +44,8 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
             INSERT INTO intake_case (client_id, question, metadata, constitution_name, constitution_version,
                 status, terminal, reason, final_answer, verifier, error, attempts,
                 submitted_at, finished_at, updated_at)
-            SELECT %s, 'Question number ' || n || ': can I get a refund on my annual plan?', '{}',
+            SELECT %s, CASE WHEN n %% 50 = 0 THEN '第 ' || n || ' 个问题：年度套餐可以退款吗？'
+                ELSE 'Question number ' || n || ': can I get a refund on my annual plan?' END, '{}',
                 (ARRAY['', 'customer-support', 'medical-information'])[1 + n %% 3], '',
                 'ESCALATED', (ARRAY['REVIEW', 'ABSTAIN'])[1 + n %% 2],
                 (ARRAY['CRITICAL_CLAIM', 'CONFLICTING_EVIDENCE', 'UNSUPPORTED_CLAIM', 'CYCLE_DETECTED',
@@ -260,9 +266,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--escalations", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--database", default=DATABASE)
     args = parser.parse_args()
-    configure_django(DATABASE)
-    reset_database(DATABASE)
+    configure_django(args.database)
+    reset_database(args.database)
 
     import django
 
@@ -309,6 +316,9 @@ def main() -> int:
     failed |= not ok
     print(f"{'counts':<8}{queries:>8}{median:>11.2f}{p95:>9.2f}   <= {max_queries} queries, p95 < {max_p95:.0f} ms"
           f"  {'ok' if ok else 'MISSED'}")
+    for word in SEARCHES:
+        queries, median, p95 = _measure(http, f"/review/?{urlencode({'q': word})}", max(20, args.requests // 4))
+        print(f"  search {word}: {queries} queries, median {median:.1f} ms, p95 {p95:.1f} ms")
     print(f"  deep: the queue's page {DEEP_PAGE:,}, after= the last case of page {DEEP_PAGE - 1:,}")
     print(f"  counts: the queue page's counts per reason alone; counting the open queue instead: median "
           f"{_full_count_ms(max(20, args.requests // 10)):.1f} ms")

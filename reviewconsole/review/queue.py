@@ -12,8 +12,9 @@ from functools import reduce
 
 from django.contrib.auth.models import User
 from django.db import connections
-from django.db.models import Q, QuerySet
+from django.db.models import Case, Q, QuerySet, Value, When
 from django.db.models.functions import Left
+from django.db.models.lookups import GreaterThanOrEqual
 from django.utils.http import int_to_base36
 
 from reviewconsole.policy import selectors as policy_selectors
@@ -23,6 +24,7 @@ from reviewconsole.review.leases import lease_free
 from reviewconsole.review.models import Escalation, EscalationStatus
 from reviewconsole.review.queue_counts import SPOT_CHECKS, Tally, capped_count, capped_counts, kept_counts
 from reviewconsole.review.queue_order import QueueSort, past, queue_order
+from reviewconsole.review.search_terms import SearchTerm, search_terms
 from verification.policy import constitution as constitutions
 
 QUEUE_PAGE_SIZE = 50
@@ -174,22 +176,31 @@ def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: 
 
 def _matching(search: str) -> Q:
     """The cases a search finds: its ticket id exactly (the client's `external_id`) or its case number,
-    or every word of it (in any case) in the question, the submitted answer or the current answer.
+    or every word of it (in any case) in the question, the submitted answer or the current answer; Chinese
+    and Japanese words by their character pairs (search_terms.py), as those scripts need no spaces.
 
     A scan of the open cases' texts, as the filters by client or constitution are: fast at the size of a
     review queue, and one index of the case's texts would serve this page alone.
     """
     search = search.strip()
-    words = search.split()[:SEARCH_MAX_WORDS]
-    in_texts = reduce(operator.and_, (
-        Q(case__question__icontains=word) | Q(case__answer__icontains=word) | Q(case__final_answer__icontains=word)
-        for word in words
-    ))
+    in_texts = reduce(operator.and_, (_meeting(term) for term in search_terms(search.split()[:SEARCH_MAX_WORDS])))
     found = Q(case__external_id=search) | in_texts
     number = search.removeprefix("#")
     if number.isdigit() and len(number) < 19:  # past 19 digits it is no case number (bigint)
         found |= Q(case_id=int(number))
     return found
+
+
+def _meeting(term: SearchTerm) -> Q:
+    """The cases whose texts hold at least `term.needed` of its parts."""
+    if term.needed == len(term.parts):
+        return reduce(operator.and_, (_in_texts(part) for part in term.parts))
+    held = reduce(operator.add, (Case(When(_in_texts(part), then=Value(1)), default=Value(0)) for part in term.parts))
+    return Q(GreaterThanOrEqual(held, term.needed))
+
+
+def _in_texts(part: str) -> Q:
+    return Q(case__question__icontains=part) | Q(case__answer__icontains=part) | Q(case__final_answer__icontains=part)
 
 
 def queue_page(

@@ -198,6 +198,56 @@ PLANS_CASE: dict[str, Any] = {
 }
 
 
+# --- A Chinese answer with a character outside the Basic Multilingual Plane before each mark --------------
+# Built by hand as gate_record is: the page must place marks by the contract's offsets (code points into the
+# text), whatever the engine reads of Chinese. An emoji (😀) and an Extension B ideograph (𠮷) are one code
+# point each but two UTF-16 units in a browser: a mark placed in the wrong units lands one character late.
+
+TRAVEL_QUESTION = "明天下午去西湖，茶叶博物馆晚上几点关门？"
+TRAVEL_ANSWER = "好消息😀明天下午西湖会放晴，茶叶博物馆晚上 9 点关门。"
+TRAVEL_SOURCE = "📍𠮷祥路旁：中国茶叶博物馆开放时间为 9:00–17:00，周一闭馆。"
+TRAVEL_CLAIMS = ("明天下午西湖会放晴", "茶叶博物馆晚上 9 点关门")
+TRAVEL_EVIDENCE = "中国茶叶博物馆开放时间为 9:00–17:00"
+
+
+def travel_record() -> contract.RunRecord:
+    """The weather claim without evidence, the closing time refuted by the museum's hours."""
+    start = TRAVEL_SOURCE.index(TRAVEL_EVIDENCE)
+    hours = contract.EvidenceSpan(source_id="museum", start=start, end=start + len(TRAVEL_EVIDENCE),
+                                  quote=TRAVEL_EVIDENCE, covers=["9 点"])
+    claims = [
+        contract.Claim(id=f"k{number}", text=text, start=TRAVEL_ANSWER.index(text),
+                       end=TRAVEL_ANSWER.index(text) + len(text), state=state, severity=contract.Severity.MODERATE,
+                       method="offline:test", confidence=0.9, evidence=evidence)
+        for number, (text, state, evidence) in enumerate([
+            (TRAVEL_CLAIMS[0], contract.State.INSUFFICIENT_EVIDENCE, []),
+            (TRAVEL_CLAIMS[1], contract.State.REFUTED, [hours]),
+        ], start=1)
+    ]
+    candidate = contract.Candidate(id="c0", parent=None, origin=contract.Origin.CLIENT, text=TRAVEL_ANSWER,
+                                   sha256=contract.sha256_text(TRAVEL_ANSWER), claims=claims)
+    return contract.RunRecord(
+        terminal=contract.Terminal.REVIEW, reason=contract.Reason.UNSUPPORTED_CLAIM, final_answer=TRAVEL_ANSWER,
+        candidates=[candidate],
+        metrics=contract.Metrics(claims=2, unsupported_before=2, unsupported_after=2, supported_removed=0,
+                                 model_calls=0, verifier_calls=2, elapsed_ms=5),
+        review_package=contract.ReviewPackage(
+            original_candidate="c0", current_candidate="c0", target_failures=["k1", "k2"],
+            states={"k1": contract.State.INSUFFICIENT_EVIDENCE, "k2": contract.State.REFUTED},
+            evidence_used=[hours], attempts=[], new_failures=[], policy_reason="claims failed",
+        ),
+        verifier="offline/test",
+    )
+
+
+TRAVEL_CASE: dict[str, Any] = {
+    "external_id": "travel-1",
+    "question": TRAVEL_QUESTION,
+    "answer": TRAVEL_ANSWER,
+    "sources": [{"id": "museum", "title": "中国茶叶博物馆", "text": TRAVEL_SOURCE}],
+}
+
+
 @pytest.fixture
 def run_as_engine(monkeypatch, webhook_client) -> Callable[..., Case]:
     """Submit a case and store `record` as the engine's run of it, through the real task and services."""
@@ -210,6 +260,12 @@ def run_as_engine(monkeypatch, webhook_client) -> Callable[..., Case]:
         return case
 
     return run
+
+
+@pytest.fixture
+def travel_case(run_as_engine) -> Case:
+    """The Chinese travel answer in the queue, with the claims and evidence travel_record() stores."""
+    return run_as_engine(travel_record(), **TRAVEL_CASE)
 
 
 def signed_in(user: User) -> HttpClient:

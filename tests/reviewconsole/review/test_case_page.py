@@ -10,7 +10,7 @@ from django.utils.html import escape
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Claim, RepairAttempt
 from reviewconsole.review.models import ClaimLabel, Escalation
 from reviewconsole.review.tasks import verify_edit
-from tests.reviewconsole.review.conftest import escalate_case, refund_case
+from tests.reviewconsole.review.conftest import TRAVEL_CLAIMS, TRAVEL_EVIDENCE, escalate_case, refund_case
 from tests.verification.fake_openai import FakeOpenAIServer
 from tests.verification.replies import cove_reply
 
@@ -82,6 +82,20 @@ def test_an_older_version_shows_its_refuted_claim_with_evidence_highlighted(clie
     mark = re.search(r'<a class="mark-link" href="#claim-0"><mark id="(ev-0-\d)" class="state-refuted"', html)
     assert mark and f'href="#{mark.group(1)}"' in html
     assert "Annual plans can be refunded in full within 30 days of purchase.</mark>" in html
+
+
+def test_marks_of_a_chinese_answer_land_on_their_characters_past_an_emoji(client, reviewer, travel_case):
+    # The emoji before the first claim and the Extension B ideograph before the evidence are one character each.
+    client.force_login(reviewer)
+
+    html = client.get(f"/review/cases/{travel_case.pk}/").content.decode()
+
+    assert re.findall(r'<mark id="text-claim-\d" class="state-[a-z_]+" title="[^"]*">([^<]*)</mark>', html) == list(
+        TRAVEL_CLAIMS)
+    assert "好消息😀<a class=\"mark-link\" href=\"#claim-0\">" in html
+    assert re.findall(r'<mark id="ev-0-\d" class="state-refuted" title="[^"]*">([^<]*)</mark>', html) == [
+        TRAVEL_EVIDENCE]
+    assert "📍𠮷祥路旁：<a class=\"mark-link\" href=\"#claim-1\">" in html
 
 
 def test_diff_between_any_two_versions_by_htmx(client, reviewer, escalate):

@@ -12,7 +12,7 @@ from django.utils import timezone
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.review.models import Escalation, SavedQueueFilter
 from reviewconsole.review.services import MAX_SAVED_FILTERS
-from tests.reviewconsole.review.conftest import EARNINGS_CASE, signed_in
+from tests.reviewconsole.review.conftest import EARNINGS_CASE, gate_record, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -47,6 +47,38 @@ def test_search_finds_by_ticket_id_question_and_answer(client, reviewer, cases, 
 
     assert _listed(html) == [(refund if found == "refund" else earnings).pk]
     assert "1 of 1 open case" in html
+
+
+@pytest.fixture
+def in_chinese_and_japanese(cases, run_as_engine, travel_case):
+    """Beside the English cases (verified first: the ones after stand in for the engine), a Chinese travel
+    answer and a Japanese question on the refund of a plan."""
+    refund = run_as_engine(gate_record(), external_id="plans-ja", question="年間プランの返金は何日以内ですか？",
+                           answer="年間プランは30日以内なら全額返金できます。")
+    return travel_case, refund
+
+
+@pytest.mark.parametrize(("search", "found"), [
+    ("博物馆", "travel"),  # a Chinese word, as the text writes it
+    ("放晴", "travel"),
+    ("西湖放晴", "travel"),  # two words typed together, which the answer holds apart ("西湖会放晴")
+    ("茶叶博物馆关门", "travel"),  # three
+    ("博物馆 9", "travel"),
+    ("返金", "refund"),  # Japanese: kanji, katakana, and a number written against its unit
+    ("プラン返金", "refund"),
+    ("30日以内", "refund"),
+    ("西湖下雪", None),  # one word of two: not the case
+    ("60日以内", None),  # the number a Japanese word carries is one word of its own
+    ("博物学", None),  # one pair of a three-character word is not the word
+])
+def test_search_finds_chinese_and_japanese_words_written_without_spaces(client, reviewer, in_chinese_and_japanese,
+                                                                        search, found):
+    travel, refund = in_chinese_and_japanese
+    client.force_login(reviewer)
+
+    listed = _listed(client.get("/review/", {"q": search}).content.decode())
+
+    assert listed == ([] if found is None else [(travel if found == "travel" else refund).pk])
 
 
 def test_search_by_case_number_and_nothing_found(client, reviewer, cases):
