@@ -16,12 +16,16 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from reviewconsole.intake.models import Claim
+from reviewconsole.review.scripts import UNSPACED
 
 SAME_CLAIM_SIMILARITY = 0.5
 """How alike (0 to 1, by words) two claims must be to count as one claim rewritten rather than one
 removed and another added."""
 
-_WORD = re.compile(r"\S+")
+# A word is what spaces end, except in Chinese and Japanese, where each character is one: a rewritten
+# Chinese claim then differs by the characters it changed, not as one sentence-long word.
+_WORD = re.compile(rf"[{UNSPACED}]|[^\s{UNSPACED}]+")
+_UNSPACED_CHARACTER = re.compile(f"[{UNSPACED}]")
 _PUNCTUATION = re.compile(r"[^\w$%]+")
 
 
@@ -164,19 +168,41 @@ def _similarity(old_text: str, new_text: str) -> float:
 
 def word_diff(old_text: str, new_text: str) -> SafeString:
     """`new_text` word by word, with dropped words in <del> and added ones in <ins>; all text escaped."""
-    old_words, new_words = _WORD.findall(old_text), _WORD.findall(new_text)
-    pieces: list[SafeString] = []
-    matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
+    old_words, new_words = _words(old_text), _words(new_text)
+    pieces: list[tuple[SafeString, _Word, _Word]] = []  # each with its first and last word
+    matcher = SequenceMatcher(None, [word.text for word in old_words], [word.text for word in new_words],
+                              autojunk=False)
     for operation, old_start, old_end, new_start, new_end in matcher.get_opcodes():
         if operation == "equal":
-            pieces.append(format_html("{}", _joined(new_words[new_start:new_end])))
+            pieces.append(_piece("{}", new_words[new_start:new_end]))
             continue
         if old_end > old_start:
-            pieces.append(format_html("<del>{}</del>", _joined(old_words[old_start:old_end])))
+            pieces.append(_piece("<del>{}</del>", old_words[old_start:old_end]))
         if new_end > new_start:
-            pieces.append(format_html("<ins>{}</ins>", _joined(new_words[new_start:new_end])))
-    return format_html_join(" ", "{}", ((piece,) for piece in pieces))
+            pieces.append(_piece("<ins>{}</ins>", new_words[new_start:new_end]))
+    return format_html_join("", "{}{}", (
+        ("" if at == 0 else _between(pieces[at - 1][2], first), html) for at, (html, first, _last) in enumerate(pieces)
+    ))
 
 
-def _joined(words: Sequence[str]) -> str:
-    return " ".join(words)
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    spaced: bool
+    """Whitespace stands before it in its text."""
+
+
+def _words(text: str) -> list[_Word]:
+    return [_Word(found.group(), text[found.start() - 1:found.start()].isspace()) for found in _WORD.finditer(text)]
+
+
+def _between(before: _Word, after: _Word) -> str:
+    """The space between two words shown side by side: none where their text has none and one of them is a
+    Chinese or Japanese character, so characters written together stay together."""
+    together = not after.spaced and any(_UNSPACED_CHARACTER.fullmatch(word.text) for word in (before, after))
+    return "" if together else " "
+
+
+def _piece(template: str, words: Sequence[_Word]) -> tuple[SafeString, _Word, _Word]:
+    text = "".join(_between(words[at - 1], word) + word.text if at else word.text for at, word in enumerate(words))
+    return format_html(template, text), words[0], words[-1]

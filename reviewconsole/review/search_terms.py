@@ -14,13 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Han (the unified ideographs, Extension A, the compatibility ideographs, and Extensions B and on, outside
-# the Basic Multilingual Plane), the ideographic iteration marks, kana (full and half width).
-_UNSPACED = (
-    "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U0003ffff"
-)
-_UNSPACED_RUN = re.compile(f"[{_UNSPACED}]+")
+from reviewconsole.review.scripts import UNSPACED
+
+_UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
 MAX_PAIRS = 12
 """Character pairs one search looks for at most: each is one more pass over the texts, and the first
 dozen of a pasted sentence tell it from others."""

@@ -67,6 +67,21 @@ def test_word_diff_escapes_the_words_it_marks():
     )
 
 
+def test_a_rewritten_chinese_claim_is_one_claim_changed_by_the_characters_it_changed():
+    # Chinese has no spaces: taken as one word, the rewrite would be a claim removed and another added.
+    old = _claim("k2", "茶叶博物馆晚上 9 点关门", "REFUTED")
+    new = _claim("k2", "茶叶博物馆下午 5 点关门", "SUPPORTED")
+    weather = _claim("k1", "明天下午西湖会放晴", "INSUFFICIENT_EVIDENCE")
+
+    changes = claim_diff([weather, old], [new])
+
+    assert [(change.kind, change.claim.text) for change in changes] == [
+        (ChangeKind.CHANGED, new.text), (ChangeKind.REMOVED, weather.text),
+    ]
+    # The characters stay written together, the spaces the text has stay where it has them.
+    assert str(changes[0].word_diff) == "茶叶博物馆<del>晚上 9</del><ins>下午 5</ins> 点关门"
+
+
 def test_highlight_escapes_text_and_labels():
     text = "a <b>bold</b> & <script>x()</script> end"
     html = highlight(text, [Span(2, 13, "ev-0-0", "REFUTED", 'say "<hi>"', href="#claim-0", badge=True)])
