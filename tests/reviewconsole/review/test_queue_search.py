@@ -64,6 +64,7 @@ def in_chinese_and_japanese(cases, run_as_engine, travel_case):
     ("西湖放晴", "travel"),  # two words typed together, which the answer holds apart ("西湖会放晴")
     ("茶叶博物馆关门", "travel"),  # three
     ("博物馆 9", "travel"),
+    ("明天下午西湖会放晴，茶叶博物馆晚上 9 点关门。", "travel"),  # a pasted sentence, more pairs than are sought
     ("返金", "refund"),  # Japanese: kanji, katakana, and a number written against its unit
     ("プラン返金", "refund"),
     ("30日以内", "refund"),
