@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from reviewconsole.review.scripts import UNSPACED
 
 _UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
-MAX_PAIRS = 12
-"""Character pairs one search looks for at most: each is one more pass over the texts, and the first
-dozen of a pasted sentence tell it from others."""
+MAX_PAIRS = 8
+"""Character pairs one search looks for at most (past them, one for each further run): each is one more
+pass over the texts, and the first eight of a pasted sentence tell it from others."""
 
 
 @dataclass(frozen=True)
