@@ -68,6 +68,8 @@ class AuditAction(StrEnum):
 ENGINE = "engine"
 WORKER = "worker"
 SYSTEM = "system"
+COMMAND_LINE = f"{SYSTEM}:manage.py"
+"""A change made from the command line (`manage.py user`, `create_client`, `rotate_token`)."""
 
 
 def client_actor(name: str) -> str:

@@ -16,11 +16,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewconsole.accounts.roles import Role
-from reviewconsole.audit.actions import SYSTEM
+from reviewconsole.audit.actions import COMMAND_LINE
 from reviewconsole.team import selectors, services
 
-ACTOR = f"{SYSTEM}:manage.py"
-"""How the audit trail names a change made from the command line."""
+ACTOR = COMMAND_LINE
 
 
 def _role(text: str) -> Role:

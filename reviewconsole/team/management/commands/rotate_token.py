@@ -1,15 +1,17 @@
-"""`manage.py rotate_token NAME`: replace a client's API token; the old one stops working at once."""
+"""`manage.py rotate_token NAME`: replace a client's API token, audited like the Clients page; the old one stops
+working at once."""
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from reviewconsole.audit.actions import COMMAND_LINE
 from reviewconsole.intake.models import Client
-from reviewconsole.intake.services import client_token_rotate
+from reviewconsole.team import services
 
 
 class Command(BaseCommand):
-    help = "Replace a client's API token and print the new one once."
+    help = "Replace a client's API token and print the new one once (the change is audited)."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("name", help="The client's name")
@@ -18,5 +20,5 @@ class Command(BaseCommand):
         client = Client.objects.filter(name=name).first()
         if client is None:
             raise CommandError(f"NAME: no client named {name!r}")
-        token = client_token_rotate(client=client)
+        token = services.client_token_rotate(actor=COMMAND_LINE, client=client)
         self.stdout.write(f"New API token for {client.name!r} (shown once): {token}")

@@ -1,4 +1,5 @@
-"""`manage.py create_client NAME [--webhook-url URL]`: a client application and its API token."""
+"""`manage.py create_client NAME [--webhook-url URL]`: a client application and its API token, audited like
+the Clients page."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
+from reviewconsole.audit.actions import COMMAND_LINE
 from reviewconsole.intake.models import Client
-from reviewconsole.intake.services import client_create
+from reviewconsole.team import services
 
 
 def validated_webhook_url(value: str) -> str:
@@ -19,7 +21,7 @@ def validated_webhook_url(value: str) -> str:
 
 
 class Command(BaseCommand):
-    help = "Create a client application; prints its API token once (only a hash is stored)."
+    help = "Create a client application; prints its API token once (only a hash is stored; the creation is audited)."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("name", help="A unique name for the client, e.g. support-bot")
@@ -29,14 +31,15 @@ class Command(BaseCommand):
         name = name.strip()
         if not name or len(name) > 100:
             raise CommandError("NAME: must be 1 to 100 characters")
-        if Client.objects.filter(name=name).exists():
+        if Client.objects.filter(name__iexact=name).exists():
             raise CommandError(f"NAME: a client named {name!r} already exists (use rotate_token for a new token)")
         if webhook_url:
             validated_webhook_url(webhook_url)
         try:
-            client, token = client_create(name=name, webhook_url=webhook_url)
+            client, token = services.client_add(actor=COMMAND_LINE, name=name, webhook_url=webhook_url)
         except ValidationError as error:
-            raise CommandError(f"--webhook-url: {' '.join(error.messages)}") from None
+            field = "NAME" if "name" in error.message_dict else "--webhook-url"
+            raise CommandError(f"{field}: {' '.join(error.messages)}") from None
         self.stdout.write(f"Created client {client.name!r} (id {client.pk}).")
         self.stdout.write(f"API token (shown once, keep it secret): {token}")
         if client.webhook_url:
