@@ -1,17 +1,21 @@
 """What DEMO=1 may run beside: the local demo console, never a deployment's settings.
 
-DEMO=1 lets the console start without a secret key or host names, sends cookies over plain HTTP and allows
-`manage.py demo`, which makes accounts with printed passwords. So it refuses, at start-up, the settings
+DEMO=1 lets the console start without a secret key or host names, sends cookies over plain HTTP, lets
+webhooks reach this machine (loopback) and allows `manage.py demo`, which makes accounts with printed
+passwords. So it refuses, at start-up, the settings
 that only a deployment has: a PostgreSQL database, host names other than this machine's, a Celery broker.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+LOOPBACK_NETWORKS = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
+"""Where the demo console's webhooks may also go: a receiver on the same machine, to try webhooks locally."""
 
 
 def demo_settings_check(*, database: dict[str, Any], allowed_hosts: list[str], redis_url: str | None) -> None:

@@ -15,7 +15,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from reviewconsole.databases import database_config
-from reviewconsole.demo_mode import demo_settings_check
+from reviewconsole.demo_mode import LOOPBACK_NETWORKS, demo_settings_check
 from reviewconsole.env import env_bool, env_choice, env_float, env_int, env_list, env_networks, env_str, env_url
 from reviewconsole.task_settings import *  # noqa: F403  (Celery reads them from this module)
 from reviewconsole.task_settings import CELERY_TASK_ALWAYS_EAGER, REDIS_URL
@@ -175,6 +175,9 @@ WEBHOOK_BACKOFF_SECONDS = env_int("WEBHOOK_BACKOFF_SECONDS", 30, minimum=1)
 WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minimum=1)
 # Networks a webhook may reach although they are not public (loopback, private...): internal receivers only.
 WEBHOOK_ALLOWED_NETWORKS = env_networks("WEBHOOK_ALLOWED_NETWORKS")
+if DEMO:
+    # The demo console runs on one machine, and so does a receiver someone tries it with (docs/webhooks.md).
+    WEBHOOK_ALLOWED_NETWORKS += [network for network in LOOPBACK_NETWORKS if network not in WEBHOOK_ALLOWED_NETWORKS]
 
 # --- Audit --------------------------------------------------------------------------------------
 

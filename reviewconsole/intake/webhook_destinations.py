@@ -1,5 +1,6 @@
 """Where a client's webhook may point: an http(s) URL without credentials whose host resolves to public
-addresses only, or to the networks an operator allowed (`WEBHOOK_ALLOWED_NETWORKS`).
+addresses only, or to the networks an operator allowed (`WEBHOOK_ALLOWED_NETWORKS`; the demo console also
+allows loopback, for a receiver on the same machine).
 
 Anyone who can set a webhook URL chooses where the console connects, so without this check the console
 would reach inside its own network (loopback services, the cloud metadata address, private hosts) for
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
@@ -20,6 +22,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 # The system resolver; tests put their own in its place to give a name the addresses they need.
 getaddrinfo = socket.getaddrinfo
@@ -88,6 +91,29 @@ def webhook_destination(url: str) -> WebhookDestination:
     return WebhookDestination(parts.scheme, host, port, target, addresses)
 
 
+def destination_rule() -> str:
+    """Where a webhook URL may point on this console, in a sentence or two for the pages where one is set:
+    true of the networks this console allows (WEBHOOK_ALLOWED_NETWORKS, and loopback on the demo console)."""
+    allowed = settings.WEBHOOK_ALLOWED_NETWORKS
+    if not allowed:
+        return ("An http(s) URL on a public address, without a user name or password: loopback, private, "
+                "link-local and other internal addresses are refused.")
+    listed = ", ".join(f"{network} ({_kind(network)})" for network in allowed)
+    rule = (f"An http(s) URL without a user name or password, on a public address or in a network this console "
+            f"allows: {listed}. Every other address that is not public (loopback, private, link-local...) is refused.")
+    if settings.DEMO:
+        rule += " On the demo console loopback is allowed, so a receiver running on this machine gets deliveries."
+    return rule
+
+
+def _kind(network: Network) -> str:
+    """What a network holds, in a word ("loopback", "private"), as a refusal would name its first address."""
+    refusal = address_refusal(network.network_address, allowed=())
+    if refusal is None:
+        return "public"
+    return refusal.removeprefix("a ").removeprefix("an ").removesuffix(" address").removesuffix(" in IPv6 form")
+
+
 def webhook_url_check(url: str) -> None:
     """At save: refuse, naming the field, a URL no delivery may go to. A host that does not resolve yet is
     accepted, since every send checks it again before connecting."""
@@ -101,13 +127,15 @@ def webhook_url_check(url: str) -> None:
         pass
 
 
-def address_refusal(address: Address) -> str | None:
-    """Why a delivery may not connect to `address` ("a loopback address"), or None when it may."""
-    if any(address in network for network in settings.WEBHOOK_ALLOWED_NETWORKS):
+def address_refusal(address: Address, *, allowed: Sequence[Network] | None = None) -> str | None:
+    """Why a delivery may not connect to `address` ("a loopback address"), or None when it may: it is public,
+    or in one of the `allowed` networks (by default WEBHOOK_ALLOWED_NETWORKS)."""
+    allowed = settings.WEBHOOK_ALLOWED_NETWORKS if allowed is None else allowed
+    if any(address in network for network in allowed):
         return None
     embedded = _embedded_ipv4(address)
     if embedded is not None:
-        inner = address_refusal(embedded)
+        inner = address_refusal(embedded, allowed=allowed)
         return f"{inner} in IPv6 form" if inner else None
     if address.is_unspecified:
         return "an unspecified address"

@@ -21,6 +21,7 @@ from reviewconsole.accounts.roles import Role
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Client
 from reviewconsole.intake.quotas import Limit, client_limit
+from reviewconsole.intake.webhook_destinations import destination_rule
 from reviewconsole.team import selectors, services
 from reviewconsole.team.forms import (
     ClientAddForm,
@@ -114,7 +115,7 @@ def clients(request: HtmxHttpRequest) -> HttpResponse:
         else:
             return _shown_once(request, "team/client_secret.html", {"client": client, "token": token,
                                                                      "secret": client.webhook_secret, "added": True})
-    context = {"form": form, "clients": selectors.clients()}
+    context = {"form": form, "clients": selectors.clients(), "webhook_rule": destination_rule()}
     return render(request, "team/clients.html", context, status=400 if form.errors else 200)
 
 
@@ -177,7 +178,8 @@ def _client_page(request: HtmxHttpRequest, client: Client, *, webhook_form: form
     # Each limit: its form field, the client's own value (None: the default) and the one in force.
     limits = [(limit, limits_form[limit.value], own[limit.value], client_limit(client, limit)) for limit in Limit]
     context = {"client": client, "form": webhook_form, "limits_form": limits_form, "limits": limits,
-               "cases": selectors.client_recent_cases(client), "deliveries": selectors.client_delivery_counts(client)}
+               "cases": selectors.client_recent_cases(client), "deliveries": selectors.client_delivery_counts(client),
+               "webhook_rule": destination_rule()}
     refused = bool(webhook_form.errors or limits_form.errors)
     return render(request, "team/client.html", context, status=status or (400 if refused else 200))
 
@@ -232,7 +234,8 @@ def client_active(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def webhooks(request: HtmxHttpRequest) -> HttpResponse:
     form = DeliveryFilterForm(request.GET)
     if not form.is_valid():
-        invalid = {"form": form, "page": None, "counts": webhook_selectors.delivery_counts()}
+        invalid = {"form": form, "page": None, "counts": webhook_selectors.delivery_counts(),
+                   "webhook_rule": destination_rule()}
         return render(request, "team/webhooks.html", invalid, status=400)
     found = webhook_selectors.deliveries(
         client_id=form.cleaned_data["client"].pk if form.cleaned_data["client"] else None,
@@ -241,7 +244,8 @@ def webhooks(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(found, 50).get_page(form.cleaned_data["page"] or 1)
     kept = request.GET.copy()
     kept.pop("page", None)
-    context = {"form": form, "page": page, "counts": webhook_selectors.delivery_counts(), "query": kept.urlencode()}
+    context = {"form": form, "page": page, "counts": webhook_selectors.delivery_counts(), "query": kept.urlencode(),
+               "webhook_rule": destination_rule()}
     return render(request, "team/webhooks.html", context)
 
 
