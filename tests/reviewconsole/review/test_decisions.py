@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from reviewconsole.accounts.roles import Role
+from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.models import Candidate, Case, CaseStatus
 from reviewconsole.intake.services import client_token_rotate
 from reviewconsole.review.models import (
@@ -280,6 +281,29 @@ def test_notes_on_a_case(client, reviewer, claimed):
     assert (note.author, note.text) == (reviewer, "Check the <b>phone log</b>.")
     html = client.get(f"/review/cases/{claimed.pk}/").content.decode()
     assert "Check the &lt;b&gt;phone log&lt;/b&gt;." in html
+
+
+def test_a_reviewer_may_note_a_case_another_holds_and_the_page_says_so(client, reviewer, claimed):
+    """Wanted: a note is how a colleague tells the holder something (a hand-off, a fact to check); it decides
+    nothing and is audited under its author."""
+    other = User.objects.create_user(username="ravi")
+    other.groups.add(Group.objects.get_or_create(name=Role.REVIEWER.value)[0])
+    client.force_login(other)
+    page = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    assert "rita is deciding this case. You can read it and add a note (under Notes)" in page
+    assert ('id="notes-for-holder">rita holds this case, and you may still add a note: it decides nothing, is kept '
+            'under your name in the audit trail, and rita sees it here.</p>') in page
+
+    response = client.post(f"/review/cases/{claimed.pk}/notes", {"text": "The customer called again today."})
+
+    assert response.status_code == 302
+    note = CaseNote.objects.get(case=claimed)
+    assert note.author == other
+    assert AuditEvent.objects.get(action="note.added").actor == "user:ravi"
+    client.force_login(reviewer)
+    held = client.get(f"/review/cases/{claimed.pk}/").content.decode()
+    assert "<strong>ravi</strong>" in held and "The customer called again today." in held
+    assert 'id="notes-for-holder"' not in held  # the holder is not told they may note their own case
 
 
 def test_approving_without_failing_claims_asks_for_no_override(client, claimed):
