@@ -141,6 +141,13 @@ def _read_json(request: HttpRequest) -> Any:
     content_type = request.content_type or ""
     if content_type != "application/json":
         raise _field_error(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Type", "must be application/json")
+    if length is None and request.META.get("wsgi.input_terminated"):
+        # A chunked body (no Content-Length): Django reads none without a length, but a server that ends the
+        # input where the body ends (gunicorn does, and says so) lets it be read to its end, and no further.
+        chunked = request.META["wsgi.input"].read(settings.API_MAX_BODY_BYTES + 1)
+        if len(chunked) > settings.API_MAX_BODY_BYTES:
+            raise _too_large_body()
+        request._body = chunked  # what request.body answers from now on
     try:
         body = request.body
     except RequestDataTooBig:
