@@ -10,7 +10,8 @@ back an old one. Without Redis (the embedded default), or while it does not answ
 cache no other process can void would not be safe.
 
 Reading the stamp costs a round trip to Redis; a request that consults several caches under one stamp
-reads it once (`Stamp.one_read`).
+reads it once (`Stamp.one_read`), and a caller with a round trip of its own to make may read it there
+(`Stamp.offer`).
 """
 
 from __future__ import annotations
@@ -75,6 +76,19 @@ class Stamp:
         finally:
             self._held.reset(token)
 
+    def unread(self) -> bool:
+        """Within `one_read`, whether the stamp is yet to be read: a caller may then read it together with
+        work of its own in one round trip, and `offer` what it read."""
+        held = self._held.get()
+        return held is not None and not held
+
+    def offer(self, stamp: str) -> None:
+        """Within `one_read`, take `stamp` as this block's read of the stamp (read by the caller, in a round trip
+        of its own); nothing when it was read already."""
+        held = self._held.get()
+        if held is not None and not held:
+            held.append(stamp)
+
     def renew_on_commit(self) -> None:
         """Void every process's entries once the current transaction commits.
 
@@ -96,7 +110,7 @@ class Stamp:
             stamp = connection.get(self.key)
             if stamp is None:
                 # First use, or Redis restarted empty: start a stamp (unless another process just did).
-                connection.set(self.key, _new_value(), nx=True)
+                connection.set(self.key, new_value(), nx=True)
                 stamp = connection.get(self.key)
         except redis.RedisError as error:
             self._failed(error)
@@ -110,7 +124,7 @@ class Stamp:
         if connection is None:
             return
         try:
-            connection.set(self.key, _new_value())
+            connection.set(self.key, new_value())
         except redis.RedisError as error:
             self._failed(error)
 
@@ -171,11 +185,18 @@ class StampCache(Generic[Value]):
             self._entries[key] = _Entry(copy.copy(value), stamp, time.monotonic() + self.seconds)
         return value
 
+    def peek(self, key: str) -> Value | None:
+        """The value kept for `key`, whatever the stamp says now: a guess (read it, never change it), which
+        `get` confirms or replaces."""
+        entry = self._entries.get(key)
+        return None if entry is None else entry.value
+
     def clear(self) -> None:
         self._entries.clear()
 
 
-def _new_value() -> str:
+def new_value() -> str:
+    """A new stamp: a script that reads the stamp starts it with this when there is none."""
     return secrets.token_hex(16)
 
 

@@ -143,7 +143,8 @@ def openapi_document() -> dict[str, Any]:
                         _UNAUTHORIZED,
                         _not_allowed("GET or POST"),
                         _Answer(409, "A different case was already submitted under this external_id."),
-                        _Answer(413, "Body or sources over the limits."),
+                        _Answer(413, "Body or sources over the limits, or a body larger than the client's whole day of "
+                                "`body_bytes_per_day`: it can never be accepted, so it is not a 429."),
                         _Answer(415, "Content-Type is not application/json."),
                         _RATE_LIMITED,
                         _UNAVAILABLE,

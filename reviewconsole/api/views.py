@@ -26,7 +26,6 @@ from reviewconsole.api.openapi import openapi_document
 from reviewconsole.api.schemas import CaseListQuery, CasePage, Error, ErrorCode, FieldError
 from reviewconsole.intake import quotas, services
 from reviewconsole.intake.constitutions import constitution_pin
-from reviewconsole.intake.credentials import client_for_token
 from reviewconsole.intake.models import Client
 from reviewconsole.intake.models import Source as StoredSource
 from reviewconsole.policy.engine import configured_model
@@ -79,7 +78,8 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
     """An API endpoint: token-authenticated, so exempt from CSRF; every answer, errors too, is JSON.
 
     A method not in `methods` gets 405 naming the allowed ones; an ApiError becomes its response; a
-    client over one of its limits, a 429 naming it with Retry-After; a database that does not answer, a
+    client over one of its limits, a 429 naming it with Retry-After (a 413 naming it, when no retry can
+    pass); a database that does not answer, a
     503 with Retry-After; anything else is logged and answered with a
     JSON 500 rather than the console's HTML page.
     """
@@ -102,6 +102,9 @@ def api_view(*methods: str) -> Callable[[Callable[..., JsonResponse]], Callable[
             except ApiError as error:
                 return error.response()
             except quotas.OverLimit as over:
+                if over.retry_after is None:
+                    # Refused for good (a body larger than a whole day's bytes): a retry would be refused again.
+                    return _field_error(413, ErrorCode.TOO_LARGE, over.limit.value, over.message).response()
                 response = _field_error(429, ErrorCode.RATE_LIMITED, over.limit.value, over.message).response()
                 response["Retry-After"] = str(over.retry_after)
                 return response
@@ -126,11 +129,10 @@ def _authenticate(request: HttpRequest) -> Client:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise _field_error(401, ErrorCode.UNAUTHORIZED, "Authorization", "send 'Authorization: Bearer <token>'")
-    client = client_for_token(token.strip())
+    # Every request a client makes counts against its rate (quotas.OverLimit: a 429).
+    client = quotas.client_admit(token.strip())
     if client is None:
         raise _field_error(401, ErrorCode.UNAUTHORIZED, "Authorization", "unknown or revoked token")
-    # Every request a client makes counts against its rate (quotas.OverLimit: a 429).
-    quotas.request_admit(client)
     return client
 
 

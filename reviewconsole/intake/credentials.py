@@ -57,6 +57,12 @@ def client_for_token(token: str) -> Client | None:
     return _clients.get(digest, lambda: Client.objects.filter(token_hash=digest, is_active=True).first())
 
 
+def client_known(token: str) -> Client | None:
+    """The client this process found for the token before, whether or not it is still what the database
+    holds (client_for_token says): a guess, to read and not to change."""
+    return _clients.peek(token_hash(token)) if token else None
+
+
 def credentials_changed() -> None:
     """Void every process's cached tokens once the current transaction commits.
 

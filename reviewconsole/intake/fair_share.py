@@ -15,8 +15,9 @@ case of each other client; docs/team.md ("Running it for a team") and docs/sched
 seconds. Within one client, a case submitted once its backlog has shrunk may overtake that client's older
 ones; a flood gets whatever the other clients leave of the workers.
 
-The backlog is counted in Redis, so a submission costs one Redis command and no query: a submission adds
-its case to its client's count, and a worker that finished or failed one of the client's cases sets the
+The backlog is counted in Redis, so a submission costs no query and, where the client limits' counters are
+in the same Redis, no round trip of its own: a submission adds its case to its client's count (with its
+quota charge, quotas.case_charge), and a worker that finished or failed one of the client's cases sets the
 count to the client's unfinished cases in the database. A count that drifted (a submission that counted and
 then rolled back, a Redis restarted empty, a worker killed before it recounted) is right again when the
 client's next case finishes. Without a broker (the embedded default, tasks run in-process), with
@@ -63,7 +64,21 @@ def case_priority(*, client_id: int, counted: bool = False) -> int | None:
     except redis.RedisError as error:
         logger.warning("case of client %s queued at priority 0: its backlog could not be counted: %s", client_id, error)
         return None
-    return priority_for_backlog(max(counted_now - 1, 0))
+    return backlog_priority(counted_now)
+
+
+def backlog_key_in(redis_url: str | None, *, client_id: int) -> str | None:
+    """The key of the client's backlog count when backlogs are counted in the Redis at `redis_url`, so that the
+    case's charge there counts it in the same round trip (`backlog_priority` then gives its priority); None
+    when they are counted elsewhere or not at all."""
+    if redis_url is None or _counter() is None or str(app.conf.broker_url) != redis_url:
+        return None
+    return _key(client_id)
+
+
+def backlog_priority(counted: int) -> int:
+    """The queue priority of a case counted into its client's backlog, `counted` with it."""
+    return priority_for_backlog(max(counted - 1, 0))
 
 
 def backlog_recount_on_commit(*, client_id: int) -> None:

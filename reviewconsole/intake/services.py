@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -130,9 +131,12 @@ def case_submit(
     charge = None
     try:
         if body_bytes is not None:
-            charge = quotas.case_charge(client=client, body_bytes=body_bytes)
+            # The case is counted into its client's backlog with its charge: one round trip to Redis for both.
+            backlog_key = fair_share.backlog_key_in(settings.REDIS_URL, client_id=client.pk)
+            charge = quotas.case_charge(client=client, body_bytes=body_bytes, backlog_key=backlog_key)
         with transaction.atomic():
-            case = _case_store(client=client, submission=submission, pin=pin)
+            case = _case_store(client=client, submission=submission, pin=pin,
+                               backlog=charge.backlog if charge is not None else None)
     except (IntegrityError, quotas.OverLimit):
         # The same case again costs nothing, even once the day's quota is used up: the client has it already.
         if charge is not None:
@@ -148,8 +152,9 @@ def case_submit(
     return case, True
 
 
-def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionVersion) -> Case:
-    """The case, its sources and its audit event, and its run scheduled for after the commit."""
+def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionVersion, backlog: int | None) -> Case:
+    """The case, its sources and its audit event, and its run scheduled for after the commit, at the priority of
+    its client's `backlog` when its charge counted it there already."""
     from reviewconsole.intake.tasks import verify_case
 
     case = Case(
@@ -178,7 +183,12 @@ def _case_store(*, client: Client, submission: contract.Case, pin: ConstitutionV
     ]
     insert(sources)
     audit_events.case_received(case=case, sources=sources)
-    enqueue_on_commit(verify_case, case.pk, priority=fair_share.case_priority(client_id=client.pk))
+    # Counted only once stored: a case submitted before is not counted again.
+    if backlog is None:
+        priority = fair_share.case_priority(client_id=client.pk)
+    else:
+        priority = fair_share.backlog_priority(backlog)
+    enqueue_on_commit(verify_case, case.pk, priority=priority)
     return case
 
 

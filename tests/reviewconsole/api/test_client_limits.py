@@ -117,7 +117,8 @@ def test_the_day_quota_of_body_bytes_counts_what_was_accepted(shared_limits, set
     large_case = case_body(external_id="large")
     large_case["sources"][0]["text"] += " Refunds are handled by the billing team." * 200
     large = json.dumps(large_case)
-    settings.CLIENT_BODY_BYTES_PER_DAY = len(small.encode()) * 2 + 10
+    # The large body alone fits in a day's bytes, not beside the small one.
+    settings.CLIENT_BODY_BYTES_PER_DAY = len(large.encode()) + 10
 
     assert post_case(client, api_client, small).status_code == 202
     refused = post_case(client, api_client, large)
@@ -127,6 +128,45 @@ def test_the_day_quota_of_body_bytes_counts_what_was_accepted(shared_limits, set
     # A body that fits in what is left of the day still passes.
     assert post_case(client, api_client, small.replace('"small"', '"small2"')).status_code == 202
     assert sorted(Case.objects.values_list("external_id", flat=True)) == ["small", "small2"]
+
+
+def test_a_body_larger_than_a_whole_days_bytes_is_refused_for_good_with_413_naming_the_quota(
+    shared_limits, settings, client, api_client
+):
+    body = json.dumps(case_body(external_id="huge"))
+    size = len(body.encode())
+    settings.CLIENT_BODY_BYTES_PER_DAY, settings.CLIENT_CASES_PER_DAY = size - 1, 1
+    assert post_case(client, api_client, case_body(external_id=None, question="Short?")).status_code == 202
+
+    # The day's cases are used up too, yet no later day could take this body: it is refused for good.
+    refused = post_case(client, api_client, body)
+
+    assert refused.status_code == 413, refused.content
+    assert "Retry-After" not in refused
+    assert refused.json()["error"] == "too_large"
+    assert refused.json()["errors"] == [{
+        "field": "body_bytes_per_day",
+        "message": f"this body's {size} bytes are more than this client's {size - 1} body bytes a day (UTC): "
+                   "it can never be accepted",
+    }]
+    assert list(Case.objects.values_list("external_id", flat=True)) == [None]
+    today = datetime.now(UTC)
+    assert quotas.refusals(since=today, until=today + timedelta(seconds=1)) == {
+        (api_client.client.pk, quotas.Limit.BODY_BYTES_PER_DAY): 1
+    }
+
+
+def test_without_redis_a_body_larger_than_a_days_bytes_is_refused_for_good_too(
+    settings, monkeypatch, client, api_client
+):
+    monkeypatch.setattr(quotas, "_LOCAL", quota_counters.LocalCounters())
+    body = json.dumps(case_body())
+    settings.CLIENT_BODY_BYTES_PER_DAY = len(body.encode()) - 1
+
+    refused = post_case(client, api_client, body)
+
+    assert refused.status_code == 413 and refused.json()["errors"][0]["field"] == "body_bytes_per_day"
+    assert not Case.objects.exists()
 
 
 def test_a_limit_set_on_the_clients_page_applies_from_the_next_request(shared_limits, settings, client, api_client):
@@ -149,7 +189,7 @@ def test_no_two_processes_can_take_the_last_cases_of_a_day(shared_limits, api_cl
     def charge(mine: quota_counters.RedisCounters) -> None:
         start.wait()
         results.append(mine.case_charge(client_id=api_client.client.pk, day=day, cases_limit=10, bytes_limit=0,
-                                        body_bytes=100))
+                                        body_bytes=100).over)
 
     threads = [threading.Thread(target=charge, args=(mine,)) for mine in counters]
     for thread in threads:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+import redis
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -77,3 +82,50 @@ def test_the_same_case_again_is_found_by_its_external_id_and_answered_as_stored(
     # the stored case is read back instead.
     assert [verb for verb, _ in _statements(queries)].count("INSERT") == 1
     assert Case.objects.count() == 1 and Message.objects.count() == 1
+
+
+@contextmanager
+def _redis_commands(url: str) -> Iterator[list[str]]:
+    """The commands sent to the Redis db at `url` within the block, as Redis's MONITOR saw them arrive: each
+    one a round trip (the submission path sends no pipeline); those a script ran inside Redis are left out."""
+    watcher, ender = redis.Redis.from_url(url), redis.Redis.from_url(url)
+    ender.ping()  # connected (and its db selected) before anything is watched
+    database = watcher.connection_pool.connection_kwargs.get("db", 0)
+    end = f"end-of-block-{time.time_ns()}"
+    seen: list[str] = []
+    with watcher.monitor() as monitor:
+        listening = threading.Thread(target=lambda: _listen(monitor, database, end, seen))
+        listening.start()
+        sent: list[str] = []
+        yield sent
+        ender.echo(end)
+        listening.join(timeout=10)
+    sent += seen
+    watcher.close()
+    ender.close()
+
+
+def _listen(monitor, database: int, end: str, seen: list[str]) -> None:
+    for command in monitor.listen():
+        if command["command"] == f"ECHO {end}":
+            return
+        if command["db"] == database and command.get("client_type") != "lua":
+            seen.append(command["command"])
+
+
+def test_a_new_case_costs_three_round_trips_to_redis_with_every_limit_on(
+    production_like, settings, client, api_client
+):
+    settings.CLIENT_REQUESTS_PER_SECOND, settings.CLIENT_CASES_PER_DAY = 100, 100
+    settings.CLIENT_BODY_BYTES_PER_DAY = 10**9
+    assert post_case(client, api_client, case_body(external_id="warm-up")).status_code == 202
+
+    with _redis_commands(settings.REDIS_URL) as sent:
+        response = post_case(client, api_client, case_body())
+
+    assert response.status_code == 202
+    client_id = api_client.client.pk
+    # The configuration stamp with the request's token; the day's charge with the backlog count; the task.
+    assert [command.split(" ", 1)[0] for command in sent] == ["EVALSHA", "EVALSHA", "LPUSH"]
+    assert f"reviewconsole:limits:{client_id}:requests" in sent[0] and "configuration-stamp" in sent[0]
+    assert f"reviewconsole:backlog:{client_id}" in sent[1] and f"reviewconsole:limits:{client_id}:20" in sent[1]

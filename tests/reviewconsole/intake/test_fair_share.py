@@ -112,3 +112,22 @@ def test_with_fair_scheduling_off_every_case_waits_at_the_top_priority_in_submis
 
     assert _waiting(live_broker) == {0: [*flood, single]}
     assert set(Message.objects.values_list("priority", flat=True)) == {None}
+
+
+def test_where_quotas_and_backlogs_share_a_redis_the_charge_counts_the_backlog_and_a_retry_counts_nothing(
+    client, api_client, other_api_client, live_broker, settings, fresh_stamps
+):
+    """A deployment: REDIS_URL is the broker; the case's charge and its backlog count are one round trip."""
+    settings.REDIS_URL = live_broker
+    settings.CLIENT_CASES_PER_DAY = 100
+    key = f"reviewconsole:backlog:{api_client.client.pk}"
+    flood = [_submit(client, api_client, f"flood-{number}") for number in range(4)]
+    # The same case again: answered from the first, neither charged nor counted.
+    assert post_case(client, api_client, case_body(external_id="flood-0")).status_code == 200
+    single = _submit(client, other_api_client, "single")
+
+    assert _waiting(live_broker) == {0: [flood[0], single], 1: flood[1:3], 2: flood[3:]}
+    counts = redis.Redis.from_url(live_broker)
+    assert counts.get(key) == b"4"
+    usage = counts.hgetall(f"reviewconsole:limits:{api_client.client.pk}:{timezone.now().date().isoformat()}")
+    assert usage[b"cases"] == b"4"
