@@ -31,6 +31,7 @@ REASON_LABELS: dict[str, str] = {
     Reason.MODEL_OUTPUT_INVALID.value: "Invalid model output",
     Reason.BELOW_RELEASE_THRESHOLD.value: "Below the release threshold",
     Reason.NOT_CALIBRATED.value: "No release calibration for this verifier",
+    Reason.LANGUAGE_NOT_SUPPORTED.value: "Language not read by the verifier",
     Reason.MINOR_CLAIMS_REMOVED.value: "Released without minor claims",
     Reason.MINOR_CLAIMS_NOTED.value: "Released with a note on minor claims",
 }

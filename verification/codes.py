@@ -63,6 +63,9 @@ class Reason(StrEnum):
     release an answer, so a person decides."""
     MINOR_CLAIMS_REMOVED = "MINOR_CLAIMS_REMOVED"
     """Released without the MINOR claims that could not be released as written (`Policy.minor_unsupported`)."""
+    LANGUAGE_NOT_SUPPORTED = "LANGUAGE_NOT_SUPPORTED"
+    """Written in a language the offline verifier does not read (and no model reads it instead): a person
+    decides, and the language is named."""
     MINOR_CLAIMS_NOTED = "MINOR_CLAIMS_NOTED"
     """Released with the constitution's note after the MINOR claims that could not be released as written."""
 

@@ -209,6 +209,8 @@ class Claim(_Frozen):
     escalation: str | None = None
     """In a cascade, why the claim went to the model ("offline SUPPORTED at 0.61, below the safe band
     (0.76)"); None when the offline verdict stood."""
+    language: str = "en"
+    """The language it is written in (ISO 639-1; "und" where no letters tell), as the verifier read it."""
 
 
 class RuleVerdict(_Frozen):

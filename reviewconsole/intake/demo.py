@@ -15,6 +15,7 @@ DEMO_CLIENT = "demo-assistant"
 DEMO_CASE_FILES = (
     Path(settings.BASE_DIR) / "verification" / "demo_cases.json",
     Path(__file__).resolve().parent / "fixtures" / "demo_cases.json",
+    Path(__file__).resolve().parent / "fixtures" / "demo_cases_languages.json",
 )
 
 

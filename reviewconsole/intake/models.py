@@ -193,6 +193,10 @@ class Claim(ImmutableModel):
         default=list, blank=True,
         help_text="For a proven claim: each of its words with the evidence word that states it",
     )
+    language = models.CharField(
+        max_length=8, default="en",
+        help_text="The language the claim is written in (ISO 639-1), as the verifier read it",
+    )
 
     class Meta:
         ordering = ["candidate", "position"]

@@ -400,4 +400,5 @@ def _claim_row(candidate: Candidate, position: int, claim: contract.Claim) -> Cl
         decided_by=claim.decided_by or "",
         escalation=claim.escalation or "",
         alignment=[word.model_dump(mode="json") for word in claim.alignment],
+        language=claim.language,
     )

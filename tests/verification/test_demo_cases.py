@@ -12,8 +12,9 @@ from verification.policy.constitution import builtin_names
 from verification.types import Case, Reason, Source, State, Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_FILES = (ROOT / "verification" / "demo_cases.json", ROOT / "reviewconsole" / "intake" / "fixtures" /
-              "demo_cases.json")
+DEMO_FILES = (ROOT / "verification" / "demo_cases.json",
+              ROOT / "reviewconsole" / "intake" / "fixtures" / "demo_cases.json",
+              ROOT / "reviewconsole" / "intake" / "fixtures" / "demo_cases_languages.json")
 DEMO = {raw["external_id"]: Case.model_validate(raw) for path in DEMO_FILES for raw in json.loads(path.read_text())}
 
 
@@ -47,6 +48,17 @@ def test_each_demo_case_is_judged_under_the_built_in_constitution_that_fits_it(r
     # The medication answer is held to the patient-facing rules, the support replies to the support ones.
     assert {v.rule for v in records["demo-dosage"].candidates[0].rule_verdicts} >= {"no-diagnosis", "word-limit"}
     assert "no-guarantees" in {v.rule for v in records["demo-warranty"].candidates[0].rule_verdicts}
+
+
+def test_the_demo_answers_in_chinese_and_german_are_verified_or_sent_to_a_person(records) -> None:
+    travel, hours, refund = records["demo-travel-zh"], records["demo-museum-hours-zh"], records["demo-refund-de"]
+
+    assert [claim.state for claim in travel.candidates[0].claims] == [State.INSUFFICIENT_EVIDENCE, State.REFUTED]
+    assert travel.terminal is Terminal.REVIEW
+    assert hours.terminal is Terminal.PERMIT
+    assert {claim.language for claim in hours.candidates[0].claims} == {"zh"}
+    assert refund.terminal is Terminal.REVIEW
+    assert {claim.language for claim in refund.candidates[0].claims} == {"de"}
 
 
 def test_demo_case_2_keeps_the_true_daily_maximum(records) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar
 
+from verification.claims.language import SCORED
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -63,6 +64,8 @@ class Check:
     verifier's fingerprint, and with it every cached verdict and calibration, changes with it."""
     role: ClassVar[Role]
     """The part its finding plays in the decision."""
+    languages: ClassVar[frozenset[str]] = SCORED
+    """The languages of the claims it reads (`language.py`); the English word lists' checks read English only."""
     reasons: ClassVar[tuple[str, ...]] = ()
     """The method names the check reports under, when not its own name (grounding has one per commitment)."""
 

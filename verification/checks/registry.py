@@ -15,8 +15,10 @@ from verification.checks.opposite_word import OppositeWord
 from verification.checks.proof import Proof, Reordered
 from verification.checks.relation_mismatch import RelationMismatch
 from verification.checks.source_conflict import SourceConflict
+from verification.checks.stated_values import StatedValues
 from verification.checks.typed_mismatch import TypedMismatch
 from verification.checks.ungrounded_value import UngroundedValue
+from verification.checks.verbatim import Verbatim
 
 CHECKS: tuple[Check, ...] = (
     SourceConflict(),
@@ -32,5 +34,8 @@ CHECKS: tuple[Check, ...] = (
     Grounding(),
     GroundedSupport(),
     UngroundedValue(),
+    StatedValues(),
+    Verbatim(),
 )
-"""Every check, in verdict order within its role: the first contradiction found decides."""
+"""Every check, in verdict order within its role: the first contradiction found decides. Each reads the
+claims of its `languages` only: the last two are those of the languages read by rules alone."""

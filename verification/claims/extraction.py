@@ -14,8 +14,11 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+from verification.claims import language as languages
 from verification.claims.commitments import find_mentions
+from verification.claims.commitments.localized import find_localized_values
 from verification.claims.coordination import split_parts
+from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
 from verification.types import Commitment, Severity
@@ -46,6 +49,8 @@ class ExtractedClaim:
     subject: str = ""
     """The subject a coordinated predicate shares with the part before it ("The museum" for "closes at 5"
     of "The museum opens at 9 and closes at 5"); never inside the claim's span."""
+    language: str = languages.ENGLISH
+    """The language the claim is written in (`language.detect`, of the whole answer)."""
 
     @property
     def statement(self) -> str:
@@ -172,6 +177,9 @@ def extract(text: str, question: str = "") -> Extraction:
     A claim with no finite verb carries the question as its context: a bare answer ("Delhi", "President
     Richard Nixon") leans on the question for what it asserts, where a sentence states it itself.
     """
+    language = _answer_language(text, question)
+    if language != languages.ENGLISH:
+        return Extraction(tuple(_other_claims(text, language)), ())
     claims: list[ExtractedClaim] = []
     left_out: list[LeftOut] = []
     signed_off = False
@@ -207,6 +215,61 @@ def extract(text: str, question: str = "") -> Extraction:
         claims = [claim if _FINITE_VERB.search(claim.statement) else dataclasses.replace(claim, context=context)
                   for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
+
+
+def _answer_language(text: str, question: str = "") -> str:
+    """The language an answer is read in: its own, else its question's ("2006" answers in the question's
+    language), else English."""
+    for written in (text, question):
+        found = languages.detect(written)
+        if found != languages.UNDETERMINED:
+            return found
+    return languages.ENGLISH
+
+
+# Where a Chinese sentence joins clauses that each assert something ("明天下午西湖会放晴，茶叶博物馆晚上 9 点关门"),
+# unless the clause before it sets a condition or a cause the next one depends on.
+_CLAUSE_JOINT = re.compile(r"[，；,;]")
+_DEPENDENT = re.compile(r"如果|假如|要是|若|除非|只要|只有|虽然|尽管|因为|由于|一旦|当")
+_MIN_CLAUSE = 4
+
+
+def _other_claims(text: str, language: str) -> list[ExtractedClaim]:
+    """The claims of an answer in a language other than English: its sentences, and in Chinese the clauses a
+    comma joins. Values are read per language; one that is money or a period of time makes a claim CRITICAL."""
+    claims: list[ExtractedClaim] = []
+    for start, end in sentence_spans(text, language):
+        for part_start, part_end in _clauses(text, start, end) if language == "zh" else [(start, end)]:
+            if not any(char.isalnum() for char in text[part_start:part_end]):
+                continue
+            mentions = find_localized_values(text[part_start:part_end], language) if languages.reads(language) else []
+            promise = any(mention.kind in ("money", "duration", "percentage") for mention in mentions)
+            claims.append(ExtractedClaim(
+                id=f"k{len(claims) + 1}", text=text[part_start:part_end], start=part_start, end=part_end,
+                commitments=tuple(mention.to_commitment() for mention in mentions),
+                severity=Severity.CRITICAL if promise else Severity.MODERATE, language=language,
+            ))
+    return claims
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The clauses of one Chinese sentence, each with enough words to assert something on its own."""
+    clauses: list[tuple[int, int]] = []
+    piece = start
+    for joint in _CLAUSE_JOINT.finditer(text, start, end):
+        before, after = text[piece:joint.start()], text[joint.end():end]
+        if (_letters(before) >= _MIN_CLAUSE and _letters(after) >= _MIN_CLAUSE
+                and not _DEPENDENT.search(before)):
+            clauses.append((piece, joint.start()))
+            piece = joint.end()
+            while piece < end and text[piece].isspace():
+                piece += 1
+    clauses.append((piece, end))
+    return clauses
+
+
+def _letters(text: str) -> int:
+    return sum(char.isalnum() for char in text)
 
 
 def _make_claim(claim_id: str, text: str, start: int, end: int, subject: str = "") -> ExtractedClaim:

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from verification.claims.antonyms import opposites_of
 from verification.claims.clauses import Token, clause_tokens
 from verification.claims.commitments import VALUE_KINDS, Mention, find_mentions, find_relations
+from verification.claims.commitments.localized import find_localized_values
 from verification.claims.commitments.names import subject_names
+from verification.claims.language import ENGLISH
+from verification.claims.segmentation import keys, stem_of
+from verification.claims.segmentation import words as words_in
 from verification.claims.tokens import STOP_WORDS, content_stems, negated_stems, stem, words
 
 
@@ -63,8 +67,10 @@ class ClaimView:
         return frozenset(self.unique_stems)
 
 
-def read_claim(text: str, context: str = "", language: str = "en") -> ClaimView:
-    """The claim read once into its view."""
+def read_claim(text: str, context: str = "", language: str = ENGLISH) -> ClaimView:
+    """The claim read once into its view, in its language (`language.detect`)."""
+    if language != ENGLISH:
+        return _read_other(text, context, language)
     tokens = tuple(words(text))
     word_stems = tuple((word, stem(word)) for word, _, _ in tokens)
     stems = tuple(content_stems(text))
@@ -87,6 +93,22 @@ def read_claim(text: str, context: str = "", language: str = "en") -> ClaimView:
         duration_stems=_stems_of(mention for mention in mentions if mention.kind == "duration"),
         entity_stems=_stems_of(mention for mention in mentions if mention.kind == "entity"),
         subject_names=subject_names(text),
+    )
+
+
+def _read_other(text: str, context: str, language: str) -> ClaimView:
+    """A claim in a language other than English: its words and keys as ICU segments them, its values as
+    `localized` reads them; what only the English checks read (relations, names, clauses) is left empty."""
+    tokens = tuple(words_in(text, language))
+    stems = tuple(keys(text, language))
+    mentions = tuple(find_localized_values(text, language))
+    return ClaimView(
+        text=text, context=context, language=language, words=tokens,
+        word_stems=tuple((word, stem_of(word, language)) for word, _, _ in tokens), opposite_stems=frozenset(),
+        stems=stems, unique_stems=tuple(dict.fromkeys(stems)), negated_stems=frozenset(), name_stems=frozenset(),
+        mentions=mentions, relations=(), clause_tokens=(),
+        value_stems=frozenset(key for mention in mentions for key in keys(mention.text, language)),
+        duration_stems=frozenset(), entity_stems=frozenset(), subject_names=((), ()),
     )
 
 

@@ -96,6 +96,12 @@ word of each claim is in the sentences retrieved for it, though no span proves i
 a claim is in no retrieved sentence; bare: a claim without a verb, read with the question it answers."""
 
 
+UNSCORED = "unscored"
+"""The stratum of a claim in a language no scorer was trained for (`language.SCORED`): no calibration has
+labels for it, so it has no threshold and nothing in it is released on a score; its claims are released
+only on proof, which puts them in `proven`. It is weaker than every stratum of `STRATA`."""
+
+
 class StratumThreshold(_Frozen):
     """A stratum's own threshold: the descent run on the labelled answers of that stratum alone (every
     group's), so its bound holds for answers whose evidence is of that kind, whoever sends them."""
@@ -156,6 +162,8 @@ class ReleaseCalibration(_Frozen):
         """The calibration for an answer of stratum `name`: the stratum's own threshold and bound where it
         has one, else this pooled one. None, or a calibration made without strata: this one. A stratum the
         calibration does not know is an error."""
+        if name == UNSCORED:
+            return self.model_copy(update={"threshold": 1.0, "met": False, "per_group": [], "strata": []})
         if name is None or not self.strata:
             return self
         own = next((stratum for stratum in self.strata if stratum.name == name), None)
@@ -220,6 +228,8 @@ def answer_stratum(claims: Iterable[Stratified]) -> str | None:
     """The stratum of an answer: its weakest checkable claim's (`STRATA`, strongest first). None when a
     claim has none (decided by the model, whose own calibration gates it) or the answer has no claim."""
     strata = [claim.stratum for claim in claims if claim.state is not State.NOT_VERIFIABLE]
+    if UNSCORED in strata:
+        return UNSCORED
     if not strata or any(stratum not in STRATA for stratum in strata):
         return None
     return max(strata, key=STRATA.index)

@@ -20,6 +20,11 @@ class Method(StrEnum):
     NOT_CHECKABLE = "offline:not-checkable"
     SCORED = "offline:coverage"
     """The scorer decided: no check objected (the name is kept from the first, coverage-only scorer)."""
+    WORDS_STATED = "offline:words-stated"
+    """In a language no scorer reads, no check decided: how much of the claim the sources state says whether
+    it is unsupported or a person's to decide."""
+    LANGUAGE = "offline:language"
+    """Written in a language the offline verifier does not read: a person (or the model) decides."""
 
 
 def offline_methods(checks: Sequence[Check] | None = None) -> tuple[str, ...]:

@@ -34,9 +34,13 @@ from collections.abc import Sequence
 from verification.checks import registry
 from verification.checks.check import Check, CheckFinding, Role
 from verification.checks.proof import Proof
+from verification.checks.verbatim import Verbatim
 from verification.claims.antonyms import OPPOSITES
 from verification.claims.extraction import ExtractedClaim
+from verification.claims.language import name as language_name
+from verification.claims.language import reads, scored
 from verification.claims.view import ClaimView, read_claim
+from verification.decision.calibration import UNSCORED
 from verification.decision.methods import Method
 from verification.decision.verifier import Verdict
 from verification.retrieval import citations
@@ -96,16 +100,60 @@ class OfflineVerifier:
         return self.verify_claims([claim], index)[0]
 
     def verify_claims(self, claims: Sequence[ExtractedClaim], index: SourceIndex) -> list[Verdict]:
-        """The verdicts for a case's claims: each read and measured on its own, then scored in one batch."""
-        views = [read_claim(claim.statement, claim.context) for claim in claims if claim.checkable]
+        """The verdicts for a case's claims: each read and measured on its own, then scored in one batch.
+        Claims in a language the scorer was not trained for are decided by the rules alone (`_by_rules`)."""
+        views = [read_claim(claim.statement, claim.context, claim.language) for claim in claims
+                 if claim.checkable and scored(claim.language)]
         assessments = []
         for view in views:
             evidence = gather(view, index)
             assessments.append(Assessment(view, evidence, measure(view, evidence)))
         probabilities = iter(self.scorer.probabilities(assessments) if assessments else [])
         found = iter(assessments)
-        return [self._decide(next(found), next(probabilities)) if claim.checkable else _NOT_CHECKABLE
-                for claim in claims]
+        return [
+            _NOT_CHECKABLE if not claim.checkable
+            else self._decide(next(found), next(probabilities)) if scored(claim.language)
+            else self._by_rules(read_claim(claim.statement, claim.context, claim.language), index)
+            for claim in claims
+        ]
+
+    def _by_rules(self, claim: ClaimView, index: SourceIndex) -> Verdict:
+        """The verdict on a claim in a language no scorer was trained for: a contradiction of its values or a
+        proof decide; otherwise a person does (UNRESOLVED), unless no source sentence states most of it.
+        Nothing here is released on a score: its stratum, `unscored`, has no threshold."""
+        if not reads(claim.language):
+            return Verdict(
+                state=State.UNRESOLVED, confidence=0.0, method=Method.LANGUAGE, release_score=0.0, stratum=UNSCORED,
+                rationale=f"Written in {language_name(claim.language)}, which the offline verifier does not read.",
+                extra={"language": claim.language},
+            )
+        evidence = gather(claim, index)
+        extra: dict[str, object] = {"language": claim.language}
+        decided = self._first(Role.CONTRADICTION, claim, evidence)
+        if decided is not None:
+            return _verdict(decided, claim, evidence, extra, release_score=0.0)
+        proven = self._first(Role.PROVEN, claim, evidence)
+        if proven is not None:
+            return _verdict(proven, claim, evidence, extra, release_score=1.0, exact=True)
+        # One sentence must state most of it: words scattered over several say nothing together.
+        share = max((len(claim.stem_set & hit.passage.stem_set) / len(claim.stem_set) for hit in evidence.hits
+                     if claim.stem_set), default=0.0)
+        closest = citations.closest_spans(claim, evidence)
+        if share < _STATED:
+            insufficient = Verdict(
+                state=State.INSUFFICIENT_EVIDENCE, evidence=closest, confidence=round(1 - share, 3),
+                method=Method.WORDS_STATED,
+                rationale=f"The sources do not say this: the closest sentence states {share:.0%} of its words.",
+                extra=extra,
+            )
+            return _finished(insufficient, claim, evidence, 0.0)
+        unresolved = Verdict(
+            state=State.UNRESOLVED, evidence=closest, confidence=0.0, method=Method.WORDS_STATED,
+            rationale=(f"The closest sentence states {share:.0%} of its words, not all of them word for word; "
+                       f"{language_name(claim.language)} is read by rules only, so a person decides."),
+            extra=extra,
+        )
+        return _finished(unresolved, claim, evidence, 0.0)
 
     def _decide(self, assessment: Assessment, probability: float) -> Verdict:
         """The verdict of `_judge`; where it is SUPPORTED by anything but a proof, the claim must not merely
@@ -178,12 +226,19 @@ class OfflineVerifier:
     def _first(self, role: Role, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
         """The first finding of the checks that play this role, in registry order."""
         for check in self.checks:
-            if check.role is role:
+            if check.role is role and claim.language in check.languages:
                 finding = check.run(claim, evidence)
                 if finding is not None:
                     return finding
         return None
 
+
+_PROOFS = frozenset((*Proof.methods(), *Verbatim.methods()))
+"""The methods of a proof: the claim aligned word for word to its evidence (in English, or by rules alone)."""
+
+_STATED = 0.5
+"""Share of its words the closest sentences must state before a claim read by rules only is a person's to
+decide; below it, nothing in the sources states it."""
 
 _NOT_CHECKABLE = Verdict(
     state=State.NOT_VERIFIABLE,
@@ -226,8 +281,10 @@ def _finished(verdict: Verdict, claim: ClaimView, evidence: Evidence, release_sc
 def stratum(verdict: Verdict, claim: ClaimView, evidence: Evidence) -> str:
     """What the claim's evidence is (`calibration.STRATA`): proven word for word, all its words in the
     retrieved sentences, some of them missing, or a bare answer read with its question."""
-    if verdict.method == Proof.methods()[0]:
+    if verdict.method in _PROOFS:
         return "proven"
+    if not scored(claim.language):
+        return UNSCORED
     if claim.context:
         return "bare"
     return "aligned" if claim.stem_set <= evidence.window else "partial"

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from verification.claims.extraction import ExtractedClaim
+from verification.decision.calibration import UNSCORED
 from verification.decision.methods import Method
 from verification.decision.offline import OfflineVerifier
 from verification.decision.verifier import Verdict, Verifier, identity
@@ -36,6 +37,9 @@ def escalation(verdict: Verdict, safe_threshold: float | None) -> str | None:
     """Why the claim goes to the model, or None when the offline verdict `verdict` settles it."""
     if verdict.method == Method.NOT_CHECKABLE or verdict.stratum == "proven":
         return None  # a proof settles the claim whatever the calibration: the model has nothing to add
+    if verdict.stratum == UNSCORED:
+        # Read by rules alone, or not read at all: the model reads every language.
+        return f"offline {verdict.state.value}: {verdict.rationale}"
     if verdict.method != Method.SCORED and verdict.state not in (State.SUPPORTED, State.CONFLICTING):
         # A check's veto: a contradiction, or a committed value no cited sentence states. Sources that
         # disagree are no verdict on the claim: the model reads them.

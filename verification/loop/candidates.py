@@ -238,6 +238,7 @@ def _claim_record(claim: ExtractedClaim, verdict: Verdict) -> Claim:
         escalation=verdict.escalation,
         stratum=verdict.stratum,
         alignment=_alignment(verdict),
+        language=claim.language,
     )
 
 

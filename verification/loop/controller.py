@@ -14,6 +14,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from verification.decision.calibration import UNSCORED
+from verification.decision.methods import Method
 from verification.decision.verifier import Verifier, identity
 from verification.llm.cascade import release_paths
 from verification.llm.client import ChatModel
@@ -36,7 +38,7 @@ from verification.loop.contract import (
     surface_blast_radius,
 )
 from verification.loop.repair import RepairPlan
-from verification.loop.stop_policy import Budget, Outcome, permit_or_review, unrepaired
+from verification.loop.stop_policy import Budget, Outcome, permit_or_review, unreadable, unrepaired
 from verification.policy.constitution import Constitution, Policy
 from verification.types import (
     Candidate,
@@ -113,6 +115,8 @@ class Controller:
             judged = [c for c in current.claims if c.state not in _JUDGED_OUT]
             if not judged:
                 return Outcome(Terminal.REVIEW, Reason.NO_CHECKABLE_CLAIMS, "nothing in the answer could be checked")
+            if unread := [c for c in judged if c.method == Method.LANGUAGE]:
+                return unreadable(unread)
             for state, reason, why in (
                 (State.CONFLICTING, Reason.CONFLICTING_EVIDENCE, "the sources disagree on"),
                 (State.UNRESOLVED, Reason.UNRESOLVED_CLAIM, "no verdict could be reached on"),
@@ -140,8 +144,9 @@ class Controller:
                     if result:
                         unrepairable.clear()
                         continue
-                if any(c.severity is Severity.CRITICAL for c in failing):
-                    # A refund or a dosage the customer asked about is owed an answer: a person writes it.
+                if any(c.severity is Severity.CRITICAL for c in failing) or any(c.stratum == UNSCORED for c in failing):
+                    # A refund or a dosage the customer asked about is owed an answer: a person writes it. And
+                    # an answer read by rules alone is never thrown away unseen: the rules may not have read it.
                     return unrepaired(failing)
                 return Outcome(Terminal.REJECT, Reason.NOTHING_SUPPORTED, None)
             targets = [c for c in _by_priority(failing) if c.id not in unrepairable]

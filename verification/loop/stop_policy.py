@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from verification.claims.language import name as language_name
 from verification.decision.calibration import ReleaseCalibration, held_back
 from verification.decision.verifier import Verdict
 from verification.llm.client import MAX_ATTEMPTS
@@ -138,6 +139,13 @@ def unrepaired(failing: Sequence[Claim]) -> Outcome:
         return Outcome(Terminal.REVIEW, Reason.CRITICAL_CLAIM, why)
     return Outcome(Terminal.REVIEW, Reason.UNSUPPORTED_CLAIM,
                    f"claims are not supported: {', '.join(c.id for c in failing)}")
+
+
+def unreadable(claims: Sequence[Claim]) -> Outcome:
+    """REVIEW for claims written in a language the verifier does not read, the language named."""
+    named = dict.fromkeys(language_name(c.language) for c in claims)
+    why = f"written in {', '.join(named)}, which the offline verifier does not read: {', '.join(c.id for c in claims)}"
+    return Outcome(Terminal.REVIEW, Reason.LANGUAGE_NOT_SUPPORTED, why)
 
 
 def permit_or_review(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verification.claims.language import ENGLISH
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Hit, Passage, SourceIndex
 from verification.retrieval.values import ValueCheck, check_values
@@ -34,7 +35,8 @@ def gather(claim: ClaimView, index: SourceIndex) -> Evidence:
     """Retrieve the evidence for a claim. Retrieval reads the claim alone, never the question: the
     question may name things the answer never commits to."""
     hits = index.select(claim.text, 3, stems=claim.stems)
-    if not claim.unique_stems:
+    if not claim.unique_stems or claim.language != ENGLISH:
+        # Other languages' values are compared by their own check (`checks/stated_values.py`).
         return Evidence(index=index, hits=hits, candidates=[], values=[])
     candidates = _candidates(claim, index, hits)
     values = check_values(claim, candidates, index)

@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from verification.claims import language as languages
 from verification.claims.commitments import Mention, find_mentions, find_values
+from verification.claims.commitments.localized import find_localized_values
+from verification.claims.segmentation import keys, sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.tokens import (
     content_stems,
@@ -65,6 +68,8 @@ class Passage:
     """Content stems in order."""
     stem_set: frozenset[str] = field(default_factory=frozenset)
     """The same, as a set."""
+    language: str = languages.ENGLISH
+    """The language of its source (`language.detect`); stems are that language's keys."""
     _mentions: list[Mention] | None = None
     _values: list[Mention] | None = None
     _bigrams: frozenset[tuple[str, str]] | None = None
@@ -82,7 +87,7 @@ class Passage:
         """Values, names, relations and negations in the sentence, computed on first use (most sentences
         never need them)."""
         if self._mentions is None:
-            self._mentions = find_mentions(self.text)
+            self._mentions = self.values if self.language != languages.ENGLISH else find_mentions(self.text)
         return self._mentions
 
     @property
@@ -90,7 +95,8 @@ class Passage:
         """The mentions that are values (VALUE_KINDS): all a claim's values are compared with, and
         cheaper than `mentions`, which also reads names and relations."""
         if self._values is None:
-            self._values = find_values(self.text)
+            self._values = (find_localized_values(self.text, self.language) if self.language != languages.ENGLISH
+                            else find_values(self.text))
         return self._values
 
     @property
@@ -294,10 +300,13 @@ def _sentences_of(sources: tuple[tuple[str, str], ...]) -> _Sentences:
     by_source: dict[str, list[tuple[int, int]]] = {}
     for source_id, source_text in sources:
         first = len(passages)
-        for start, end in split_sentences(source_text, bounded=True):
+        language = languages.of_source(source_text)
+        english = language == languages.ENGLISH
+        spans = split_sentences(source_text, bounded=True) if english else sentence_spans(source_text, language)
+        for start, end in spans:
             text = source_text[start:end]
-            stems = content_stems(text)
-            passages.append(Passage(source_id, len(passages), start, end, text, stems, frozenset(stems)))
+            stems = content_stems(text) if english else keys(text, language)
+            passages.append(Passage(source_id, len(passages), start, end, text, stems, frozenset(stems), language))
         by_source.setdefault(source_id, []).append((first, len(passages)))
     document_frequency: Counter[str] = Counter(word for passage in passages for word in passage.stem_set)
     return _Sentences(passages, document_frequency, frozenset(document_frequency),

@@ -34,6 +34,7 @@ _REASON_WEIGHT = {
     "MODEL_BUDGET_EXHAUSTED": 20,
     "TIME_BUDGET_EXHAUSTED": 20,
     "UNSUPPORTED_CLAIM": 15,
+    "LANGUAGE_NOT_SUPPORTED": 15,
     # Every claim is supported, but one is not surely enough to send as written: below unsupported claims.
     "BELOW_RELEASE_THRESHOLD": 12,
     "NOT_CALIBRATED": 12,
