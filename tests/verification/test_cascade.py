@@ -240,3 +240,22 @@ def test_a_proven_claim_never_reaches_the_model_even_without_a_calibrated_band(
     assert _verifier_claims(fake_server) == [PARAPHRASE]
     assert proven.method == "offline:proof" and proven.decided_by is None and proven.escalation is None
     assert paraphrase.decided_by is not None
+
+
+def test_a_claim_in_a_language_the_offline_verifier_does_not_read_goes_to_the_model(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    fake_server.responder = cove_reply
+    thai = Source(id="hours", text="พิพิธภัณฑ์เปิดทุกวันตั้งแต่ 9.00 ถึง 17.00 น.")
+    answer = "พิพิธภัณฑ์เปิดทุกวันตั้งแต่ 9.00 ถึง 17.00 น."
+
+    record = check_case(Case(question="When is the museum open?", answer=answer, sources=[thai]),
+                        model=client_model, repair="none")
+
+    (claim,) = record.candidates[0].claims
+    assert _verifier_claims(fake_server) == [answer]
+    assert claim.language == "th"
+    assert claim.method == f"model:{MODEL_NAME}" and claim.escalation is not None
+    assert "Thai" in claim.escalation
+    assert claim.evidence[0].source_id == "hours"  # the model's quote, found verbatim in the Thai source
+    assert record.reason is not Reason.LANGUAGE_NOT_SUPPORTED

@@ -37,7 +37,7 @@ def escalation(verdict: Verdict, safe_threshold: float | None) -> str | None:
     """Why the claim goes to the model, or None when the offline verdict `verdict` settles it."""
     if verdict.method == Method.NOT_CHECKABLE or verdict.stratum == "proven":
         return None  # a proof settles the claim whatever the calibration: the model has nothing to add
-    if verdict.stratum == UNSCORED:
+    if verdict.stratum == UNSCORED and verdict.state is not State.REFUTED:
         # Read by rules alone, or not read at all: the model reads every language.
         return f"offline {verdict.state.value}: {verdict.rationale}"
     if verdict.method != Method.SCORED and verdict.state not in (State.SUPPORTED, State.CONFLICTING):
