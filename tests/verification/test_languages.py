@@ -32,13 +32,19 @@ def _run(question: str, answer: str, *sources: Source):
     ("返金は30日以内に申請できます。", "ja"),
     ("Jahresabos können innerhalb von 30 Tagen erstattet werden, Monatsabos dagegen gar nicht.", "de"),
     ("The Pro plan costs $20 per month.", "en"),
-    ("Saludos Amigos", "en"),                      # too short to tell from a name in an English answer
+    ("Saludos Amigos", "und"),                     # too short to tell from a name: read in the question's language
     ("พิพิธภัณฑ์ปิดเวลา 17.00 น.", "th"),
     ("يغلق المتحف في الساعة الخامسة مساءً", "ar"),
     ("2006", "und"),
 ])
 def test_the_language_of_a_text_is_detected_without_a_download(text: str, language: str) -> None:
     assert detect(text) == language
+
+
+def test_a_short_answer_is_read_in_its_question_s_language_else_its_source_s() -> None:
+    assert extract_claims("Saludos Amigos", "Which film did Disney release in 1942?")[0].language == "en"
+    (german,) = extract_claims("Monatsabos werden erstattet.", "?", ["Monatsabos werden nicht erstattet."])
+    assert german.language == "de"
 
 
 def test_sentences_and_words_keep_code_point_offsets_past_an_emoji() -> None:
@@ -178,3 +184,41 @@ def test_an_answer_in_a_script_no_check_reads_goes_to_a_person_with_the_language
     assert record.reason is Reason.LANGUAGE_NOT_SUPPORTED
     assert record.review_package is not None
     assert named in (record.review_package.policy_reason or "")
+
+
+# Hand-written pairs: (source, answer, consistent). A consistent answer is released or sent to a person,
+# never rejected; an inconsistent one is never released.
+PAIRS = [
+    ("退款将在 5 至 10 个工作日内退回原支付方式。", "退款将在 5 至 10 个工作日内退回原支付方式。", True),
+    ("年度套餐在购买后 30 天内可全额退款。月度套餐不退款。", "月度套餐不退款。", True),
+    ("年度套餐在购买后 30 天内可全额退款。", "年度套餐在购买后 60 天内可全额退款。", False),
+    ("年度套餐在购买后 30 天内可全额退款。", "年度套餐在购买后三十天内可全额退款。", True),
+    ("专业版每月 20 元，包含 5 个席位。", "专业版每月 25 元，包含 5 个席位。", False),
+    ("月度套餐不退款。", "月度套餐可以退款。", False),
+    ("客服热线工作时间为上午 9 点至晚上 8 点。", "客服热线晚上 10 点下班。", False),
+    ("如果订单尚未发货，可以修改收货地址。", "可以修改收货地址。", False),
+    ("Der Kundendienst ist montags bis freitags von 9 bis 17 Uhr erreichbar.",
+     "Der Kundendienst ist montags bis freitags von 9 bis 17 Uhr erreichbar.", True),
+    ("Der Kundendienst ist montags bis freitags von 9 bis 17 Uhr erreichbar.",
+     "Der Kundendienst ist montags bis freitags von 9 bis 20 Uhr erreichbar.", False),
+    ("Jahresabos können innerhalb von 30 Tagen erstattet werden.",
+     "Jahresabos können innerhalb von 60 Tagen erstattet werden.", False),
+    ("Monatsabos werden nicht erstattet.", "Monatsabos werden erstattet.", False),
+    ("Nur Jahresabos können erstattet werden.", "Monatsabos können erstattet werden.", False),
+    ("Wenn das Paket noch nicht versandt wurde, kann die Lieferadresse geändert werden.",
+     "Die Lieferadresse kann geändert werden.", False),
+    ("Die Rückerstattung dauert 5 bis 10 Werktage.", "Die Rückerstattung dauert 5 bis 10 Werktage.", True),
+]
+
+
+@pytest.mark.parametrize(("source", "answer", "consistent"), PAIRS)
+def test_a_consistent_answer_is_never_rejected_and_an_inconsistent_one_never_released(
+    source: str, answer: str, consistent: bool
+) -> None:
+    record = _run("?", answer, Source(id="policy", text=source))
+
+    assert record.terminal is not Terminal.REJECT
+    if not consistent:  # released only as a repair from the source, never as written
+        assert record.terminal is not Terminal.PERMIT or record.final_answer != answer
+    if record.terminal is Terminal.PERMIT:
+        assert all(claim.stratum == "proven" for claim in record.candidates[-1].claims)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verification.claims import language as languages
@@ -166,18 +167,20 @@ _FINITE_VERB = re.compile(
 )
 
 
-def extract_claims(text: str, question: str = "") -> list[ExtractedClaim]:
+def extract_claims(text: str, question: str = "", sources: Sequence[str] = ()) -> list[ExtractedClaim]:
     """Every claim of `text` in order, with exact spans; only non-factual sentences are left out."""
-    return list(extract(text, question).claims)
+    return list(extract(text, question, sources).claims)
 
 
-def extract(text: str, question: str = "") -> Extraction:
+def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extraction:
     """The claims of `text` and the sentences left out of them as non-factual, both in text order.
 
     A claim with no finite verb carries the question as its context: a bare answer ("Delhi", "President
-    Richard Nixon") leans on the question for what it asserts, where a sentence states it itself.
+    Richard Nixon") leans on the question for what it asserts, where a sentence states it itself. The
+    answer is read in its language (`_answer_language`; `sources`, their texts, tell it when neither the
+    answer nor the question does); one in a language other than English is split by `_other_claims`.
     """
-    language = _answer_language(text, question)
+    language = _answer_language(text, question, sources)
     if language != languages.ENGLISH:
         return Extraction(tuple(_other_claims(text, language)), ())
     claims: list[ExtractedClaim] = []
@@ -217,10 +220,10 @@ def extract(text: str, question: str = "") -> Extraction:
     return Extraction(tuple(claims), tuple(left_out))
 
 
-def _answer_language(text: str, question: str = "") -> str:
-    """The language an answer is read in: its own, else its question's ("2006" answers in the question's
-    language), else English."""
-    for written in (text, question):
+def _answer_language(text: str, question: str = "", sources: Sequence[str] = ()) -> str:
+    """The language an answer is read in: its own, else its question's ("2006" and "Steven Spielberg"
+    answer in the question's language), else its first source's, else English."""
+    for written in (text, question, *sources[:1]):
         found = languages.detect(written)
         if found != languages.UNDETERMINED:
             return found

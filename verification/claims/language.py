@@ -27,13 +27,14 @@ READ = frozenset({ENGLISH, "de", "zh", "ja"})
 UNSEGMENTED = frozenset({"zh", "ja"})
 """Languages written without spaces between words: words come from a dictionary segmenter."""
 UNDETERMINED = "und"
-"""No letters to tell a language by (numbers, symbols, an empty text)."""
+"""Too little to tell a language by: no letters (numbers, symbols, an empty text), or a few Latin words."""
 
 _MIN_CONFIDENCE = 0.8
 """How sure the identifier must be before Latin text is read as a language other than English."""
 _MIN_LETTERS = 20
 _MIN_WORDS = 4
-"""Shorter Latin text is too little to tell languages apart (a name, "Saludos Amigos"): it is read as English."""
+"""Shorter Latin text is too little to tell languages apart (a name, "Saludos Amigos"): it is undetermined,
+and an answer that short is read in its question's language (`extraction._answer_language`)."""
 
 _NOT_LETTERS = re.compile(r"[^A-Za-z]+")
 _SAMPLE = 500
@@ -82,7 +83,7 @@ def detect(text: str) -> str:
         if not letters:
             return UNDETERMINED
         words = text.split()
-        return ENGLISH if letters < _MIN_LETTERS or len(words) < _MIN_WORDS else _latin_language(" ".join(words))
+        return UNDETERMINED if letters < _MIN_LETTERS or len(words) < _MIN_WORDS else _latin_language(" ".join(words))
     scripts: dict[str, int] = {}
     for char in text:
         if char.isalpha():
@@ -102,7 +103,7 @@ def detect(text: str) -> str:
         return UNDETERMINED
     words = text.split()
     if scripts[main] < _MIN_LETTERS or len(words) < _MIN_WORDS:
-        return ENGLISH
+        return UNDETERMINED
     return _latin_language(" ".join(words))
 
 

@@ -71,7 +71,7 @@ class CandidateBuilder:
     ) -> tuple[Candidate, Outcome | None]:
         """The candidate for `text`, verified and judged, and the budget's stop when a budget cut that short."""
         disclosures = self._constitution.disclosures()
-        extraction = extract(text, self._case.question)
+        extraction = extract(text, self._case.question, [source.text for source in self._case.sources])
         found = [c for c in extraction.claims if c.text.strip() not in disclosures]
         if parent is None:
             self._notes.extend(_claim_notes(extraction, found))

@@ -225,7 +225,7 @@ def _evidence_sentence(text: str, claim: Claim) -> str | None:
     quote = " ".join(claim.evidence[0].quote.split())
     if len(quote.split()) < 4:
         return None
-    return quote if quote[-1:] in ".!?" else quote + "."
+    return quote if quote[-1:] in ".!?。！？" else quote + "."
 
 
 _PREPOSITION = re.compile(
