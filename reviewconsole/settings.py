@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "reviewconsole.webhooks",
     "reviewconsole.audit",
     "reviewconsole.outbox",
+    "reviewconsole.mail",
     "reviewconsole.policy",
     "reviewconsole.support",
     "reviewconsole.workbench",
@@ -178,6 +179,27 @@ WEBHOOK_ALLOWED_NETWORKS = env_networks("WEBHOOK_ALLOWED_NETWORKS")
 if DEMO:
     # The demo console runs on one machine, and so does a receiver someone tries it with (docs/webhooks.md).
     WEBHOOK_ALLOWED_NETWORKS += [network for network in LOOPBACK_NETWORKS if network not in WEBHOOK_ALLOWED_NETWORKS]
+
+# --- Email ----------------------------------------------------------------------------------------
+
+# Django's email framework, over the SMTP server the environment names. Without EMAIL_HOST, mail is written
+# to the console (the demo, a local run): nothing is lost silently, and nothing needs a server.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST
+                        else "django.core.mail.backends.console.EmailBackend")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL: set one of them, not both")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1, maximum=120)
+DEFAULT_FROM_EMAIL = env_str("EMAIL_FROM", "review-console@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# A send that fails is tried again after EMAIL_RETRY_SECONDS, doubling up to an hour, EMAIL_MAX_ATTEMPTS times.
+EMAIL_MAX_ATTEMPTS = env_int("EMAIL_MAX_ATTEMPTS", 6, minimum=1, maximum=30)
+EMAIL_RETRY_SECONDS = env_int("EMAIL_RETRY_SECONDS", 60, minimum=1, maximum=3600)
 
 # --- Audit --------------------------------------------------------------------------------------
 

@@ -79,6 +79,8 @@ CELERY_TASK_ROUTES = {
     "intake.*": {"queue": TaskQueue.VERIFY.value},
     "review.*": {"queue": TaskQueue.VERIFY.value},
     "webhooks.*": {"queue": TaskQueue.WEBHOOKS.value},
+    # Email is outbound traffic too: a slow mail server holds webhook workers, never cases.
+    "mail.*": {"queue": TaskQueue.WEBHOOKS.value},
     "maintenance.*": {"queue": TaskQueue.MAINTENANCE.value},
     "policy.*": {"queue": TaskQueue.MAINTENANCE.value},
     "workbench.retrain": {"queue": TaskQueue.TRAIN.value},
@@ -126,6 +128,18 @@ CELERY_BEAT_SCHEDULE = {
         "task": "webhooks.dispatch_due_webhooks",
         "schedule": env_float("WEBHOOK_DISPATCH_SECONDS", 30.0, minimum=1.0, maximum=3600.0),
         "options": {"queue": TaskQueue.WEBHOOKS.value, "expires": 25},
+    },
+    "mail-dispatch-due": {
+        # Emails whose send failed are tried again once their backoff is over; lost first sends too.
+        "task": "mail.dispatch_due_emails",
+        "schedule": 60.0,
+        "options": {"queue": TaskQueue.WEBHOOKS.value, "expires": 55},
+    },
+    "release-gate-auto-publish": {
+        # Constitutions in shadow mode that publish their own calibration once their labels allow one.
+        "task": "workbench.auto_publish_calibrations",
+        "schedule": 300.0,
+        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 290},
     },
     "audit-exports-expire": {
         # Export files past AUDIT_EXPORT_RETENTION_HOURS are removed within ten minutes of it.

@@ -57,3 +57,11 @@ def roles_of(user: AbstractUser | AnonymousUser) -> set[Role]:
 
 def has_role(user: AbstractUser | AnonymousUser, role: Role) -> bool:
     return role in roles_of(user)
+
+
+def role_emails(role: Role) -> list[str]:
+    """The addresses of the active people who hold `role` (those with one), for notices to that role."""
+    from django.contrib.auth import get_user_model
+
+    people = get_user_model().objects.filter(groups__name=role.value, is_active=True).exclude(email="")
+    return sorted(set(people.values_list("email", flat=True)))

@@ -35,6 +35,9 @@ class AuditAction(StrEnum):
     QUEUE_FILTER_SAVED = "queue_filter.saved"
     QUEUE_FILTER_DELETED = "queue_filter.deleted"
     POLICY_CHANGED = "policy.changed"
+    # The release gate's breaker: blind spot checks stopped a constitution's releases; a person resumed them.
+    GATE_PAUSED = "gate.paused"
+    GATE_RESUMED = "gate.resumed"
     # The learned scorer retrained on reviewers' labels: runs, the model versions they make, promotions.
     RETRAINING_REQUESTED = "retraining.requested"
     RETRAINING_FINISHED = "retraining.finished"

@@ -65,6 +65,10 @@ class Case(ClaimedRun):
     status = models.CharField(max_length=10, choices=CaseStatus.choices, default=CaseStatus.QUEUED)
     terminal = models.CharField(max_length=10, blank=True)
     reason = models.CharField(max_length=40, blank=True)
+    release_held = models.CharField(
+        max_length=10, blank=True, choices=[("SHADOW", "Shadow mode"), ("BREAKER", "Breaker open")],
+        help_text="The engine would have released it, and the gate sent it to a person instead: why",
+    )
     final_answer = models.TextField(blank=True)
     verifier = models.CharField(max_length=100, blank=True)
     run_record = models.JSONField(null=True, blank=True)

@@ -26,10 +26,10 @@ def case_reject(*, case: Case) -> None:
 
 def case_as_run_left(case: Case) -> tuple[str, str]:
     """The status and final answer the run set (services.case_run_finish), whatever a person decided since:
-    a spot check was released, REJECT refused, anything else waits in review."""
+    a spot check was released, REJECT refused, anything else (a release the gate held included) waits in review."""
     status = {Terminal.PERMIT.value: CaseStatus.RELEASED, Terminal.REJECT.value: CaseStatus.REJECTED}.get(
         case.terminal, CaseStatus.ESCALATED
-    )
+    ) if not case.release_held else CaseStatus.ESCALATED
     return status, (case.run_record or {}).get("final_answer") or ""
 
 

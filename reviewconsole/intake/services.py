@@ -24,6 +24,7 @@ from reviewconsole.intake.models import (
     RuleVerdict,
     Source,
 )
+from reviewconsole.intake.release_hold import release_hold
 from reviewconsole.intake.signals import case_failed, run_stored
 from reviewconsole.intake.webhook_destinations import webhook_url_check
 from reviewconsole.policy.engine import run_engine
@@ -288,7 +289,9 @@ def case_run_finish(*, claim: work_claims.Claim, record: RunRecord, now: datetim
         case.finished_at = now
         case.claim_token = None
         case.run_deadline = None
-        case.status = _STATUS_AFTER[record.terminal]
+        case.release_held = release_hold(case, record)
+        # A release the gate holds waits for a person, as any escalated case does.
+        case.status = CaseStatus.ESCALATED if case.release_held else _STATUS_AFTER[record.terminal]
         case.save()
         fair_share.backlog_recount_on_commit(client_id=case.client_id)
         # Escalations and webhooks belong to the apps above; they act in this same transaction.

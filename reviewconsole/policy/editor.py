@@ -79,6 +79,11 @@ _LIST_FIELDS = frozenset({"phrases"})
 
 POLICY_FIELDS = (
     FieldSpec("review_critical_claims", "Send unsupported critical claims to a person, even when repaired", "checkbox"),
+    FieldSpec("shadow", "Shadow mode until this constitution's own labels set its release threshold", "checkbox",
+              "Every answer the gate would release goes to a reviewer instead (blind), until a threshold from the "
+              "labels is published."),
+    FieldSpec("auto_publish_calibration", "In shadow mode, publish the threshold by itself once the labels allow one",
+              "checkbox"),
     FieldSpec("spot_check_share", "Spot-check share (0 to 1)", "number",
               "Share of released cases also queued for a person; empty uses the deployment's default."),
     FieldSpec("max_repairs", "Repair attempts", "number"),
@@ -371,6 +376,8 @@ class NewConstitutionForm(forms.Form):
 
     # Not required: the engine's model says what a name must be, an empty one included.
     name = forms.CharField(required=False, label="Name")
+    builtin_calibration = forms.BooleanField(
+        required=False, label="Release on the built-in calibration from the start (no shadow mode)")
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]

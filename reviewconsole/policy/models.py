@@ -272,3 +272,35 @@ class ScorerPromotion(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+
+
+class ReleaseBreaker(models.Model):
+    """One opening of a constitution's release breaker: blind spot checks showed its released answers to be
+    unsafe beyond its risk budget, so its releases stopped. Open while `closed_at` is empty; a person closes
+    it after recalibrating. The rows are the breaker's history."""
+
+    constitution = models.ForeignKey(NamedConstitution, on_delete=models.PROTECT, related_name="breakers")
+    opened_at = models.DateTimeField()
+    evidence = models.JSONField(
+        help_text="What tripped it: spot checks counted and unsafe, the Wilson interval, the budget, the cases",
+    )
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+    )
+    close_note = models.CharField(max_length=500, blank=True, help_text="Why it is safe to release again")
+    recalibrated_version = models.ForeignKey(
+        ConstitutionVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="The version in force when it was closed: published after the breaker opened",
+    )
+
+    class Meta:
+        ordering = ["-opened_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["constitution"], condition=models.Q(closed_at__isnull=True),
+                                    name="one_open_breaker"),
+        ]
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None

@@ -79,22 +79,23 @@ def _version_add(
     )
 
 
-def _draft_save(model: type[AnyVersion], document: Document, *, content: dict[str, Any], author: User, note: str,
-                based_on: AnyVersion | None) -> AnyVersion:
+def _draft_save(model: type[AnyVersion], document: Document, *, content: dict[str, Any], author: User | None,
+                note: str, based_on: AnyVersion | None) -> AnyVersion:
     with transaction.atomic():
         before = based_on or _published(model, document)
         version = _version_add(model, document, content=content, author=author, note=note)
-        _audit(actor=author, version=version, change="draft saved", before=before.sha256 if before else None,
+        _audit(actor=author or SYSTEM, version=version, change="draft saved", before=before.sha256 if before else None,
                based_on=before.number if before else None)
         return version
 
 
 def constitution_draft_save(
-    *, constitution: Constitution, author: User, note: str = "",
+    *, constitution: Constitution, author: User | None, note: str = "",
     based_on: ConstitutionVersion | None = None,
 ) -> ConstitutionVersion:
     """A new draft version of `constitution.name` (the name is created when new); nothing already
-    written changes, and the version in force stays in force until the draft is published."""
+    written changes, and the version in force stays in force until the draft is published. Without an
+    author, the console saved it by itself (a calibration a constitution publishes on its own)."""
     with transaction.atomic():
         document, _ = NamedConstitution.objects.get_or_create(name=constitution.name)
         return _draft_save(ConstitutionVersion, document, content=canonical_content(constitution), author=author,

@@ -76,7 +76,8 @@ def _cell_response(
     if blind_remaining:
         html += render_to_string(
             "review/case.html#blind-note",
-            {"blind_remaining": blind_remaining, "blind_can_label": cell.can_label, "oob": True}, request=request,
+            {"blind_remaining": blind_remaining, "blind_can_label": cell.can_label, "oob": True,
+             "escalation": escalation}, request=request,
         )
     return HttpResponse(html, status=status)
 

@@ -6,7 +6,8 @@ per claim and reviewer; labelling again replaces it.
 
 A spot check is reviewed blind: until the reviewer has labelled every claim of the answer the engine
 released, the case page shows none of the engine's verdicts, and the labels made meanwhile are stored
-with `blind=True`.
+with `blind=True`. So is an answer the engine would have released that the gate held for a person (shadow
+mode, an open breaker): its labels are calibration data, and the reviewer is not told what to find.
 
 This module reads labels and says who may label; setting a label, or taking it back, is services/labels.py.
 """
@@ -83,11 +84,17 @@ def labels_by_claim(labels: Iterable[ClaimLabel]) -> dict[int, list[ClaimLabel]]
     return by_claim
 
 
+def reviewed_blind(escalation: Escalation) -> bool:
+    """A spot check of a released answer, or an answer the gate held that the engine would have released:
+    the reviewer labels its claims before the engine's verdicts are shown."""
+    return escalation.is_spot_check or escalation.held_release
+
+
 def blind_remaining(escalation: Escalation, claims: Iterable[Claim], labels: Iterable[ClaimLabel],
                     viewer: User | None) -> int:
     """How many of `claims` (those of the released answer) `viewer` has still to label before the engine's
     verdicts are shown: 0 unless the case is an open spot check. An unknown viewer has labelled nothing."""
-    if not escalation.is_spot_check or escalation.status != EscalationStatus.OPEN:
+    if not reviewed_blind(escalation) or escalation.status != EscalationStatus.OPEN:
         return 0
     labelled = {label.claim_id for label in labels if viewer is not None and label.reviewer_id == viewer.pk}
     return sum(claim.pk not in labelled for claim in claims)
@@ -95,7 +102,7 @@ def blind_remaining(escalation: Escalation, claims: Iterable[Claim], labels: Ite
 
 def escalation_blind_remaining(escalation: Escalation, viewer: User) -> int:
     """`blind_remaining` from the database, for a view that has not loaded the case page."""
-    if not escalation.is_spot_check or escalation.status != EscalationStatus.OPEN:
+    if not reviewed_blind(escalation) or escalation.status != EscalationStatus.OPEN:
         return 0
     candidates = Candidate.objects.filter(case_id=escalation.case_id).only("pk", "origin").order_by("position")
     released = released_candidate(candidates)

@@ -26,6 +26,10 @@ class Escalation(models.Model):
     reason = models.CharField(max_length=40)
     severity = models.CharField(max_length=10, help_text="Highest severity among the failing claims")
     is_spot_check = models.BooleanField(default=False, help_text="Released automatically, sampled for a check")
+    held_release = models.BooleanField(
+        default=False, help_text="The engine would have released it and the gate held it (shadow mode, an open "
+        "breaker): reviewed blind, and never shown to the reviewer as such",
+    )
     holder = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="held_escalations",
         help_text="The reviewer working on it now, while the lease lasts",

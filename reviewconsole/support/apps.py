@@ -13,3 +13,10 @@ class SupportConfig(AppConfig):
     name = "reviewconsole.support"
     label = "support"
     verbose_name = "Audit search, exports and metrics"
+
+    def ready(self) -> None:
+        from reviewconsole.review.signals import spot_check_labelled
+        from reviewconsole.support.breaker_watch import spot_check_labelled_watch
+
+        # Each label of a spot check may move the unsafe share of released answers past the budget.
+        spot_check_labelled.connect(spot_check_labelled_watch, dispatch_uid="support.breaker_watch")

@@ -16,6 +16,7 @@ from reviewconsole.accounts.roles import Role
 from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.quotas import Limit
+from reviewconsole.policy.breaker import breaker_panels
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.support import charts, selectors, services
 from reviewconsole.support.case_record import case_record
@@ -154,6 +155,7 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
         "kappa_claims_rows": [report.kappa_claims] if report.kappa_claims and report.kappa_claims.items else [],
         "min_kappa_items": MIN_KAPPA_ITEMS,
         "limits": list(Limit),
+        "breakers": breaker_panels(),
     }
     return render(request, "audit/metrics.html", context)
 

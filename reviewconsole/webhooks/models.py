@@ -18,6 +18,8 @@ class EventType(models.TextChoices):
     CASE_REJECTED = "case.rejected", "Case rejected"
     CASE_DECIDED = "case.decided", "Case decided"
     CASE_FAILED = "case.failed", "Case failed"
+    GATE_PAUSED = "gate.paused", "Releases paused"
+    """A constitution's breaker opened: its releases stopped (not about one case)."""
 
 
 class DeliveryStatus(models.TextChoices):
@@ -31,7 +33,8 @@ class WebhookDelivery(ClaimedWork):
     """One event for one client, written in the same transaction as the change it reports."""
 
     client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="deliveries")
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="deliveries")
+    case = models.ForeignKey(Case, null=True, blank=True, on_delete=models.CASCADE, related_name="deliveries",
+                             help_text="Empty for an event about a constitution, not a case (gate.paused)")
     event_type = models.CharField(max_length=40, choices=EventType.choices)
     # The Standard Webhooks message id: stable across retries so the client can de-duplicate.
     message_id = models.CharField(max_length=40, unique=True)
@@ -66,7 +69,8 @@ class WebhookDelivery(ClaimedWork):
         verbose_name_plural = "webhook deliveries"
 
     def __str__(self) -> str:
-        return f"{self.event_type} for case {self.case_id} ({self.message_id})"
+        about = f"case {self.case_id}" if self.case_id else f"client {self.client_id}"
+        return f"{self.event_type} for {about} ({self.message_id})"
 
     @classmethod
     def on_work_failed(cls, work_id: Any, reason: str) -> None:

@@ -16,7 +16,7 @@ from standardwebhooks.webhooks import EmptyWebhookSecretError
 from reviewconsole import work_claims
 from reviewconsole.audit.actions import WORKER, AuditAction
 from reviewconsole.audit.services import audit_record
-from reviewconsole.intake.models import Case
+from reviewconsole.intake.models import Case, Client
 from reviewconsole.queues import enqueue_on_commit, task_hold
 from reviewconsole.webhooks.models import DeliveryStatus, EventType, WebhookDelivery
 from reviewconsole.webhooks.signing import signed_headers
@@ -27,6 +27,7 @@ CASE_ESCALATED = EventType.CASE_ESCALATED
 CASE_REJECTED = EventType.CASE_REJECTED
 CASE_DECIDED = EventType.CASE_DECIDED
 CASE_FAILED = EventType.CASE_FAILED
+GATE_PAUSED = EventType.GATE_PAUSED
 
 _REASON_CHARS = 500
 
@@ -40,9 +41,17 @@ def webhook_event_record(
     Call it inside the transaction that makes the change the event reports, so the event exists exactly
     when the change does. Returns None when the client has no webhook URL (it polls instead).
     """
+    return client_event_record(client=case.client, case=case, event_type=event_type, payload=payload, due_at=due_at)
+
+
+def client_event_record(
+    *, client: Client, event_type: str, payload: dict[str, Any], case: Case | None = None,
+    due_at: datetime | None = None,
+) -> WebhookDelivery | None:
+    """`webhook_event_record` for any event of a client, about a case or (`case` None) about something else,
+    such as a constitution whose releases stopped."""
     if event_type not in EventType.values:
         raise ValueError(f"unknown webhook event type {event_type!r}; expected one of {EventType.values}")
-    client = case.client
     if not client.webhook_url:
         return None
     now = timezone.now()

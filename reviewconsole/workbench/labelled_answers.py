@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Count, Q
 
@@ -48,6 +49,8 @@ class LabelledAnswer:
     """The engine's answer score: the weakest SUPPORTED claim's release score, 0 when a claim was not SUPPORTED."""
     disputed: bool
     """Reviewers disagreed on at least one claim (one said SUPPORTED, another did not)."""
+    labelled_at: datetime | None = None
+    """When its last claim got its label: when the answer joined the calibration data."""
 
 
 @dataclass(frozen=True)
@@ -129,8 +132,11 @@ def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None 
     claims that model decided."""
     cases = Case.objects.filter(cases_of(constitution))
     labels: dict[int, list[str]] = defaultdict(list)
-    for claim_id, label in ClaimLabel.objects.filter(case__in=cases).values_list("claim_id", "label"):
+    labelled_at: dict[int, datetime] = {}
+    for claim_id, label, at in ClaimLabel.objects.filter(case__in=cases).values_list("claim_id", "label",
+                                                                                      "updated_at"):
         labels[claim_id].append(label)
+        labelled_at[claim_id] = max(at, labelled_at.get(claim_id, at))
     labelled_candidates = Candidate.objects.filter(claims__labels__case__in=cases)
     claims: dict[int, list[tuple[int, _StoredClaim]]] = defaultdict(list)
     for pk, candidate_pk, state, release_score, decided_by in (
@@ -171,6 +177,7 @@ def reviewer_labels(*, constitution: str, verifier: str, model_path: str | None 
             consistent=all(label == ClaimLabelKind.SUPPORTED for given in verdicts for label in given),
             score=answer_score(scored),
             disputed=any(len(set(given)) > 1 and ClaimLabelKind.SUPPORTED in given for given in verdicts),
+            labelled_at=max(labelled_at[claim_pk] for claim_pk, _ in its_claims),
         ))
     return ReviewerLabels(
         constitution=constitution, verifier=verifier, answers=tuple(answers),

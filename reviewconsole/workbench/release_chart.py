@@ -12,6 +12,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from reviewconsole import svg
+from reviewconsole.workbench.automation import BoundPoint
 from reviewconsole.workbench.release_gate import OperatingPoint, ReleaseGate
 
 _WIDTH, _HEIGHT = 560, 320
@@ -120,3 +121,50 @@ def release_gate_chart(gate: ReleaseGate) -> SafeString:
     if gate.chosen.point is not None and gate.chosen.met:
         marks.append(chosen_mark(gate.chosen.point))
     return tradeoff_chart(points=list(gate.curve), marks=marks, budget=gate.chosen.budget)
+
+
+def bound_chart(*, points: list[BoundPoint], budget: float) -> SafeString:
+    """The exact upper bound at the strictest threshold (y) as labelled answers arrived (x), with the budget
+    dashed: once the line is under it, a threshold within the budget is allowed."""
+    if not points:
+        return SafeString("")
+    most = max(point.answers for point in points)
+    top = max(budget * 2, min(1.0, max(point.bound for point in points)))
+
+    def x(answers: int) -> float:
+        return _LEFT + answers / most * _PLOT_W
+
+    def y(bound: float) -> float:
+        return _TOP + (1.0 - min(bound, top) / top) * _PLOT_H
+
+    polyline = " ".join(f"{_n(x(point.answers))},{_n(y(point.bound))}" for point in points)
+    dots = format_html_join("", '<circle cx="{}" cy="{}" r="2.5" fill="{}"><title>{}</title></circle>', (
+        (_n(x(point.answers)), _n(y(point.bound)), _CURVE,
+         f"after {point.answers} labelled answers ({point.inconsistent} inconsistent): bound {point.bound:.1%}")
+        for point in points))
+    bottom = _TOP + _PLOT_H
+    axes = format_html(
+        '<line x1="{l}" y1="{t}" x2="{l}" y2="{b}" stroke="{axis}"/>'
+        '<line x1="{l}" y1="{b}" x2="{r}" y2="{b}" stroke="{axis}"/>'
+        '<text x="{l}" y="{bt}" text-anchor="middle">0</text><text x="{r}" y="{bt}" text-anchor="middle">{most}</text>'
+        '<text x="{lt}" y="{b}" text-anchor="end">0%</text><text x="{lt}" y="{tt}" text-anchor="end">{top}</text>'
+        '<text x="{cx}" y="{h}" text-anchor="middle">labelled answers, in the order they arrived</text>'
+        '<text x="12" y="{cy}" text-anchor="middle" transform="rotate(-90 12 {cy})">'
+        'upper bound, unsafe releases</text>',
+        l=_LEFT, t=_TOP, b=bottom, r=_LEFT + _PLOT_W, bt=bottom + 17, lt=_LEFT - 8, tt=_TOP + 4, most=most,
+        top=f"{top:.0%}", cx=_n(_LEFT + _PLOT_W / 2), h=_HEIGHT - 6, cy=_n(_TOP + _PLOT_H / 2), axis=_AXIS,
+    )
+    budget_line = format_html(
+        '<line x1="{l}" y1="{y}" x2="{r}" y2="{y}" stroke="{c}" stroke-dasharray="4 3">'
+        '<title>budget {p}</title></line>',
+        l=_LEFT, r=_LEFT + _PLOT_W, y=_n(y(budget)), c=_CHOSEN, p=f"{budget:.1%}",
+    )
+    legend = svg.legend(((_CURVE, "95% upper bound at the strictest threshold"), (_CHOSEN, f"budget {budget:.1%}")))
+    return format_html(
+        '<figure class="chart bound-chart" id="bound-chart">'
+        '<svg viewBox="0 0 {} {}" role="img" aria-labelledby="bound-chart-title">'
+        '<title id="bound-chart-title">{}</title>{}{}<polyline points="{}" fill="none" stroke="{}" stroke-width="2"/>'
+        '{}</svg>{}</figure>',
+        _WIDTH, _HEIGHT, "The bound on unsafe releases as labels arrived", axes, budget_line, polyline, _CURVE,
+        dots, legend,
+    )

@@ -9,13 +9,13 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from reviewconsole.audit.actions import AuditAction
+from reviewconsole.audit.actions import SYSTEM, AuditAction
 from reviewconsole.audit.services import audit_record
 from reviewconsole.policy import scorer_promotion as policy_promotion
 from reviewconsole.policy import services as policy_services
 from reviewconsole.policy.models import ConstitutionVersion, ScorerModel, ScorerPromotion
 from reviewconsole.policy.scorer_promotion import PromotionRefused
-from reviewconsole.policy.selectors import constitution_in_force
+from reviewconsole.policy.selectors import constitution_in_force, constitution_names
 from reviewconsole.policy.services import FieldRefused
 from reviewconsole.workbench.labelled_answers import reviewer_labels
 from reviewconsole.workbench.release_gate import budget_outcome, verifier_in_use
@@ -28,7 +28,7 @@ class GateRefused(FieldRefused):
 
 
 def release_calibration_draft_save(
-    *, constitution: str, max_unsafe_release_rate: float, author: User, now: datetime
+    *, constitution: str, max_unsafe_release_rate: float, author: User | None, now: datetime
 ) -> ConstitutionVersion:
     """A draft of `constitution`, based on the version in force, whose budget is `max_unsafe_release_rate`
     and whose release calibration is the engine's, computed now on reviewers' labels, with its provenance.
@@ -56,6 +56,35 @@ def release_calibration_draft_save(
                 f"{max_unsafe_release_rate:.1%} unsafe releases, {len(labels.answers)} labelled answers")
         return policy_services.constitution_draft_save(constitution=recalibrated, author=author, note=note,
                                                        based_on=in_force)
+
+
+def release_calibration_publish(
+    *, constitution: str, max_unsafe_release_rate: float, actor: User | None, now: datetime
+) -> ConstitutionVersion:
+    """Save the calibration the labels allow for the budget as a new version and put it in force at once: the
+    offer the release gate makes once a threshold qualifies (`actor` None: the constitution's own opt-in,
+    `Policy.auto_publish_calibration`). Both steps are audited, as any save and publication are."""
+    with transaction.atomic():
+        draft = release_calibration_draft_save(
+            constitution=constitution, max_unsafe_release_rate=max_unsafe_release_rate, author=actor, now=now)
+        return policy_services.version_publish(version=draft, actor=actor or SYSTEM, now=now)
+
+
+def calibrations_auto_publish(*, now: datetime) -> list[ConstitutionVersion]:
+    """Every constitution in shadow mode that opted in to publish its own calibration, and whose labels now
+    allow a threshold within its budget: published by the console itself."""
+    published = []
+    for name in constitution_names():
+        in_force = constitution_in_force(name)
+        policy = in_force.constitution().policy if in_force is not None else None
+        if policy is None or not (policy.in_shadow and policy.auto_publish_calibration):
+            continue
+        try:
+            published.append(release_calibration_publish(
+                constitution=name, max_unsafe_release_rate=policy.max_unsafe_release_rate, actor=None, now=now))
+        except GateRefused:
+            continue  # not yet: too few labels for the budget
+    return published
 
 
 def scorer_model_promote(*, model: ScorerModel, actor: User, now: datetime) -> ScorerPromotion:

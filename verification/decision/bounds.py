@@ -2,13 +2,15 @@
 
 `upper_bound` is the one-sided Clopper-Pearson bound: the largest unsafe release rate under which seeing
 as few unsafe releases as were seen is still no rarer than 1 - confidence. `auroc` says how well a score
-ranks consistent answers above inconsistent ones, whatever the threshold.
+ranks consistent answers above inconsistent ones, whatever the threshold. `trials_needed` turns the bound
+around: how many labelled answers it takes, at a rate seen, before the bound is within a budget.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 def auroc(consistent: Sequence[float], inconsistent: Sequence[float]) -> float | None:
@@ -66,3 +68,78 @@ def upper_bound(k: int, n: int, confidence: float) -> float:
         else:
             hi = mid
     return hi
+
+
+def trials_needed(rate: float, budget: float, confidence: float, *, start: int = 1,
+                  limit: int = 1_000_000) -> int | None:
+    """The fewest trials n, from `start` on, whose exact upper bound (`upper_bound`) is within `budget` when
+    the rate seen stays `rate`: k = ceil(rate·n) of the n (an unsafe count never rounds down). None when no
+    n up to `limit` gets there; a rate at or above the budget never does.
+
+    With k fixed the bound falls as n grows, so each k is tried at the largest n that still rounds to it,
+    smallest k first, and the first k that gets within the budget is bisected for its smallest n.
+    """
+    if not 0.0 <= rate < budget:
+        return None
+
+    def unsafe(n: int) -> int:
+        return math.ceil(rate * n - 1e-9)
+
+    def within(n: int) -> bool:
+        return upper_bound(unsafe(n), n, confidence) <= budget
+
+    lo = max(start, 1)
+    while lo <= limit:
+        k = unsafe(lo)
+        # The largest n with the same k: unbounded at a rate of 0, so doubling finds one within the budget.
+        if rate > 0.0:
+            hi = min(limit, math.floor(k / rate + 1e-9))
+            while unsafe(hi) > k:
+                hi -= 1
+        else:
+            hi = lo
+            while not within(hi) and hi < limit:
+                hi = min(hi * 2, limit)
+        if within(hi):
+            if within(lo):
+                return lo
+            while hi - lo > 1:  # lo is not within the budget, hi is
+                mid = (lo + hi) // 2
+                if within(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            return hi
+        lo = hi + 1
+    return None
+
+
+@dataclass(frozen=True)
+class LabelsNeeded:
+    """How far labelled answers are from a threshold within a budget: counted at the strictest threshold (1),
+    which releases the fewest inconsistent answers, so no threshold qualifies on fewer labels."""
+
+    budget: float
+    """The risk budget (`max_unsafe_release_rate`)."""
+    confidence: float
+    """Confidence of the upper bound (1 - delta)."""
+    inconsistent: int
+    """Inconsistent answers labelled so far (n)."""
+    released_at_strictest: int
+    """Of them, those scoring 1: released even at the strictest threshold (k)."""
+    bound_now: float
+    """The exact upper bound on the unsafe release rate with k of n."""
+    inconsistent_needed: int | None
+    """The fewest inconsistent answers (n or more) whose bound is within the budget if the rate k/n stays as
+    measured (`trials_needed`); None: none gets there, the rate being at or above the budget."""
+    bound_needed: float | None
+    """The bound at that count, with ceil(k/n x count) of them released."""
+
+    @property
+    def rate(self) -> float:
+        return self.released_at_strictest / self.inconsistent if self.inconsistent else 0.0
+
+    @property
+    def met(self) -> bool:
+        """A threshold within the budget qualifies on the labels as they are."""
+        return bool(self.inconsistent) and self.bound_now <= self.budget

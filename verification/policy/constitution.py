@@ -159,6 +159,14 @@ class Policy(_Frozen):
     release_calibration: ReleaseCalibration | None = None
     """A threshold calibrated on this organisation's own labelled cases, with its provenance; None uses
     the built-in calibration of the verifier for `max_unsafe_release_rate`."""
+    shadow: bool = False
+    """Shadow mode: until this constitution's own release calibration (`release_calibration`, from its
+    reviewers' labels) meets the budget, every answer the gate would release goes to a person instead,
+    who reviews it blind, and their labels become calibration data. Read by the console's routing, not by
+    the engine. False: the calibration in force (the verifier's built-in one, at first) releases."""
+    auto_publish_calibration: bool = False
+    """In shadow mode, publish a new version with the calibration the labels allow, by itself, as soon as
+    they allow one within the budget (audited as any publication). Read by the console, not by the engine."""
     calibration_group: str | None = Field(default=None, max_length=100)
     """The group of labelled answers this constitution's answers resemble (a group of the calibration in
     force; the built-in ones are "wice/hold", single claims checked against a web page, "summedits/hold",
@@ -209,6 +217,11 @@ class Policy(_Frozen):
         calibration = release_threshold(verifier, max_unsafe_release_rate=self.max_unsafe_release_rate,
                                         calibration=self.release_calibration)
         return calibration.for_group(self.calibration_group) if calibration is not None else None
+
+    @property
+    def in_shadow(self) -> bool:
+        """Shadow mode is on and no calibration of the constitution's own meets its budget yet."""
+        return self.shadow and (self.release_calibration is None or not self.release_calibration.met)
 
     @model_validator(mode="after")
     def _note_when_noting(self) -> Policy:

@@ -17,7 +17,7 @@ from reviewconsole.policy.diff import constitution_diff
 from reviewconsole.policy.models import ConstitutionVersion, NamedConstitution
 from reviewconsole.policy.views.publishing import publish
 from reviewconsole.vocabulary import MINOR_TIER_LABELS, ROUTE_LABELS
-from verification import Constitution
+from verification import Constitution, Policy
 
 
 @require_GET
@@ -37,8 +37,10 @@ def constitution_create(request: HtmxHttpRequest) -> HttpResponse:
             "create_name": request.POST.get("name", ""),
         }, status=400)
     name = form.cleaned_data["name"]
-    version = services.constitution_draft_save(constitution=Constitution(name=name), author=request.user,
-                                               note="created")
+    # Shadow mode unless the admin accepts the built-in calibration: the team's own labels set the threshold.
+    policy = Policy(shadow=not form.cleaned_data["builtin_calibration"])
+    version = services.constitution_draft_save(constitution=Constitution(name=name, policy=policy),
+                                               author=request.user, note="created")
     return redirect("policy:constitution_edit", name=name, number=version.number)
 
 

@@ -12,6 +12,7 @@ from django.db import transaction
 from reviewconsole.intake.models import Claim
 from reviewconsole.review import audit_events, labels
 from reviewconsole.review.models import ClaimLabel, ClaimLabelKind, Escalation
+from reviewconsole.review.signals import spot_check_labelled
 
 
 class LabelRefused(Exception):
@@ -65,6 +66,8 @@ def claim_label_set(
             existing.save(update_fields=["label", "blind", "previous_label", "undo_open", "updated_at"])
             stored = existing
         audit_events.claim_labelled(label=stored, previous=previous)
+        if locked.is_spot_check:
+            spot_check_labelled.send(sender=Escalation, escalation=locked, now=now)
         return stored
 
 
@@ -86,7 +89,7 @@ def claim_label_undo(*, escalation: Escalation, claim: Claim, reviewer: User, no
             raise LabelRefused(f"The undo window ({settings.REVIEW_UNDO_SECONDS} seconds) has passed: "
                                "choose another label instead.")
         if (not stored.previous_label and labels.escalation_blind_remaining(locked, reviewer) == 0
-                and locked.is_spot_check):
+                and labels.reviewed_blind(locked)):
             raise LabelRefused("The engine's verdicts are shown now, so this blind label cannot be taken back: "
                                "choose another label instead.")
         undone, restored = stored.label, stored.previous_label or None

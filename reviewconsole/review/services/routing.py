@@ -17,7 +17,7 @@ from reviewconsole.review.models import Escalation
 from reviewconsole.review.services.queue_counts import queue_count_move
 from reviewconsole.webhooks import services as webhooks
 from reviewconsole.webhooks.payloads import case_outcome_payload
-from verification import Claim, RunRecord, Severity, State, Terminal
+from verification import Claim, Reason, RunRecord, Severity, State, Terminal
 
 # Priority = severity weight + reason weight: a critical money claim outranks a minor cycle.
 _SEVERITY_WEIGHT = {Severity.CRITICAL.value: 300, Severity.MODERATE.value: 200, Severity.MINOR.value: 100}
@@ -104,7 +104,18 @@ def case_routed(sender: object, *, case: Case, record: RunRecord, **kwargs: obje
     terminal = record.terminal
     severity = escalation_severity(record)
     escalation: Escalation | None = None
-    if terminal is Terminal.PERMIT:
+    if terminal is Terminal.PERMIT and case.release_held:
+        # The gate held the release (shadow mode, an open breaker): a person decides, blind. The reason they
+        # see is the gate's own, never the engine's "all supported", which would say what to find.
+        reason = Reason.NOT_CALIBRATED.value
+        escalation = Escalation.objects.create(
+            case=case, reason=reason, severity=severity, held_release=True,
+            priority=escalation_priority(severity=severity, reason=reason),
+            reviews_required=reviews_required(case, reason=reason, severity=severity),
+        )
+        audit_events.escalation_opened(escalation=escalation)
+        event = webhooks.CASE_ESCALATED
+    elif terminal is Terminal.PERMIT:
         if _spot_check_drawn(case):
             escalation = Escalation.objects.create(
                 case=case, reason=record.reason.value, severity=severity, is_spot_check=True, priority=0
