@@ -22,9 +22,11 @@ from reviewconsole.celery import app
 
 logger = logging.getLogger(__name__)
 
-ENTRIES = ("webhooks-dispatch-due", "sweep-claims", "audit-exports-expire")
-"""The names in CELERY_BEAT_SCHEDULE run here: due webhook deliveries, work a killed process left claimed, and
-export files past their retention."""
+ENTRIES = ("webhooks-dispatch-due", "sweep-claims", "audit-exports-expire", "mail-dispatch-due",
+           "review-notify-overdue", "release-gate-auto-publish")
+"""The names in CELERY_BEAT_SCHEDULE run here: due webhook deliveries, work a killed process left claimed,
+export files past their retention, emails to retry, overdue cases to tell of, and thresholds that publish
+themselves. (Their schedules are fixed periods; the daily digests need a beat process.)"""
 
 _TICK_SECONDS = 1.0
 _started: threading.Thread | None = None

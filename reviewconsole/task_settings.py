@@ -77,6 +77,9 @@ CELERY_REDIS_SOCKET_TIMEOUT = REDIS_SOCKET_TIMEOUT_SECONDS
 FAIR_SCHEDULING = env_bool("FAIR_SCHEDULING", True)
 CELERY_TASK_ROUTES = {
     "intake.*": {"queue": TaskQueue.VERIFY.value},
+    # First match wins: notices are housekeeping, not the engine's work.
+    "review.notify_overdue": {"queue": TaskQueue.MAINTENANCE.value},
+    "review.send_digests": {"queue": TaskQueue.MAINTENANCE.value},
     "review.*": {"queue": TaskQueue.VERIFY.value},
     "webhooks.*": {"queue": TaskQueue.WEBHOOKS.value},
     # Email is outbound traffic too: a slow mail server holds webhook workers, never cases.
@@ -134,6 +137,18 @@ CELERY_BEAT_SCHEDULE = {
         "task": "mail.dispatch_due_emails",
         "schedule": 60.0,
         "options": {"queue": TaskQueue.WEBHOOKS.value, "expires": 55},
+    },
+    "review-notify-overdue": {
+        # Cases past their time to decision: a case.overdue webhook, and the review leads told.
+        "task": "review.notify_overdue",
+        "schedule": 300.0,
+        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 290},
+    },
+    "review-digests": {
+        # Each reviewer's daily digest of the cases assigned to them, at a morning hour (in TIME_ZONE).
+        "task": "review.send_digests",
+        "schedule": crontab(hour=env_int("REVIEW_DIGEST_HOUR", 7, minimum=0, maximum=23), minute=0),
+        "options": {"queue": TaskQueue.MAINTENANCE.value, "expires": 3600},
     },
     "release-gate-auto-publish": {
         # Constitutions in shadow mode that publish their own calibration once their labels allow one.

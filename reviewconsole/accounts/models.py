@@ -14,3 +14,17 @@ class SetPasswordStamp(models.Model):
     serial = models.PositiveBigIntegerField(
         default=0, help_text="Raised by each new link, each change of roles and each (de)activation"
     )
+
+
+class Digest(models.TextChoices):
+    DAILY = "DAILY", "A daily digest"
+    NONE = "NONE", "None"
+
+
+class NotificationSetting(models.Model):
+    """How a person hears of the cases assigned to them that are past their time to decision."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                related_name="notification_setting")
+    digest = models.CharField(max_length=10, choices=Digest.choices, default=Digest.DAILY)
+    updated_at = models.DateTimeField(auto_now=True)

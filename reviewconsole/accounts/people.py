@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from reviewconsole.accounts.links import links_void
+from reviewconsole.accounts.models import Digest, NotificationSetting
 from reviewconsole.accounts.roles import Role
 
 
@@ -106,3 +107,17 @@ def _roles_held(user: AbstractUser) -> set[Role]:
     names = set(user.groups.values_list("name", flat=True))
     return {role for role in Role if role.value in names}
 
+
+
+def digest_set(*, user: AbstractUser, digest: str) -> NotificationSetting:
+    """How `user` hears of the cases assigned to them: a daily digest or none. Refused naming the field."""
+    if digest not in Digest.values:
+        raise ValueError(f"digest: choose one of {', '.join(Digest.values)}")
+    setting, _ = NotificationSetting.objects.update_or_create(user_id=user.pk, defaults={"digest": digest})
+    return setting
+
+
+def digest_of(user: AbstractUser) -> str:
+    """The person's digest choice; a daily digest until they choose."""
+    chosen = NotificationSetting.objects.filter(user_id=user.pk).values_list("digest", flat=True).first()
+    return chosen or Digest.DAILY

@@ -97,6 +97,11 @@ POLICY_FIELDS = (
               "without a person; the release threshold is calibrated for it. 0.05 allows at most 5%."),
     FieldSpec("review_deadline_hours", "Review deadline (hours)", "number",
               "The queue marks a case overdue once it has waited this long; empty: no deadline."),
+    FieldSpec("review_deadline_hours_critical", "Time to decision of a critical case (hours)", "number",
+              "Empty: the review deadline above. Past it the case is overdue: a case.overdue webhook, and an email "
+              "to the review leads (or the assigned reviewer's daily digest)."),
+    FieldSpec("review_deadline_hours_moderate", "Time to decision of a moderate case (hours)", "number"),
+    FieldSpec("review_deadline_hours_minor", "Time to decision of a minor case (hours)", "number"),
     FieldSpec("model_verification", "Claims sent to the model (with a model endpoint)", "select",
               "The offline verifier reads every claim first; the uncertain band is what it cannot settle (no "
               "typed check decided, and a release score below its safe band). Chosen from the calibration: the "
@@ -115,7 +120,9 @@ POLICY_FIELDS = (
               "empty: the threshold of each answer's stratum (what its evidence is), else the pooled one."),
 )
 # Knobs an empty input leaves unset (None) rather than asking the model to parse "".
-_OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours", "calibration_group", "model_verification"})
+_OPTIONAL_KNOBS = frozenset({"spot_check_share", "review_deadline_hours", "calibration_group", "model_verification",
+                             "review_deadline_hours_critical", "review_deadline_hours_moderate",
+                             "review_deadline_hours_minor"})
 # Knobs whose every error reads better as one sentence naming the knob than as pydantic's wording.
 _POLICY_MESSAGES = {
     "max_unsafe_release_rate": "max_unsafe_release_rate must be a number strictly between 0 and 1, such as 0.05",

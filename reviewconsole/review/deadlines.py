@@ -1,4 +1,6 @@
-"""Review deadlines: a case waiting longer than its pinned constitution's `review_deadline_hours` is overdue.
+"""Review deadlines: a case waiting longer than its pinned constitution's time to decision is overdue: the one
+for its escalation's severity (`review_deadline_hours_critical`, `_moderate`, `_minor`), else
+`review_deadline_hours`.
 
 The deadline lives in each constitution version's content (JSON). Rather than extract it from the
 JSON of the version joined to every row of a long queue, the few versions that set one are read first
@@ -20,25 +22,36 @@ from django.db.models.expressions import BaseExpression
 
 from reviewconsole.policy.models import ConstitutionVersion
 
+SEVERITIES = ("CRITICAL", "MODERATE", "MINOR")
 
-def deadlines_by_hours() -> dict[int, list[int]]:
-    """Constitution version ids by their review deadline in hours, for the versions that set one."""
-    by_hours: dict[int, list[int]] = defaultdict(list)
-    rows = ConstitutionVersion.objects.values_list("pk", "content__policy__review_deadline_hours")
-    for pk, hours in rows:
-        # Versions saved before the knob existed have no such key; None is "never overdue".
-        if isinstance(hours, int) and not isinstance(hours, bool) and hours > 0:
-            by_hours[hours].append(pk)
+
+def deadlines_by_hours() -> dict[tuple[int, str], list[int]]:
+    """Constitution version ids by (deadline in hours, escalation severity), for the versions that set one."""
+    by_hours: dict[tuple[int, str], list[int]] = defaultdict(list)
+    knobs = [f"content__policy__review_deadline_hours_{severity.lower()}" for severity in SEVERITIES]
+    for pk, hours, *per_severity in ConstitutionVersion.objects.values_list(
+        "pk", "content__policy__review_deadline_hours", *knobs
+    ):
+        for severity, own in zip(SEVERITIES, per_severity, strict=True):
+            # Versions saved before a knob existed have no such key; None is "never overdue".
+            deadline = own if _hours(own) else hours
+            if _hours(deadline):
+                by_hours[(deadline, severity)].append(pk)
     return dict(by_hours)
 
 
-def overdue_condition(now: datetime, deadlines: dict[int, list[int]]) -> Q | None:
-    """Escalations older than their pinned version's deadline at `now`; None when no version sets one."""
+def _hours(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def overdue_condition(now: datetime, deadlines: dict[tuple[int, str], list[int]]) -> Q | None:
+    """Escalations older than their pinned version's deadline for their severity at `now`; None when no version
+    sets one."""
     if not deadlines:
         return None
     return reduce(operator.or_, (
-        Q(case__constitution_pin__in=ids, created_at__lt=now - timedelta(hours=hours))
-        for hours, ids in sorted(deadlines.items())
+        Q(case__constitution_pin__in=ids, severity=severity, created_at__lt=now - timedelta(hours=hours))
+        for (hours, severity), ids in sorted(deadlines.items())
     ))
 
 

@@ -47,6 +47,9 @@ class Escalation(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
+    overdue_notified_at = models.DateTimeField(
+        null=True, blank=True, help_text="When people were told it is past its time to decision (once per case)",
+    )
 
     class Meta:
         ordering = ["-priority", "created_at", "id"]

@@ -13,6 +13,7 @@ urlpatterns = [
     path("saved-filters/<int:saved_filter_id>/delete", queue_views.saved_filter_delete, name="saved_filter_delete"),
     path("next", views.next_case, name="next"),
     path("decisions/", views.my_decisions, name="my_decisions"),
+    path("decisions/digest", views.my_digest, name="my_digest"),
     path("adjudication/", lead_views.adjudication, name="adjudication"),
     path("cases/<int:case_id>/", views.case_detail, name="case"),
     path("cases/<int:case_id>/lease", views.case_lease, name="lease"),

@@ -17,6 +17,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRefresh
 
+from reviewconsole.accounts.models import Digest
+from reviewconsole.accounts.people import digest_of, digest_set
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Candidate
 from reviewconsole.review import case_page, diff, double_review, leases, selectors, services
@@ -277,4 +279,18 @@ def edit_status(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 @reviewer_required
 def my_decisions(request: HtmxHttpRequest) -> HttpResponse:
     decisions = selectors.past_decisions(request.user, limit=200)
-    return render(request, "review/decisions.html", {"decisions": decisions})
+    return render(request, "review/decisions.html", {"decisions": decisions, "digest": digest_of(request.user),
+                                                     "digests": Digest.choices})
+
+
+@require_POST
+@reviewer_required
+def my_digest(request: HtmxHttpRequest) -> HttpResponse:
+    """The reviewer's choice: a daily digest of the cases assigned to them, or none."""
+    try:
+        digest_set(user=request.user, digest=request.POST.get("digest", ""))
+    except ValueError as refused:
+        return HttpResponse(str(refused), status=400, content_type="text/plain; charset=utf-8")
+    messages.success(request, "Saved: " + ("a daily digest of your assigned cases." if
+                                           request.POST["digest"] == Digest.DAILY else "no digest."))
+    return redirect("review:my_decisions")

@@ -18,6 +18,7 @@ class EventType(models.TextChoices):
     CASE_REJECTED = "case.rejected", "Case rejected"
     CASE_DECIDED = "case.decided", "Case decided"
     CASE_FAILED = "case.failed", "Case failed"
+    CASE_OVERDUE = "case.overdue", "Case overdue"
     GATE_PAUSED = "gate.paused", "Releases paused"
     """A constitution's breaker opened: its releases stopped (not about one case)."""
 

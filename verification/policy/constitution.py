@@ -195,6 +195,12 @@ class Policy(_Frozen):
     """Severities (of an escalation's highest failing claim) whose cases get two independent reviews."""
     review_deadline_hours: int | None = Field(default=None, ge=1, le=24 * 90)
     """Hours an escalated case may wait for a decision before the queue marks it overdue; None: never."""
+    review_deadline_hours_critical: int | None = Field(default=None, ge=1, le=24 * 90)
+    """The time to decision of a case whose escalation is CRITICAL, in hours; None: `review_deadline_hours`."""
+    review_deadline_hours_moderate: int | None = Field(default=None, ge=1, le=24 * 90)
+    """The same for a MODERATE escalation."""
+    review_deadline_hours_minor: int | None = Field(default=None, ge=1, le=24 * 90)
+    """The same for a MINOR escalation."""
     scorer_model: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     """sha256 of the learned scorer's model file this constitution's claims are scored with: a model
     retrained on the organisation's labels and promoted for it. None: the deployment's model (the shipped

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewconsole.embedded_beat import beat_round
+from reviewconsole.embedded_beat import ENTRIES, beat_round
 from reviewconsole.webhooks.models import DeliveryStatus
 from tests.reviewconsole.subprocesses import REPO, run_manage
 from tests.reviewconsole.webhooks.conftest import Receiver, make_due
@@ -112,7 +112,7 @@ def test_a_round_sends_the_due_retries_once_the_dispatch_period_is_over(case, re
     delivery = record_sent(case)
     make_due(delivery)
     period = settings.CELERY_BEAT_SCHEDULE["webhooks-dispatch-due"]["schedule"]
-    last_runs = {"webhooks-dispatch-due": 1000.0, "sweep-claims": 1000.0, "audit-exports-expire": 1000.0}
+    last_runs = dict.fromkeys(ENTRIES, 1000.0)
 
     assert beat_round(last_runs=last_runs, now=1000.0 + period / 2) == []
     delivery.refresh_from_db()
