@@ -160,6 +160,8 @@ CLIENT_CASES_PER_DAY = env_int("CLIENT_CASES_PER_DAY", 5_000, minimum=0)
 CLIENT_BODY_BYTES_PER_DAY = env_int("CLIENT_BODY_BYTES_PER_DAY", 500_000_000, minimum=0)
 # Share (0..1) of automatically released cases also queued for a person as spot checks.
 SPOT_CHECK_RATE = env_float("SPOT_CHECK_RATE", 0.05, minimum=0.0, maximum=1.0)
+# The release breaker counts the blind spot checks of this many days back (and since it last closed).
+BREAKER_WINDOW_DAYS = env_int("BREAKER_WINDOW_DAYS", 30, minimum=1, maximum=3650)
 STUCK_CASE_SECONDS = env_int("STUCK_CASE_SECONDS", 600, minimum=30)  # queued or running this long: re-enqueued
 # How long "Next case" holds a case for one reviewer; the open case page renews it.
 REVIEW_LEASE_SECONDS = env_int("REVIEW_LEASE_SECONDS", 300, minimum=30, maximum=86_400)

@@ -10,7 +10,7 @@ breaker that opens on noise teaches people to close it without looking.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +21,7 @@ from reviewconsole.intake.models import Client
 from reviewconsole.mail.services import email_queue
 from reviewconsole.policy.breaker import breaker_reason, breaker_trip, last_closed, open_breaker
 from reviewconsole.policy.models import ReleaseBreaker
+from reviewconsole.queues import enqueue_on_commit
 from reviewconsole.review.labels import UNSAFE_LABELS
 from reviewconsole.review.models import ClaimLabel, Escalation
 from reviewconsole.support.safety import unsafe_release_rates, wilson_interval
@@ -29,10 +30,13 @@ from verification import DEFAULT_CONSTITUTION
 
 
 def spot_check_labelled_watch(sender: object, *, escalation: Escalation, now: datetime, **kwargs: object) -> None:
-    """Receiver of review's `spot_check_labelled`: check the breaker of the spot check's constitution."""
+    """Receiver of review's `spot_check_labelled`: a worker checks the breaker of the spot check's constitution
+    once the label is committed, so the reviewer's request never waits for the count."""
+    from reviewconsole.support.tasks import breaker_check as check_task
+
     pin = escalation.case.constitution_pin
     name = pin.document.name if pin is not None else (escalation.case.constitution_name or DEFAULT_CONSTITUTION.name)
-    breaker_check(constitution=name, now=now)
+    enqueue_on_commit(check_task, name)
 
 
 def breaker_check(*, constitution: str, now: datetime) -> ReleaseBreaker | None:
@@ -40,7 +44,11 @@ def breaker_check(*, constitution: str, now: datetime) -> ReleaseBreaker | None:
     beyond the budget; None when it stays as it is (open already, or within the budget as far as is known)."""
     if open_breaker(constitution) is not None:
         return None
-    since = last_closed(constitution) or datetime(2000, 1, 1, tzinfo=UTC)
+    # The spot checks since the breaker last closed, and of the last BREAKER_WINDOW_DAYS: what released answers
+    # are like now, not what they were like before the sources or the model changed.
+    window = now - timedelta(days=settings.BREAKER_WINDOW_DAYS)
+    closed = last_closed(constitution)
+    since = max(closed, window) if closed is not None else window
     rows = [row for row in unsafe_release_rates(since=since, until=now + timedelta(seconds=1))
             if row.constitution == constitution]
     checked, unsafe = sum(row.spot_checks for row in rows), sum(row.unsafe for row in rows)

@@ -31,3 +31,11 @@ def expire_exports() -> int:
     if expired:
         logger.info("removed the files of %d expired export(s): %s", len(expired), expired)
     return len(expired)
+
+
+@app.task(name="audit.breaker_check")
+def breaker_check(constitution: str) -> bool:
+    """Recount the constitution's spot checks and open its release breaker if they say so; whether it opened."""
+    from reviewconsole.support.breaker_watch import breaker_check as check
+
+    return check(constitution=constitution, now=timezone.now()) is not None

@@ -158,10 +158,11 @@ def test_from_shadow_mode_to_releasing_and_a_breaker_that_stops_it(
 
     # Blind spot checks find three of the four released answers unsafe: the 95% Wilson interval of 2 in 3 lies
     # above the 10% budget, and the breaker opens.
-    for case, label in zip(after, ("SUPPORTED", "REFUTED", "REFUTED", "REFUTED"), strict=True):
+    for case, label in zip(after[:3], ("SUPPORTED", "REFUTED", "REFUTED"), strict=True):
         _label(rita, case, label)
-    breaker = ReleaseBreaker.objects.get(constitution__name=NAME)
+    breaker = _wait(lambda: ReleaseBreaker.objects.filter(constitution__name=NAME).first(), "the breaker", workers)
     assert breaker.is_open and breaker.evidence["spot_checks"] == 3 and breaker.evidence["unsafe"] == 2
+    _label(rita, after[3], "REFUTED")  # one more unsafe spot check: the breaker is open already
     assert AuditEvent.objects.filter(action="gate.paused", object_id=NAME).count() == 1
     held = _finished([_submit(live_server.url, token, "b0", CLEAN[0])], workers)[0]
     assert (held.status, held.release_held, held.escalation.held_release) == (CaseStatus.ESCALATED, "BREAKER", True)
@@ -171,6 +172,7 @@ def test_from_shadow_mode_to_releasing_and_a_breaker_that_stops_it(
     data = json.loads(paused[0].body)["data"]
     assert paused[0].verified is not None and data["constitution"] == NAME and data["unsafe"] == 2
     assert {case["case_id"] for case in data["unsafe_cases"]} == {after[1].pk, after[2].pk}
+    assert ReleaseBreaker.objects.filter(constitution__name=NAME).count() == 1
     email = _wait(lambda: OutgoingEmail.objects.filter(kind="gate.paused", status=EmailStatus.SENT).first(),
                   "the email to the policy admins", workers)
     assert email.to == ["paul@example.com"]
