@@ -19,7 +19,7 @@ from reviewconsole.intake.models import Case, Claim
 from reviewconsole.workbench.labelled_answers import ReviewerLabels, cases_of
 from verification import LabelledScores, Origin, Reason, State, Terminal, answer_score
 
-CHART_POINTS = 40
+CHART_POINTS = 24
 """At most this many points on the chart of the bound as labels arrived."""
 
 # A run the gate alone held back (every claim supported, a score below the threshold, or no calibration):

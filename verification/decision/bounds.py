@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 
 def auroc(consistent: Sequence[float], inconsistent: Sequence[float]) -> float | None:
@@ -76,8 +77,9 @@ def trials_needed(rate: float, budget: float, confidence: float, *, start: int =
     the rate seen stays `rate`: k = ceil(rate·n) of the n (an unsafe count never rounds down). None when no
     n up to `limit` gets there; a rate at or above the budget never does.
 
-    With k fixed the bound falls as n grows, so each k is tried at the largest n that still rounds to it,
-    smallest k first, and the first k that gets within the budget is bisected for its smallest n.
+    With k fixed the bound falls as n grows, so a count k is best tried at the largest n that still rounds to
+    it; the smallest k within the budget there is searched (doubling, then bisecting), and then the smallest
+    n of that k. At a rate of 0 the bound falls with n alone, and n is searched the same way.
     """
     if not 0.0 <= rate < budget:
         return None
@@ -88,30 +90,46 @@ def trials_needed(rate: float, budget: float, confidence: float, *, start: int =
     def within(n: int) -> bool:
         return upper_bound(unsafe(n), n, confidence) <= budget
 
-    lo = max(start, 1)
-    while lo <= limit:
-        k = unsafe(lo)
-        # The largest n with the same k: unbounded at a rate of 0, so doubling finds one within the budget.
-        if rate > 0.0:
-            hi = min(limit, math.floor(k / rate + 1e-9))
-            while unsafe(hi) > k:
-                hi -= 1
-        else:
-            hi = lo
-            while not within(hi) and hi < limit:
-                hi = min(hi * 2, limit)
-        if within(hi):
-            if within(lo):
-                return lo
-            while hi - lo > 1:  # lo is not within the budget, hi is
-                mid = (lo + hi) // 2
-                if within(mid):
-                    hi = mid
-                else:
-                    lo = mid
-            return hi
-        lo = hi + 1
-    return None
+    def smallest(lo: int, hi: int, ok) -> int:
+        """The smallest value in [lo, hi] that is ok, hi being ok and lo - 1 not."""
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return hi
+
+    first = max(start, 1)
+    if within(first):
+        return first
+    if rate == 0.0:
+        hi = first
+        while not within(hi):
+            if hi >= limit:
+                return None
+            hi = min(hi * 2, limit)
+        return smallest(first, hi, within)
+
+    def widest(k: int) -> int:
+        """The largest n with ceil(rate·n) = k."""
+        n = math.floor(k / rate + 1e-9)
+        while unsafe(n) > k:
+            n -= 1
+        return n
+
+    def k_within(k: int) -> bool:
+        return within(min(widest(k), limit))
+
+    k_lo = unsafe(first)
+    k_hi = max(k_lo, 1)
+    while not k_within(k_hi):
+        if widest(k_hi) >= limit:
+            return None
+        k_lo, k_hi = k_hi + 1, k_hi * 2
+    k = smallest(k_lo, k_hi, k_within)
+    lo = max(first, widest(k - 1) + 1) if k > 0 else first
+    return smallest(lo, min(widest(k), limit), within)
 
 
 @dataclass(frozen=True)
@@ -129,11 +147,21 @@ class LabelsNeeded:
     """Of them, those scoring 1: released even at the strictest threshold (k)."""
     bound_now: float
     """The exact upper bound on the unsafe release rate with k of n."""
-    inconsistent_needed: int | None
-    """The fewest inconsistent answers (n or more) whose bound is within the budget if the rate k/n stays as
-    measured (`trials_needed`); None: none gets there, the rate being at or above the budget."""
-    bound_needed: float | None
-    """The bound at that count, with ceil(k/n x count) of them released."""
+    limit: int = 20_000
+    """The most inconsistent answers counted towards `inconsistent_needed`."""
+
+    @cached_property
+    def inconsistent_needed(self) -> int | None:
+        """The fewest inconsistent answers (n or more) whose bound is within the budget if the rate k/n stays as
+        measured (`trials_needed`); None: none up to `limit` gets there (a rate at or above the budget never does)."""
+        return trials_needed(self.rate, self.budget, self.confidence, start=max(self.inconsistent, 1),
+                             limit=self.limit)
+
+    @property
+    def bound_needed(self) -> float | None:
+        """The bound at `inconsistent_needed`, with ceil(k/n x that count) of them released."""
+        needed = self.inconsistent_needed
+        return None if needed is None else upper_bound(math.ceil(self.rate * needed - 1e-9), needed, self.confidence)
 
     @property
     def rate(self) -> float:

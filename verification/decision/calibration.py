@@ -22,7 +22,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verification.decision.bounds import LabelsNeeded, _bisect, trials_needed, upper_bound
+from verification.decision.bounds import LabelsNeeded, _bisect, upper_bound
 from verification.errors import PermanentError
 from verification.types import Claim, State
 
@@ -58,17 +58,12 @@ class LabelledScores(_Frozen):
     """The answers' stratum (`STRATA`) when the group holds one stratum's answers only; None: all of them."""
 
     def labels_needed(self, max_unsafe_release_rate: float, confidence: float = DEFAULT_CONFIDENCE) -> LabelsNeeded:
-        """How many inconsistent answers a threshold within `max_unsafe_release_rate` takes, if the share of
-        them scoring 1 stays as measured (`LabelsNeeded`)."""
+        """How far these labels are from a threshold within `max_unsafe_release_rate` (`LabelsNeeded`): the
+        bound at the strictest threshold now, and (computed when read) the inconsistent answers it needs."""
         n = len(self.inconsistent)
         k = sum(score >= 1.0 for score in self.inconsistent)
-        rate = k / n if n else 0.0
-        needed = trials_needed(rate, max_unsafe_release_rate, confidence, start=max(n, 1))
-        bound_needed = (upper_bound(math.ceil(rate * needed - 1e-9), needed, confidence)
-                        if needed is not None else None)
         return LabelsNeeded(budget=max_unsafe_release_rate, confidence=confidence, inconsistent=n,
-                            released_at_strictest=k, bound_now=upper_bound(k, n, confidence),
-                            inconsistent_needed=needed, bound_needed=bound_needed)
+                            released_at_strictest=k, bound_now=upper_bound(k, n, confidence))
 
 
 class GroupBound(_Frozen):
