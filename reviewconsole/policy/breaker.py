@@ -63,6 +63,11 @@ def open_breaker(constitution: str) -> ReleaseBreaker | None:
     return ReleaseBreaker.objects.filter(constitution__name=constitution, closed_at__isnull=True).first()
 
 
+def open_breaker_names() -> set[str]:
+    """The constitutions whose releases a breaker stops now."""
+    return set(ReleaseBreaker.objects.filter(closed_at__isnull=True).values_list("constitution__name", flat=True))
+
+
 def breaker_history(constitution: str, *, limit: int = 20) -> list[ReleaseBreaker]:
     """The constitution's breaker openings, newest first, open or closed."""
     rows = ReleaseBreaker.objects.filter(constitution__name=constitution).select_related(

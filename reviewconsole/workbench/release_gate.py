@@ -13,6 +13,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
 
+from reviewconsole.policy.breaker import open_breaker_names
 from reviewconsole.policy.engine import configured_verifier
 from reviewconsole.policy.models import ConstitutionVersion
 from reviewconsole.policy.selectors import constitution_in_force, constitution_rows
@@ -299,15 +300,25 @@ class GateSummary:
     constitution: str
     labels: ReviewerLabels
     in_force: GateInForce
+    breaker_open: bool = False
+    """Blind spot checks stopped its releases (`policy.breaker`)."""
+
+    @property
+    def shadow(self) -> bool:
+        """Shadow mode: what the gate would release goes to a person until its own labels set a threshold."""
+        version = self.in_force.version
+        return version is not None and version.constitution().policy.in_shadow
 
 
 def gate_summaries() -> list[GateSummary]:
-    """Every constitution: its labelled answers and the threshold in force."""
+    """Every constitution: its labelled answers, the threshold in force, shadow mode and the breaker."""
+    breakers_open = open_breaker_names()
     summaries = []
     for row in constitution_rows():
         name = row.document.name
         verifier = verifier_in_use(name)
         labels = reviewer_labels(constitution=name, verifier=verifier.name, scorer_model=verifier.scorer_model)
         version = row.in_force if isinstance(row.in_force, ConstitutionVersion) else None
-        summaries.append(GateSummary(name, labels, gate_in_force(version, labels, verifier)))
+        summaries.append(GateSummary(name, labels, gate_in_force(version, labels, verifier),
+                                     breaker_open=name in breakers_open))
     return summaries

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEvent
 from reviewconsole.intake.services import client_create
+from reviewconsole.policy.breaker import breaker_trip
 from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.policy.services import constitution_draft_save, version_publish
 from reviewconsole.workbench.tasks import auto_publish_calibrations
@@ -47,3 +48,19 @@ def test_an_opted_in_constitution_publishes_its_threshold_once_the_labels_allow_
                                      payload__change="published").exists()
     assert constitution_in_force("bank").number == 1  # its admin publishes it
     assert auto_publish_calibrations() == 0  # out of shadow mode: nothing more to do
+
+
+def test_the_index_says_which_constitutions_run_in_shadow_mode_or_are_stopped(client, policy_admin):
+    _shadowed("shop", policy_admin, auto=False)
+    _shadowed("bank", policy_admin, auto=False)
+    breaker_trip(constitution="bank", now=timezone.now(), evidence={
+        "spot_checks": 3, "unsafe": 2, "estimate": 0.6667, "interval": [0.2, 0.9], "budget": 0.1,
+        "since": "2000-01-01T00:00:00+00:00", "unsafe_cases": []})
+    client.force_login(policy_admin)
+    html = client.get("/policy/release-gate/").content.decode()
+    shop = html[html.index('data-constitution="shop"'):]
+    bank = html[html.index('data-constitution="bank"'):]
+    assert "shadow mode" in shop[:shop.index("</tr>")]
+    assert "releases stopped" in bank[:bank.index("</tr>")]
+    default = html[html.index('data-constitution="default"'):]
+    assert "shadow mode" not in default[:default.index("</tr>")]
