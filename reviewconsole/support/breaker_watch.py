@@ -20,7 +20,7 @@ from reviewconsole.accounts.roles import Role, role_emails
 from reviewconsole.intake.models import Client
 from reviewconsole.mail.services import email_queue
 from reviewconsole.policy.breaker import breaker_reason, breaker_trip, last_closed, open_breaker
-from reviewconsole.policy.models import ReleaseBreaker
+from reviewconsole.policy.models import NamedConstitution, ReleaseBreaker
 from reviewconsole.queues import enqueue_on_commit
 from reviewconsole.review.labels import UNSAFE_LABELS
 from reviewconsole.review.models import ClaimLabel, Escalation
@@ -42,8 +42,8 @@ def spot_check_labelled_watch(sender: object, *, escalation: Escalation, now: da
 def breaker_check(*, constitution: str, now: datetime) -> ReleaseBreaker | None:
     """Open the constitution's breaker when its spot checks since it last closed say its releases are unsafe
     beyond the budget; None when it stays as it is (open already, or within the budget as far as is known)."""
-    if open_breaker(constitution) is not None:
-        return None
+    if open_breaker(constitution) is not None or not NamedConstitution.objects.filter(name=constitution).exists():
+        return None  # open already, or cases older than versioned constitutions: nothing to stop
     # The spot checks since the breaker last closed, and of the last BREAKER_WINDOW_DAYS: what released answers
     # are like now, not what they were like before the sources or the model changed.
     window = now - timedelta(days=settings.BREAKER_WINDOW_DAYS)

@@ -84,6 +84,19 @@ def test_manage_py_refuses_a_bad_environment_without_a_traceback(environment, me
     assert "Traceback" not in result.stderr
 
 
+def test_email_is_configured_from_the_environment_and_the_demo_writes_it_to_the_console(tmp_path):
+    show = ("from django.conf import settings as s; print(s.EMAIL_BACKEND.rsplit('.', 2)[-2], s.EMAIL_HOST, "
+            "s.EMAIL_PORT, s.EMAIL_HOST_USER or '-', s.EMAIL_USE_TLS, s.EMAIL_USE_SSL, s.DEFAULT_FROM_EMAIL)")
+    demo = run_manage(["shell", "-c", show], {"DEMO": "1"}, tmp_path)
+    assert demo.stdout.strip().splitlines()[-1].split()[0] == "console", demo.stderr
+    smtp = run_manage(["shell", "-c", show], {"DEMO": "1", "EMAIL_HOST": "smtp.example.com", "EMAIL_PORT": "465",
+                                              "EMAIL_HOST_USER": "console", "EMAIL_USE_SSL": "1",
+                                              "EMAIL_FROM": "review@example.com"}, tmp_path)
+    assert smtp.stdout.strip().splitlines()[-1] == "smtp smtp.example.com 465 console False True review@example.com"
+    both = run_manage(["check"], {"DEMO": "1", "EMAIL_USE_TLS": "1", "EMAIL_USE_SSL": "1"}, tmp_path)
+    assert both.returncode == 1 and "EMAIL_USE_TLS and EMAIL_USE_SSL: set one of them, not both" in both.stderr
+
+
 def test_demo_mode_needs_no_configuration_and_debug_stays_off(tmp_path):
     show = "from django.conf import settings; print(settings.DEBUG, settings.DEMO)"
     result = run_manage(["shell", "-c", show], {"DEMO": "1"}, tmp_path)
