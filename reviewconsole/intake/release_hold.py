@@ -22,7 +22,7 @@ def release_hold(case: Case, record: RunRecord) -> str:
     if record.terminal is not Terminal.PERMIT or case.constitution_pin is None:
         return ""
     pin = case_pin(case)
-    if open_breaker(pin.document.name) is not None:
+    if open_breaker(pin.document.name, stratum=record.release_stratum) is not None:
         return BREAKER
     if Constitution.model_validate(pin.content).policy.in_shadow:
         return SHADOW

@@ -1,5 +1,6 @@
-"""The release breaker of a constitution: open, its releases stop and its cases go to people; only a person
-closes it, once a version published after it opened (a recalibration) is in force. Each change is audited.
+"""The release breaker of a constitution, or of one calibration stratum of it (what the released answers'
+evidence was): open, those releases stop and the cases go to people; only a person closes it, once a version
+published after it opened (a recalibration) is in force. Each change is audited.
 
 What trips it (blind spot checks whose unsafe share is above the budget) is measured above this app; this
 module keeps the breaker's state and history, which intake's routing reads for every released answer.
@@ -23,20 +24,20 @@ from reviewconsole.policy.services import FieldRefused
 
 @dataclass(frozen=True)
 class BreakerPanel:
-    """What a page shows of one constitution's breaker: whether it is open, why, and its history."""
+    """What a page shows of one constitution's breakers: the open ones, why, and their history."""
 
     constitution: str
-    open: ReleaseBreaker | None
+    opened: list[ReleaseBreaker]
     history: list[ReleaseBreaker]
 
     @property
-    def reason(self) -> str:
-        return breaker_reason(self.open.evidence) if self.open is not None else ""
+    def open(self) -> ReleaseBreaker | None:
+        return self.opened[0] if self.opened else None
 
 
 def breaker_panel(constitution: str) -> BreakerPanel:
     history = breaker_history(constitution)
-    return BreakerPanel(constitution, next((row for row in history if row.is_open), None), history)
+    return BreakerPanel(constitution, [row for row in history if row.is_open], history)
 
 
 def breaker_panels() -> list[BreakerPanel]:
@@ -58,9 +59,12 @@ class BreakerRefused(FieldRefused):
     """A breaker change that cannot be made as asked; `field` names the input at fault."""
 
 
-def open_breaker(constitution: str) -> ReleaseBreaker | None:
-    """The open breaker of the named constitution, or None while its releases run."""
-    return ReleaseBreaker.objects.filter(constitution__name=constitution, closed_at__isnull=True).first()
+def open_breaker(constitution: str, stratum: str | None = None) -> ReleaseBreaker | None:
+    """The open breaker that stops the constitution's releases of an answer of `stratum` (its own, or the whole
+    constitution's); with `stratum` None, that of the whole constitution only. None while they run."""
+    strata = [""] if not stratum else ["", stratum]
+    return (ReleaseBreaker.objects.filter(constitution__name=constitution, stratum__in=strata, closed_at__isnull=True)
+            .select_related("constitution").first())
 
 
 def open_breaker_names() -> set[str]:
@@ -75,33 +79,39 @@ def breaker_history(constitution: str, *, limit: int = 20) -> list[ReleaseBreake
     return list(rows[:limit])
 
 
-def last_closed(constitution: str) -> datetime | None:
-    """When the constitution's breaker was last closed: spot checks from before it tripped it already."""
-    closed = ReleaseBreaker.objects.filter(constitution__name=constitution, closed_at__isnull=False)
+def last_closed(constitution: str, stratum: str = "") -> datetime | None:
+    """When the breaker (of the constitution, or of one stratum) was last closed: spot checks from before it
+    tripped it already."""
+    closed = ReleaseBreaker.objects.filter(constitution__name=constitution, stratum=stratum, closed_at__isnull=False)
     return closed.order_by("-closed_at").values_list("closed_at", flat=True).first()
 
 
-def breaker_trip(*, constitution: str, evidence: dict[str, Any], now: datetime) -> ReleaseBreaker | None:
-    """Open the constitution's breaker with what tripped it; None when it is open already (nothing written)."""
+def breaker_trip(
+    *, constitution: str, evidence: dict[str, Any], now: datetime, stratum: str = ""
+) -> ReleaseBreaker | None:
+    """Open the breaker of the constitution (or of one stratum of it) with what tripped it; None when it is open
+    already (nothing written)."""
     with transaction.atomic():
         document = NamedConstitution.objects.select_for_update().get(name=constitution)
-        if open_breaker(constitution) is not None:
+        if ReleaseBreaker.objects.filter(constitution=document, stratum=stratum, closed_at__isnull=True).exists():
             return None
-        breaker = ReleaseBreaker.objects.create(constitution=document, opened_at=now, evidence=evidence)
+        breaker = ReleaseBreaker.objects.create(constitution=document, stratum=stratum, opened_at=now,
+                                                evidence=evidence)
         audit_record(actor=SYSTEM, action=AuditAction.GATE_PAUSED, object_type="NamedConstitution",
-                     object_id=constitution, payload={"constitution": constitution, **evidence})
+                     object_id=constitution, payload={"constitution": constitution, "stratum": stratum, **evidence})
         return breaker
 
 
-def breaker_close(*, constitution: str, actor: User, note: str, now: datetime) -> ReleaseBreaker:
-    """Close the open breaker: refused unless the version in force was published after it opened (so the
+def breaker_close(*, constitution: str, actor: User, note: str, now: datetime, stratum: str = "") -> ReleaseBreaker:
+    """Close an open breaker: refused unless the version in force was published after it opened (so the
     release threshold was looked at again) and the person says why releasing is safe again."""
     note = note.strip()
     with transaction.atomic():
         NamedConstitution.objects.select_for_update().get(name=constitution)
-        breaker = open_breaker(constitution)
+        breaker = ReleaseBreaker.objects.filter(constitution__name=constitution, stratum=stratum,
+                                                closed_at__isnull=True).first()
         if breaker is None:
-            raise BreakerRefused("constitution", f"the breaker of {constitution} is not open")
+            raise BreakerRefused("stratum", f"no breaker of {constitution}{f' ({stratum})' if stratum else ''} is open")
         if not note:
             raise BreakerRefused("note", "say why releasing is safe again (what was recalibrated)")
         in_force = constitution_in_force(constitution)
@@ -112,7 +122,8 @@ def breaker_close(*, constitution: str, actor: User, note: str, now: datetime) -
         breaker.recalibrated_version = in_force
         breaker.save(update_fields=["closed_at", "closed_by", "close_note", "recalibrated_version"])
         audit_record(actor=actor, action=AuditAction.GATE_RESUMED, object_type="NamedConstitution",
-                     object_id=constitution, payload={"constitution": constitution, "note": breaker.close_note,
+                     object_id=constitution, payload={"constitution": constitution, "stratum": stratum,
+                                                      "note": breaker.close_note,
                                                       "opened_at": breaker.opened_at.isoformat(),
                                                       "version": in_force.number})
         return breaker

@@ -280,6 +280,10 @@ class ReleaseBreaker(models.Model):
     it after recalibrating. The rows are the breaker's history."""
 
     constitution = models.ForeignKey(NamedConstitution, on_delete=models.PROTECT, related_name="breakers")
+    stratum = models.CharField(
+        max_length=10, blank=True,
+        help_text="The calibration stratum whose releases it stops (what their evidence was); empty: all of them",
+    )
     opened_at = models.DateTimeField()
     evidence = models.JSONField(
         help_text="What tripped it: spot checks counted and unsafe, the Wilson interval, the budget, the cases",
@@ -297,10 +301,23 @@ class ReleaseBreaker(models.Model):
     class Meta:
         ordering = ["-opened_at", "-pk"]
         constraints = [
-            models.UniqueConstraint(fields=["constitution"], condition=models.Q(closed_at__isnull=True),
+            models.UniqueConstraint(fields=["constitution", "stratum"], condition=models.Q(closed_at__isnull=True),
                                     name="one_open_breaker"),
         ]
 
     @property
     def is_open(self) -> bool:
         return self.closed_at is None
+
+    @property
+    def scope(self) -> str:
+        """What it stops, in words: the constitution's releases, or those of one stratum of them."""
+        name = self.constitution.name
+        return f"{name} ({self.stratum} answers)" if self.stratum else name
+
+    @property
+    def reason(self) -> str:
+        """Why it opened, in one sentence."""
+        from reviewconsole.policy.breaker import breaker_reason  # the breaker's services import this module
+
+        return breaker_reason(self.evidence)

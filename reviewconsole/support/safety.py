@@ -65,6 +65,9 @@ class UnsafeReleaseRate:
     by_model: bool = False
     """The row of released answers in which the model decided a claim (a cascade's model path, with its own
     calibration); False: answers the offline verifier released alone."""
+    stratum: str | None = None
+    """With `by_stratum`: the calibration stratum of the released answers (what their evidence was); "" for
+    answers the run recorded none for."""
 
     @property
     def estimate(self) -> float | None:
@@ -118,12 +121,12 @@ class _Group:
     versions: dict[int, float] = field(default_factory=dict)
 
 
-def unsafe_release_rates(*, since: datetime, until: datetime) -> list[UnsafeReleaseRate]:
-    """Per constitution (by name), the spot checks drawn in [since, until) and the unsafe share among them."""
-    spot_checks = list(
-        Escalation.objects.filter(is_spot_check=True, created_at__gte=since, created_at__lt=until)
-        .values_list("case_id", "case__constitution_pin_id", "case__constitution_name")
-    )
+def unsafe_release_rates(*, since: datetime, until: datetime, by_stratum: bool = False) -> list[UnsafeReleaseRate]:
+    """Per constitution (by name), the spot checks drawn in [since, until) and the unsafe share among them; with
+    `by_stratum`, per constitution and calibration stratum of the released answers."""
+    rows = Escalation.objects.filter(is_spot_check=True, created_at__gte=since, created_at__lt=until)
+    strata = dict(rows.values_list("case_id", "case__run_record__release_stratum")) if by_stratum else {}
+    spot_checks = list(rows.values_list("case_id", "case__constitution_pin_id", "case__constitution_name"))
     if not spot_checks:
         return []
     case_ids = [case_id for case_id, _, _ in spot_checks]
@@ -146,11 +149,13 @@ def unsafe_release_rates(*, since: datetime, until: datetime) -> list[UnsafeRele
     budgets = {pk: Constitution.model_validate(pin.content).policy.max_unsafe_release_rate for pk, pin in pins.items()}
     by_model = set(Claim.objects.filter(candidate_id__in=released.values()).filter(decided_by_model())
                    .values_list("candidate_id", flat=True))
-    groups: dict[tuple[str, bool], _Group] = defaultdict(_Group)
+    groups: dict[tuple[str, bool, str | None], _Group] = defaultdict(_Group)
     for case_id, pin_id, name in spot_checks:
         pin = pins.get(pin_id)
         candidate = released.get(case_id, -1)
-        group = groups[(pin.document.name if pin else (name or DEFAULT_CONSTITUTION.name), candidate in by_model)]
+        stratum = (strata.get(case_id) or "") if by_stratum else None
+        group = groups[(pin.document.name if pin else (name or DEFAULT_CONSTITUTION.name), candidate in by_model,
+                        stratum)]
         claims = claims_of.get(candidate, set())
         if not claims:
             continue  # nothing was released that a person could label
@@ -164,12 +169,13 @@ def unsafe_release_rates(*, since: datetime, until: datetime) -> list[UnsafeRele
         if pin is not None:
             group.versions[pin.number] = budgets[pin.pk]
     rates = []
-    for (name, model_path), group in sorted(groups.items()):
+    for (name, model_path, stratum), group in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1],
+                                                                                     item[0][2] or "")):
         newest = max(group.versions) if group.versions else None
         rates.append(UnsafeReleaseRate(
             constitution=name, spot_checks=group.counted, unsafe=group.unsafe, blind=group.blind,
             pending=group.pending, budget=group.versions[newest] if newest is not None else None,
-            budget_version=newest, versions=sorted(group.versions), by_model=model_path,
+            budget_version=newest, versions=sorted(group.versions), by_model=model_path, stratum=stratum,
         ))
     return rates
 

@@ -38,4 +38,4 @@ def breaker_check(constitution: str) -> bool:
     """Recount the constitution's spot checks and open its release breaker if they say so; whether it opened."""
     from reviewconsole.support.breaker_watch import breaker_check as check
 
-    return check(constitution=constitution, now=timezone.now()) is not None
+    return bool(check(constitution=constitution, now=timezone.now()))

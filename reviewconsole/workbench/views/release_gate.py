@@ -87,10 +87,11 @@ def release_gate_breaker_close(request: HtmxHttpRequest, name: str) -> HttpRespo
     """Close the open breaker, once a version published after it opened is in force, saying why."""
     get_object_or_404(NamedConstitution, name=name)
     try:
-        breaker_close(constitution=name, actor=request.user, note=request.POST.get("note", ""), now=timezone.now())
+        breaker_close(constitution=name, actor=request.user, note=request.POST.get("note", ""), now=timezone.now(),
+                      stratum=request.POST.get("stratum", ""))
     except BreakerRefused as refused:
         return _render(request, name, budget=None, breaker_error=str(refused), status=400)
-    messages.success(request, f"The breaker of {name} is closed: its releases run again.")
+    messages.success(request, f"The breaker of {name} is closed: those releases run again.")
     return redirect("workbench:release_gate", name=name)
 
 

@@ -184,7 +184,10 @@ def test_from_shadow_mode_to_releasing_and_a_breaker_that_stops_it(
     assert 'id="breaker-banner"' in metrics and "Releases of shop are stopped" in metrics
 
     # Only a person closes it, and only after recalibrating: here, back to shadow mode until new labels bound it.
-    refused = paul.post(f"/policy/constitutions/{NAME}/release-gate/breaker/close", {"note": "looked at it"})
+    # The team's own calibration has no strata: the breaker stops the whole constitution's releases.
+    assert breaker.stratum == "" and data["stratum"] is None
+    refused = paul.post(f"/policy/constitutions/{NAME}/release-gate/breaker/close",
+                        {"note": "looked at it"})
     assert refused.status_code == 400 and "recalibrate first" in refused.content.decode()
     back = in_force.constitution().model_copy(update={"policy": in_force.constitution().policy.model_copy(
         update={"release_calibration": None})})
