@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('intake', '0013_case_release_held'),
+        ('intake', '0014_case_release_held'),
         ('webhooks', '0004_delivery_reason'),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('intake', '0012_claim_alignment'),
+        ('intake', '0013_claim_language'),
     ]
 
     operations = [
