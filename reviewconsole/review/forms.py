@@ -34,11 +34,21 @@ class QueueCursorField(forms.Field):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from error
 
 
-class QueueFilterForm(forms.Form):
-    q = forms.CharField(
-        required=False, max_length=200, label="Search",
-        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Ticket id, question or answer words"}),
+def _search_field(label: str, placeholder: str) -> forms.CharField:
+    return forms.CharField(
+        required=False, max_length=200, label=label,
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": placeholder}),
     )
+
+
+class FindCaseForm(forms.Form):
+    """Any case, whatever became of it: its number goes straight to it."""
+
+    q = _search_field("Find a case", "Case number, ticket id, question or answer words")
+
+
+class QueueFilterForm(forms.Form):
+    q = _search_field("Search", "Ticket id, question or answer words")
     # Rendered on their own, in the results, so the counts per reason and the column headers can switch them.
     reason = forms.CharField(required=False, max_length=40, widget=forms.HiddenInput)
     sort = forms.ChoiceField(required=False, choices=QueueSort.choices, widget=forms.HiddenInput)

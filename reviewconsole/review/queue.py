@@ -13,7 +13,7 @@ from functools import reduce
 from django.contrib.auth.models import User
 from django.db import connections
 from django.db.models import Case, Q, QuerySet, Value, When
-from django.db.models.functions import Left
+from django.db.models.functions import Coalesce, Left, NullIf
 from django.db.models.lookups import GreaterThanOrEqual
 from django.utils.http import int_to_base36
 
@@ -31,6 +31,8 @@ QUEUE_PAGE_SIZE = 50
 # Every order is total (queue_order.py), so that paging from one case to the next neither skips nor
 # repeats one: the id breaks ties between cases of equal priority and age. An index has the same columns.
 QUESTION_PREVIEW_CHARS = 110
+# Cut in the database a little past what a row shows, so that the template knows to add "…".
+ANSWER_PREVIEW_CHARS = 121
 # A search of more words than this uses the first ones: each word is one more pass over the texts.
 SEARCH_MAX_WORDS = 8
 _QUEUE_COLUMNS = (
@@ -151,7 +153,7 @@ def _person(choice: str, reviewer: User) -> int:
 def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: Q | None) -> QuerySet[Escalation]:
     queryset = Escalation.objects.filter(status=EscalationStatus.OPEN)
     if filters.search:
-        queryset = queryset.filter(_matching(filters.search))
+        queryset = queryset.filter(case_matching(filters.search, through="case__"))
     if filters.severity:
         # A spot check's severity is the engine's verdict, hidden from its blind review: no filter reads it.
         queryset = queryset.filter(severity=filters.severity, is_spot_check=False)
@@ -174,36 +176,41 @@ def _filtered(filters: QueueFilters, *, reviewer: User, now: datetime, overdue: 
     return queryset
 
 
-def _matching(search: str) -> Q:
+def case_matching(search: str, *, through: str = "") -> Q:
     """The cases a search finds: its ticket id exactly (the client's `external_id`) or its case number,
     or every word of it (in any case) in the question, the submitted answer or the current answer; Chinese
     and Japanese words by their character pairs (search_terms.py), as those scripts need no spaces.
+    `through` is the path from the rows searched to their case ("case__" from escalations).
 
-    A scan of the open cases' texts, as the filters by client or constitution are: fast at the size of a
-    review queue, and one index of the case's texts would serve this page alone.
+    A scan of the texts, as the filters by client or constitution are: fast at the size of a review
+    queue, and one index of the case's texts would serve this search alone.
     """
     search = search.strip()
-    in_texts = reduce(operator.and_, (_meeting(term) for term in search_terms(search.split()[:SEARCH_MAX_WORDS])))
-    found = Q(case__external_id=search) | in_texts
+    found = Q(**{f"{through}external_id": search})
+    terms = search_terms(search.split()[:SEARCH_MAX_WORDS])
+    if terms:
+        found |= reduce(operator.and_, (_meeting(term, through) for term in terms))
     number = search.removeprefix("#")
     if number.isdigit() and len(number) < 19:  # past 19 digits it is no case number (bigint)
-        found |= Q(case_id=int(number))
+        found |= Q(**{f"{through}id": int(number)})
     return found
 
 
-def _meeting(term: SearchTerm) -> Q:
+def _meeting(term: SearchTerm, through: str) -> Q:
     """The cases whose texts hold at least `term.needed` of its parts."""
     if term.needed == len(term.parts):
-        return reduce(operator.and_, (_in_texts(part) for part in term.parts))
-    held = reduce(operator.add, (Case(When(_in_texts(part), then=Value(1)), default=Value(0)) for part in term.parts))
+        return reduce(operator.and_, (_in_texts(part, through) for part in term.parts))
+    held = reduce(operator.add, (Case(When(_in_texts(part, through), then=Value(1)), default=Value(0))
+                                 for part in term.parts))
     # Texts holding `needed` of the parts hold one of any (parts - needed + 1) of them: that test, cheaper than
     # the count, comes first and spares most texts the count.
-    some = reduce(operator.or_, (_in_texts(part) for part in term.parts[:len(term.parts) - term.needed + 1]))
+    some = reduce(operator.or_, (_in_texts(part, through) for part in term.parts[:len(term.parts) - term.needed + 1]))
     return some & Q(GreaterThanOrEqual(held, term.needed))
 
 
-def _in_texts(part: str) -> Q:
-    return Q(case__question__icontains=part) | Q(case__answer__icontains=part) | Q(case__final_answer__icontains=part)
+def _in_texts(part: str, through: str) -> Q:
+    return (Q(**{f"{through}question__icontains": part}) | Q(**{f"{through}answer__icontains": part})
+            | Q(**{f"{through}final_answer__icontains": part}))
 
 
 def queue_page(
@@ -296,9 +303,17 @@ def _shown(rows: QuerySet[Escalation], sort: QueueSort, *, backward: bool, overd
         # Cut long questions in the database: a row shows one line, and 50 rows of 4,000 characters
         # would cost more to send and truncate than the whole query.
         .annotate(question_preview=Left("case__question", QUESTION_PREVIEW_CHARS),
+                  answer_preview=answer_preview("case__"),
                   overdue=overdue_annotation(overdue))
         .order_by(*queue_order(sort, backward=backward))[: QUEUE_PAGE_SIZE + 1]
     )
+
+
+def answer_preview(through: str = "") -> Left:
+    """The start of the answer a row shows: the current version's text where the run stored one (what a
+    reviewer would decide on), else the answer as submitted."""
+    current = Coalesce(NullIf(f"{through}final_answer", Value("")), f"{through}answer", Value(""))
+    return Left(current, ANSWER_PREVIEW_CHARS)
 
 
 def constitution_names() -> list[str]:

@@ -1,5 +1,6 @@
 """The queue page and what a reviewer does from it: search, sort and filter it, save those filters under a
-name, skip a held case; and a review lead's actions on several cases at once. Thin: validate, call, render."""
+name, find any case (open or not), skip a held case; and a review lead's actions on several cases at once.
+Thin: validate, call, render."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from django.views.decorators.vary import vary_on_headers
 from reviewconsole.accounts.access import role_required
 from reviewconsole.accounts.roles import Role
 from reviewconsole.htmx import HtmxHttpRequest
-from reviewconsole.intake.models import Client
-from reviewconsole.review import double_review, selectors, services
+from reviewconsole.intake.models import Case, Client
+from reviewconsole.review import case_finder, double_review, selectors, services
 from reviewconsole.review.access import escalation_for_reviewer, is_lead, reviewer_required
-from reviewconsole.review.forms import BulkForm, QueueFilterForm, SaveFilterForm
+from reviewconsole.review.forms import BulkForm, FindCaseForm, QueueFilterForm, SaveFilterForm
 from reviewconsole.review.queue import queue_page
 from reviewconsole.review.queue_order import sort_headers
 from reviewconsole.review.services import LEAD_ONLY, AssignmentRefused, BulkAction, escalations_bulk_act
@@ -63,6 +64,21 @@ def _queue_url(query: str) -> str:
     """The queue under `query`, read back through the queue's form so that only its own fields go in."""
     query = QueueFilterForm(QueryDict(query), clients=_clients()).query()
     return reverse("review:queue") + (f"?{query}" if query else "")
+
+
+@require_GET
+@reviewer_required
+def find_case(request: HtmxHttpRequest) -> HttpResponse:
+    """Any case by its number (straight to it), ticket id or words, whatever became of it."""
+    form = FindCaseForm(request.GET)
+    search = form.cleaned_data["q"] if form.is_valid() else ""
+    number = case_finder.case_number(search)
+    if number is not None and Case.objects.filter(pk=number).exists():
+        return redirect("review:case", case_id=number)
+    found = case_finder.cases_found(search)
+    return render(request, "review/find.html", {"form": form, "search": search, "found": found,
+                                                "limit": case_finder.FOUND_LIMIT},
+                  status=200 if form.is_valid() else 400)
 
 
 @require_POST

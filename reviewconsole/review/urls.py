@@ -15,6 +15,7 @@ urlpatterns = [
     path("decisions/", views.my_decisions, name="my_decisions"),
     path("decisions/digest", views.my_digest, name="my_digest"),
     path("adjudication/", lead_views.adjudication, name="adjudication"),
+    path("cases/", queue_views.find_case, name="find"),
     path("cases/<int:case_id>/", views.case_detail, name="case"),
     path("cases/<int:case_id>/lease", views.case_lease, name="lease"),
     path("cases/<int:case_id>/release", views.case_release, name="release"),

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.forms import Form
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -22,8 +22,9 @@ from reviewconsole.accounts.people import digest_of, digest_set
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.models import Candidate
 from reviewconsole.review import case_page, diff, double_review, leases, selectors, services
-from reviewconsole.review.access import escalation_for_reviewer, reviewer_required
+from reviewconsole.review.access import case_escalation, escalation_for_reviewer, reviewer_required
 from reviewconsole.review.approval import ApprovalCheck, approval_check
+from reviewconsole.review.case_record import case_record
 from reviewconsole.review.decision_panel import decision_panel
 from reviewconsole.review.forms import ApproveForm, AssignForm, EditForm, NoteForm, RejectForm
 from reviewconsole.review.models import (
@@ -55,13 +56,24 @@ def _to_next_case(request: HtmxHttpRequest) -> HttpResponse:
 @reviewer_required
 @vary_on_headers("HX-Request")
 def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
-    escalation = escalation_for_reviewer(case_id)
+    escalation = case_escalation(case_id)
+    if escalation is None:
+        return _render_record(request, case_id)
     if request.htmx and "older" in request.GET:
         review = case_page.case_review(escalation, viewer=request.user)
         return render(request, "review/case.html#diff", _diff_context(request, review))
     if request.htmx and request.GET.get("part") == "approval-rule":
         return _approval_rule(request, escalation)
     return _render_case(request, escalation)
+
+
+def _render_record(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+    """A case that never reached the queue (the engine released or rejected it), read-only: what was asked,
+    the sources, every version with its claims, and what the customer was told."""
+    record = case_record(case_id, timeline=False)
+    if record is None:
+        raise Http404("there is no case at this address.")
+    return render(request, "case_record.html", {"record": record, "for_reviewer": True})
 
 
 def _approval_rule(request: HtmxHttpRequest, escalation: Escalation) -> HttpResponse:

@@ -17,9 +17,9 @@ from reviewconsole.audit.models import AuditExport, ExportFormat, ExportStatus
 from reviewconsole.htmx import HtmxHttpRequest
 from reviewconsole.intake.quotas import Limit
 from reviewconsole.policy.breaker import breaker_panels
+from reviewconsole.review.case_record import case_record
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.support import charts, selectors, services
-from reviewconsole.support.case_record import case_record
 from reviewconsole.support.exports import export_chunks, export_file_name, export_text
 from reviewconsole.support.forms import AuditFilterForm, ExportForm, MetricsForm
 from reviewconsole.support.kappa import MIN_ITEMS as MIN_KAPPA_ITEMS
@@ -75,7 +75,7 @@ def case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     record = case_record(case_id)
     if record is None:
         raise Http404(f"There is no case #{case_id}.")
-    return render(request, "audit/case.html", {"record": record})
+    return render(request, "case_record.html", {"record": record})
 
 
 @require_POST

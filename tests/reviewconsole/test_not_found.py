@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 # Each page that looks a row up by its address, with the row missing: (method, address, what the page says).
 MISSING = [
-    ("get", "/review/cases/999999/", "there is no case in review at this address."),
+    ("get", "/review/cases/999999/", "there is no case at this address."),
     ("post", "/review/cases/999999/claims/1/label", "there is no case in review at this address."),
     ("get", "/team/people/999999/", "there is no person at this address."),
     ("post", "/team/people/999999/active", "there is no person at this address."),

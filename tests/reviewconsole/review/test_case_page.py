@@ -26,11 +26,19 @@ def test_anonymous_and_other_roles_are_refused(client, support_lead, outsider, e
         assert client.get(url).status_code == 403
 
 
-def test_only_cases_sent_to_review_can_be_opened(client, reviewer, escalate):
+def test_a_case_that_never_reached_the_queue_is_read_only(client, reviewer, escalate):
     case = escalate()
     client.force_login(reviewer)
     Escalation.objects.filter(case=case).delete()
-    assert client.get(f"/review/cases/{case.pk}/").status_code == 404
+
+    response = client.get(f"/review/cases/{case.pk}/")
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "It never reached the review queue, so there is nothing to decide." in html
+    assert "Can I get a refund on my annual plan?" in html and "within 60 days of purchase" in html
+    # Nothing to decide, and the audit trail stays a support lead's.
+    assert "/approve" not in html and 'id="timeline"' not in html
     assert client.post(f"/review/cases/{case.pk}/approve").status_code == 404
 
 

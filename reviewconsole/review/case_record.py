@@ -1,5 +1,6 @@
-"""A case as a support lead reads it: what was asked, what the sources said, every version the engine
-and the reviewers made, what the customer was told, who decided what, and when each step happened.
+"""A case read end to end: what was asked, what the sources said, every version the engine and the
+reviewers made, what the customer was told, who decided what, and (for a support lead) when each step
+happened. Reviewers read it for a case that never reached the queue, such as one the engine released.
 
 Read-only: built from the stored rows and the case's audit events; nothing here can change a case.
 """
@@ -27,10 +28,11 @@ class CaseRecord:
     decisions: list[Decision]
     notes: list[CaseNote]
     timeline: list[AuditEvent]
+    """Empty unless asked for: the audit trail is a support lead's to read."""
 
 
-def case_record(case_id: int) -> CaseRecord | None:
-    """The whole record of one case, in five queries; None when there is no such case."""
+def case_record(case_id: int, *, timeline: bool = True) -> CaseRecord | None:
+    """The whole record of one case, in five queries (four without the timeline); None when there is no such case."""
     found = Case.objects.select_related("client", "constitution_pin__document").defer("constitution_pin__content")
     case = found.filter(pk=case_id).first()
     if case is None:
@@ -50,5 +52,5 @@ def case_record(case_id: int) -> CaseRecord | None:
         ),
         notes=list(CaseNote.objects.filter(case=case).select_related("author").order_by("created_at")),
         # In append order: events not sealed yet (no seq) belong in the story too.
-        timeline=list(AuditEvent.objects.filter(case=case).order_by("id")),
+        timeline=list(AuditEvent.objects.filter(case=case).order_by("id")) if timeline else [],
     )
