@@ -350,8 +350,11 @@ LOGGING = {
     "loggers": {"axes": {"level": "WARNING"}},
 }
 
-# Callables (dotted paths) that `manage.py demo` runs to load demo cases through the engine.
-DEMO_CASE_LOADERS: list[str] = ["reviewconsole.intake.demo.load_demo_cases"]
+# Callables (dotted paths) that `manage.py demo` runs, in order: the demo constitutions' reviewer guidelines,
+# then the demo cases, through the engine.
+DEMO_CASE_LOADERS: list[str] = [
+    "reviewconsole.policy.demo.load_demo_guidelines", "reviewconsole.intake.demo.load_demo_cases",
+]
 
 # --- Policy -------------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from reviewconsole.policy.selectors import constitution_in_force
 from reviewconsole.workbench.models import RetrainingRun
 from reviewconsole.workbench.release_gate import verifier_in_use
 from reviewconsole.workbench.retraining import INSTALL_HINT, readiness, training_extra_missing
+from reviewconsole.workbench.shipped_model import ShippedModel, shipped_model
 from reviewconsole.workbench.training_set import TrainingSet, may_train_for, training_set
 
 RUNS_SHOWN = 20
@@ -49,6 +50,8 @@ class ScorerPage:
     runs: tuple[RetrainingRun, ...]
     models: tuple[ModelRow, ...]
     last_promotion: ScorerPromotion | None
+    shipped: ShippedModel | None
+    """The model this release ships: the deployment's model unless the deployment configured its own."""
     install_hint: str = INSTALL_HINT
 
     @property
@@ -92,4 +95,5 @@ def scorer_page(constitution: NamedConstitution) -> ScorerPage:
         models=tuple(model_row(model, in_force) for model in models),
         last_promotion=ScorerPromotion.objects.filter(constitution=constitution)
         .select_related("model", "previous_model").defer("model__onnx", "previous_model__onnx").first(),
+        shipped=shipped_model(),
     )

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from reviewconsole.intake.demo import DEMO_CASE_FILES, DEMO_CLIENT
 from reviewconsole.intake.models import Case, CaseStatus, Client
 from reviewconsole.intake.services import case_submit
+from reviewconsole.policy.models import NamedConstitution
 from reviewconsole.review.models import Escalation
 from verification import Case as Submission
 
@@ -45,6 +46,26 @@ def test_demo_cases_pin_the_built_in_constitution_they_name(db, settings, tmp_pa
     # Every kind of doubt is still in the queue.
     reasons = set(Escalation.objects.filter(is_spot_check=False).values_list("reason", flat=True))
     assert {"CRITICAL_CLAIM", "CONFLICTING_EVIDENCE", "BELOW_RELEASE_THRESHOLD"} <= reasons
+
+
+def test_the_demo_shows_guidelines_and_failed_repairs(db, settings, tmp_path, django_capture_on_commit_callbacks):
+    settings.DEMO = True
+    settings.VAR_DIR = tmp_path
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo")
+
+    used = set(Case.objects.values_list("constitution_pin__document__name", flat=True))
+    documents = NamedConstitution.objects.filter(name__in=used)
+    assert len(documents) == 3 and all(document.guidelines.strip() for document in documents)
+    assert all(document.guidelines_updated_by.username == "policy" for document in documents)
+    failed = Case.objects.filter(repairs__outcome="REJECTED").distinct()
+    assert failed.count() >= 3, [case.external_id for case in failed]
+    assert Escalation.objects.filter(case__in=failed).count() == failed.count()  # each one a reviewer sees
+
+    # Guidelines a policy admin wrote are theirs: a second run keeps them.
+    NamedConstitution.objects.filter(name="default").update(guidelines="Our own.")
+    call_command("demo")
+    assert NamedConstitution.objects.get(name="default").guidelines == "Our own."
 
 
 def test_the_demo_runs_again_over_cases_an_earlier_demo_stored_differently(

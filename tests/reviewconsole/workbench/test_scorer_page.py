@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import json
 from typing import Any
 
 import pytest
@@ -264,6 +265,23 @@ def test_the_page_tells_how_to_install_the_training_extra_this_machine_lacks(adm
 
     monkeypatch.setattr(retraining, "TRAINING_EXTRA", ("json",))
     assert 'id="retrain-extra"' not in admin_client.get(PAGE).content.decode()
+
+
+def test_the_shipped_models_card_and_figures_show_without_the_training_extra(admin_client, shop, monkeypatch):
+    monkeypatch.setattr(retraining, "TRAINING_EXTRA", ("no_such_training_package",))
+    figures = json.loads((MODEL_DIR / "figures.json").read_text())
+
+    page = html.unescape(admin_client.get(PAGE).content.decode())
+
+    section = page[page.index('id="shipped-model"'):page.index('id="training-set"')]
+    assert f'<code id="shipped-sha">{figures["sha256"]}</code>' in section
+    assert "sentence-transformers/all-MiniLM-L6-v2" in section
+    assert f"{figures['training']['pairs']} pairs (" in section
+    snli = figures["validation"]["nli/snli"]
+    assert f'<th scope="row">nli/snli</th><td>{snli["pairs"]}</td><td>{snli["auroc_int8"]:.3f}</td>' in section
+    # The card whole, licences included, and escaped as any text.
+    assert "| SNLI 1.0 dev + test (via e-SNLI) | CC BY-SA 4.0 |" in section
+    assert "the model runs without the training extra" in section
 
 
 def test_a_rollback_without_a_promotion_is_refused_and_publishes_nothing(admin_client, shop):
