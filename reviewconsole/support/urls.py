@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from reviewconsole.support import views
+from reviewconsole.support import trend_views, views
 
 app_name = "audit"
 
@@ -15,4 +15,5 @@ urlpatterns = [
     path("exports/<int:export_id>/", views.export_detail, name="export"),
     path("exports/<int:export_id>/download", views.export_download, name="export_download"),
     path("metrics/", views.metrics, name="metrics"),
+    path("metrics/<slug:series>.csv", trend_views.metrics_csv, name="metrics_csv"),
 ]

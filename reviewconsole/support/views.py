@@ -24,12 +24,17 @@ from reviewconsole.support.exports import export_chunks, export_file_name, expor
 from reviewconsole.support.forms import AuditFilterForm, ExportForm, MetricsForm
 from reviewconsole.support.kappa import MIN_ITEMS as MIN_KAPPA_ITEMS
 from reviewconsole.support.metrics import metrics_report
+from reviewconsole.support.trend_charts import trend_panels
+from reviewconsole.support.trends import trends
 from reviewconsole.webhooks.selectors import delivery_counts
 
 support_lead_required = role_required(Role.SUPPORT_LEAD, refusal="the audit pages are for support leads")
 # Review leads settle reviewers' disagreements and coach them: they read the agreement (κ) figures too.
+# Policy admins own the risk budget: they read the automation and unsafe release rates it buys (the page
+# changes nothing).
 metrics_reader_required = role_required(
-    Role.SUPPORT_LEAD, Role.REVIEW_LEAD, refusal="the metrics are for support leads and review leads"
+    Role.SUPPORT_LEAD, Role.REVIEW_LEAD, Role.POLICY_ADMIN,
+    refusal="the metrics are for support leads, review leads and policy admins",
 )
 
 _CONTENT_TYPES = {
@@ -156,6 +161,7 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
         "min_kappa_items": MIN_KAPPA_ITEMS,
         "limits": list(Limit),
         "breakers": breaker_panels(),
+        "trend_panels": trend_panels(trends(since=since, until=until)),
     }
     return render(request, "audit/metrics.html", context)
 

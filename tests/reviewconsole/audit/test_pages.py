@@ -33,8 +33,24 @@ def test_anonymous_users_are_sent_to_sign_in(client, name):
 @pytest.mark.parametrize("name", PAGES)
 @pytest.mark.parametrize("persona", ["reviewer", "policy_admin", "outsider"])
 def test_other_roles_are_refused(client, request, name, persona):
+    if (persona, name) == ("policy_admin", "audit:metrics"):
+        pytest.skip("policy admins read the metrics: test_policy_admins_read_the_metrics_and_change_nothing")
     signed_in(client, request.getfixturevalue(persona))
     assert client.get(reverse(name)).status_code == 403
+
+
+@pytest.mark.django_db
+def test_policy_admins_read_the_metrics_and_change_nothing(client, policy_admin):
+    signed_in(client, policy_admin)
+    response = client.get(reverse("audit:metrics"))
+    html = response.content.decode()
+    assert response.status_code == 200 and "Unsafe release rate, from blind spot checks" in html
+    assert f'href="{reverse("audit:metrics")}"' in html and f'href="{reverse("audit:events")}"' not in html
+    # Read-only: no form on the page posts, and the audit trail stays a support lead's.
+    assert 'method="post"' not in html.split('<main id="main">')[1]
+    for name in ("audit:events", "audit:cases", "audit:exports"):
+        assert client.get(reverse(name)).status_code == 403, name
+    assert client.post(reverse("audit:metrics")).status_code == 405
 
 
 @pytest.mark.django_db
