@@ -31,6 +31,8 @@ class AuditAction(StrEnum):
     CLAIM_LABELLED = "claim.labelled"
     CLAIM_LABEL_UNDONE = "claim.label_undone"
     CLAIM_COMMENTED = "claim.commented"
+    ERROR_TAGGED = "error.tagged"
+    ERROR_UNTAGGED = "error.untagged"
     DECISION_UNDONE = "decision.undone"
     QUEUE_FILTER_SAVED = "queue_filter.saved"
     QUEUE_FILTER_DELETED = "queue_filter.deleted"

@@ -3,7 +3,7 @@ formset with one form per rule, checked together by the engine's `Constitution`.
 
 The engine's pydantic model is the only judge of a constitution, so the editor can never accept one
 the engine would refuse: the form fields only read text, and each of the model's errors is put on the
-input an admin typed into. Input names: `description`, `note`, `policy-<knob>`, `rules-<n>-<field>`
+input an admin typed into. Input names: `description`, `error_kinds`, `note`, `policy-<knob>`, `rules-<n>-<field>`
 (n counts the rules shown, from 0; `rules-TOTAL_FORMS` says how many there are).
 """
 
@@ -29,6 +29,7 @@ from reviewconsole.vocabulary import (
     TERMINAL_LABELS,
 )
 from verification import Constitution, MinorTier, Reason, Route, Severity, Terminal
+from verification.policy.constitution import DEFAULT_ERROR_KINDS
 
 RULE_KINDS: dict[str, str] = RULE_KIND_LABELS
 
@@ -211,6 +212,12 @@ class ConstitutionForm(forms.Form):
     """
 
     description = forms.CharField(required=False, label="What this constitution is for")
+    error_kinds = forms.CharField(
+        required=False, label="Kinds of error reviewers tag", widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="One per line: a code (lower-case letters, digits and \"-\"), a colon, then what reviewers read, "
+                  "such as \"wrong-number: Wrong number\". Reviewers tag them on a claim or a whole answer; the "
+                  "first nine have a digit key. Empty: the default kinds.",
+    )
     note = forms.CharField(required=False, max_length=200, label="What changed (for the history)")
 
     def __init__(self, data: QueryDict | None = None, *, name: str, base: Constitution) -> None:
@@ -266,7 +273,7 @@ class ConstitutionForm(forms.Form):
         for position, message in _rule_name_errors(rules):
             _add(kept[position], "name", message)
         data = {"name": self.name, "description": cleaned.get("description", ""), "rules": rules,
-                "policy": self._policy(cleaned)}
+                "policy": self._policy(cleaned), "error_kinds": self._error_kinds(cleaned.get("error_kinds") or "")}
         try:
             constitution = Constitution.model_validate(data)
         except ValidationError as error:
@@ -299,6 +306,20 @@ class ConstitutionForm(forms.Form):
         policy["scorer_model"] = self.base.policy.scorer_model
         return policy
 
+    def _error_kinds(self, text: str) -> list[dict[str, str]]:
+        """The kinds typed, one "code: label" a line; the default kinds are stored as none (they are the default)."""
+        kinds = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            code, colon, label = line.partition(":")
+            if not colon:
+                _add(self, "error_kinds", f"line {number}: write the code, a colon, then the label "
+                                          "(wrong-number: Wrong number)")
+            kinds.append({"code": code.strip(), "label": label.strip()})
+        defaults = [kind.model_dump() for kind in DEFAULT_ERROR_KINDS]
+        return [] if kinds == defaults else kinds
+
     def _place(self, problem: ErrorDetails, kept: list[RuleForm]) -> None:
         """Put one of the model's errors on the input it belongs to, with a message an admin can act on."""
         loc = problem["loc"]
@@ -325,6 +346,12 @@ class ConstitutionForm(forms.Form):
             _add(self, f"policy-{named}" if f"policy-{named}" in self.fields else None, message)
         elif loc and loc[0] == "description":
             _add(self, "description", message)
+        elif loc and loc[0] == "error_kinds":
+            line = f"line {loc[1] + 1}: " if len(loc) >= 2 and isinstance(loc[1], int) else ""
+            field = f"{loc[2]}: " if len(loc) >= 3 else ""
+            _add(self, "error_kinds", f"{line}{field}{message}")
+        elif not loc and message.startswith("error_kinds: "):
+            _add(self, "error_kinds", message.removeprefix("error_kinds: "))
         else:
             _add(self, None, message)
 
@@ -366,7 +393,8 @@ def _initial(constitution: Constitution) -> tuple[dict[str, Any], list[dict[str,
     """The editor's inputs filled in from a stored version: its own, and one dict per rule."""
     data = constitution.model_dump(mode="json")
     policy = data["policy"]
-    initial = {"description": data["description"]}
+    initial = {"description": data["description"],
+               "error_kinds": "\n".join(f"{kind.code}: {kind.label}" for kind in constitution.taxonomy)}
     initial.update({input_name: policy[knob] for input_name, knob, _choices, _label in _CHOICE_LISTS})
     initial.update({f"policy-{spec.name}": _shown(policy.get(spec.name)) for spec in POLICY_FIELDS})
     return initial, [{key: _shown(value) for key, value in rule.items()} for rule in data["rules"]]

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from reviewconsole.intake.models import Candidate, Case, Claim, RepairAttempt, Source
-from reviewconsole.review import comments, double_review, labels
+from reviewconsole.review import comments, double_review, error_tags, labels
 from reviewconsole.review.budgets import Budget, case_budgets
 from reviewconsole.review.diff import ClaimChange, claim_diff
 from reviewconsole.review.highlight import Span, highlight
@@ -64,10 +64,18 @@ class CaseReview:
     """The viewer's label of each claim in `claim_rows`, in the same order."""
     claim_comments: dict[str, list[ClaimComment]] = field(default_factory=dict)
     """Comments the viewer may see, by claim id (comments.py)."""
+    tag_cells: dict[int | None, error_tags.TagCell] = field(default_factory=dict)
+    """The error tags of each shown claim (by claim pk) and of the shown answer (None), error_tags.py."""
 
     @property
-    def labelled_rows(self) -> list[tuple[ClaimRow, labels.LabelCell]]:
-        return list(zip(self.claim_rows, self.label_cells, strict=True))
+    def answer_tags(self) -> error_tags.TagCell | None:
+        return self.tag_cells.get(None)
+
+    @property
+    def labelled_rows(self) -> list[tuple[ClaimRow, labels.LabelCell, error_tags.TagCell | None]]:
+        """Each shown claim with the viewer's label of it and its error tags."""
+        return [(row, cell, self.tag_cells.get(row.claim.pk))
+                for row, cell in zip(self.claim_rows, self.label_cells, strict=True)]
 
     @property
     def held_back_count(self) -> int:
@@ -157,7 +165,14 @@ def case_review(escalation: Escalation, *, version: str = "", viewer: User | Non
             marks = case_marks(review.shown, sources, review.release_gate)
         review.candidate_html, review.marked_sources = marks.candidate_html, marks.marked_sources
         review.claim_rows, review.release_gate = marks.claim_rows, marks.release_gate
-        review.label_cells = _label_cells(review, case_labels, viewer)
+        can_label = labels.may_label(escalation, viewer, timezone.now())
+        review.label_cells = _label_cells(review, case_labels, viewer, can_label)
+        review.tag_cells = error_tags.tag_cells(
+            escalation=escalation, candidate_pk=review.shown.pk,
+            claims=[(row.claim.pk, row.anchor) for row in review.claim_rows], viewer=viewer,
+            can_tag=can_label, tags=error_tags.tags_of(case.pk),
+            taxonomy=error_tags.case_taxonomy(case),
+        )
     if getattr(escalation, "has_claim_comments", True):
         review.claim_comments = comments.comments_by_claim_id(
             case.pk, viewer=viewer, others_hidden=review.blind or double_review.is_independent(escalation),
@@ -182,10 +197,10 @@ def _blind_marks(shown: Candidate, sources: list[Source]) -> CaseMarks:
     )
 
 
-def _label_cells(review: CaseReview, case_labels: list, viewer: User | None) -> list[labels.LabelCell]:
+def _label_cells(review: CaseReview, case_labels: list, viewer: User | None,
+                 can_label: bool) -> list[labels.LabelCell]:
     escalation = review.escalation
     open_case = escalation.status == EscalationStatus.OPEN
-    can_label = labels.may_label(escalation, viewer, timezone.now())
     by_claim = labels.labels_by_claim(case_labels)
     return [
         labels.label_cell(case_id=review.case.pk, claim=row.claim, anchor=row.anchor,

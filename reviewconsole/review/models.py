@@ -261,3 +261,27 @@ class ClaimComment(models.Model):
 
     class Meta:
         ordering = ["case", "created_at", "id"]
+
+
+class ErrorTag(models.Model):
+    """A reviewer's tag of a kind of error on one claim, or on a whole answer (no claim). The kinds are the
+    taxonomy of the constitution version the case pinned; the label is kept as it read when tagged."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="error_tags")
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="error_tags")
+    claim = models.ForeignKey(Claim, null=True, blank=True, on_delete=models.CASCADE, related_name="error_tags")
+    kind = models.CharField(max_length=40)
+    kind_label = models.CharField(max_length=80)
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="error_tags")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["case", "created_at", "id"]
+        constraints = [
+            # Tagging a kind again takes the tag away: one row per reviewer, kind and claim (or answer).
+            models.UniqueConstraint(fields=["claim", "reviewer", "kind"], condition=models.Q(claim__isnull=False),
+                                    name="error_tag_once_per_claim"),
+            models.UniqueConstraint(fields=["candidate", "reviewer", "kind"], condition=models.Q(claim__isnull=True),
+                                    name="error_tag_once_per_answer"),
+        ]
+        indexes = [models.Index(fields=["created_at"], name="error_tag_created")]

@@ -2,7 +2,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from reviewconsole.review import claim_views, label_views, lead_views, progress_views, queue_views, views
+from reviewconsole.review import (
+    claim_views,
+    error_tag_views,
+    label_views,
+    lead_views,
+    progress_views,
+    queue_views,
+    views,
+)
 
 app_name = "review"
 
@@ -30,6 +38,7 @@ urlpatterns = [
     path("cases/<int:case_id>/claims/<int:claim_pk>/label/undo", claim_views.label_undo, name="label_undo"),
     path("cases/<int:case_id>/claims/<int:claim_pk>/comments", claim_views.claim_comment, name="claim_comment"),
     path("cases/<int:case_id>/undo", claim_views.decision_undo, name="decision_undo"),
+    path("cases/<int:case_id>/error-tags", error_tag_views.error_tag, name="error_tag"),
     path("team/", progress_views.team, name="team"),
     path("my-day", progress_views.my_day, name="my_day"),
 ]

@@ -19,7 +19,7 @@ from reviewconsole.audit.rows import event_rows
 from reviewconsole.intake.models import Claim
 from reviewconsole.intake.services import case_contract
 from reviewconsole.review.labels import UNSAFE_LABELS
-from reviewconsole.review.models import Decision, DecisionKind
+from reviewconsole.review.models import Decision, DecisionKind, ErrorTag
 from reviewconsole.support.selectors import AuditFilter, decisions_for_fixtures, events_matching
 from verification import Origin
 
@@ -96,7 +96,8 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
     engine's state beside the human label where a reviewer gave one.
 
     The claims' labels come prefetched (`_fixture_chunks`); `label` is the deciding reviewer's, else the
-    latest another reviewer gave, and `labels` lists them all.
+    latest another reviewer gave, and `labels` lists them all. `error_tags` (on each claim, and on the
+    answer as a whole) are the kinds of error reviewers tagged, from the constitution's taxonomy.
 
     An approval that went past failing claims or past a label saying a claim is wrong is `overridden`, with
     those claims in `overridden_claims`: a person chose to release it anyway, so it is no clean example of
@@ -106,6 +107,7 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
     approved = decision.kind == DecisionKind.APPROVE
     claims = [_fixture_claim(claim, decision.reviewer_id) for claim in candidate.claims.all()]
     labelled_unsafe = [claim["id"] for claim in claims if claim["label"] in UNSAFE_LABELS] if approved else []
+    answer_tags = [_tag(tag) for tag in candidate.error_tags.all() if tag.claim_id is None]
     return {
         "case": case_contract(decision.case).model_dump(mode="json"),
         "expected": {
@@ -117,6 +119,7 @@ def decision_fixture(decision: Decision) -> dict[str, Any]:
             "overridden": approved and bool(decision.override_reason or labelled_unsafe),
             "overridden_claims": labelled_unsafe,
             "claims": claims,
+            "error_tags": answer_tags,
         },
         "provenance": {
             "case_id": decision.case_id,
@@ -143,12 +146,19 @@ def _fixture_claim(claim: Claim, decider_id: int) -> dict[str, Any]:
              "labelled_at": canonical_time(label.updated_at)}
             for label in labels
         ],
+        "error_tags": [_tag(tag) for tag in claim.error_tags.all()],
     }
+
+
+def _tag(tag: ErrorTag) -> dict[str, Any]:
+    """A reviewer's error tag: the kind's code and label (as the constitution's taxonomy named it) and who."""
+    return {"kind": tag.kind, "label": tag.kind_label, "reviewer": tag.reviewer.get_username()}
 
 
 def _fixture_chunks(audit_filter: AuditFilter) -> Iterator[Chunk]:
     decisions = decisions_for_fixtures(audit_filter).prefetch_related(
-        "case__sources", "candidate__claims__labels__reviewer"
+        "case__sources", "candidate__claims__labels__reviewer", "candidate__claims__error_tags__reviewer",
+        "candidate__error_tags__reviewer",
     )
     for decision in decisions.iterator(chunk_size=_FIXTURE_CHUNK):
         yield canonical_json(decision_fixture(decision)) + "\n", 1

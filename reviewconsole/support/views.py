@@ -20,6 +20,7 @@ from reviewconsole.policy.breaker import breaker_panels
 from reviewconsole.review.case_record import case_record
 from reviewconsole.review.reasons import reason_label
 from reviewconsole.support import charts, selectors, services
+from reviewconsole.support.error_counts import error_kind_counts
 from reviewconsole.support.exports import export_chunks, export_file_name, export_text
 from reviewconsole.support.forms import AuditFilterForm, ExportForm, MetricsForm
 from reviewconsole.support.kappa import MIN_ITEMS as MIN_KAPPA_ITEMS
@@ -162,6 +163,7 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
         "limits": list(Limit),
         "breakers": breaker_panels(),
         "trend_panels": trend_panels(trends(since=since, until=until)),
+        "error_kinds": error_kind_counts(since=since, until=until),
     }
     return render(request, "audit/metrics.html", context)
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from reviewconsole.intake.models import Candidate, Case, Claim, Client, Source
-from reviewconsole.review.models import ClaimLabel, ClaimLabelKind, Decision
+from reviewconsole.review.models import ClaimLabel, ClaimLabelKind, Decision, ErrorTag
 from reviewconsole.workbench.labelled_answers import cases_of
 from verification import types as contract
 from verification.training import LabelledClaim, Pair, SourceIndex, extract_claims, hypothesis, slice_of, window_text
@@ -63,6 +63,8 @@ class TrainingPair:
     held_out: bool
     stack: bool = False
     """Fits the retrained model's stack, not its network."""
+    error_kinds: tuple[str, ...] = ()
+    """The kinds of error reviewers tagged on the claim (codes of the constitution's taxonomy), sorted."""
 
     @property
     def supported(self) -> bool:
@@ -87,7 +89,7 @@ class TrainingPair:
             "case": self.case_id, "client": self.client, "candidate": self.candidate, "claim_id": self.claim_id,
             "claim": self.claim, "question": self.context, "window": self.window, "label": int(self.supported),
             "label_kind": self.label, "settled_by": self.settled_by, "held_out": self.held_out, "stack": self.stack,
-            "sources_sha256": self.sources_sha256,
+            "sources_sha256": self.sources_sha256, "error_kinds": list(self.error_kinds),
             "sources": [{"id": source.id, "text": source.text} for source in self.sources],
         }
 
@@ -164,6 +166,9 @@ def training_set(*, constitution: str) -> TrainingSet:
         "created_at", "pk"
     ).values_list("case_id", "reviewer_id"):
         adjudicators[case_id] = reviewer_id  # the latest adjudication stands
+    kinds_of: dict[int, set[str]] = defaultdict(set)
+    for claim_pk, kind in ErrorTag.objects.filter(claim_id__in=given.keys()).values_list("claim_id", "kind"):
+        kinds_of[claim_pk].add(kind)
     rows = (
         Claim.objects.filter(pk__in=given.keys())
         .order_by("candidate__case_id", "candidate_id", "position")
@@ -204,6 +209,7 @@ def training_set(*, constitution: str) -> TrainingSet:
                 case_id=case.pk, client=client.name, candidate=candidate.candidate_id, claim_id=claim_id, claim=text,
                 context=context, window=window_text(hits) if hits else "", label=settled, settled_by=settled_by,
                 sources=sources, held_out=part == "held_out", stack=part == "stack",
+                error_kinds=tuple(sorted(kinds_of.get(pk, ()))),
             ))
             clients.add(client.pk)
     return TrainingSet(constitution=constitution, pairs=tuple(pairs), disputed=disputed,

@@ -89,6 +89,19 @@
     (labelUndo ?? document.querySelector("[data-undo-decision]"))?.click();
   }
 
+  // t: the error-tag menu of the focused claim, or of the answer when no claim has the focus; in the open
+  // menu the digits toggle its kinds (not the label keys) and Esc closes it.
+  const openTagMenu = () => document.activeElement?.closest("[data-tag-menu][open]");
+
+  function tagMenu() {
+    const row = document.activeElement?.closest("[data-claim-row]");
+    const menu = (row ?? document.getElementById("current"))?.querySelector("[data-tag-menu]");
+    if (!menu) return;
+    menu.open = true;
+    menu.scrollIntoView({ block: "nearest" });
+    menu.querySelector("summary")?.focus();
+  }
+
   // g: the constitution's guidelines for reviewers, beside the case.
   function toggleGuidelines() {
     const panel = document.getElementById("guidelines-panel");
@@ -119,6 +132,7 @@
     c: commentOnFocusedClaim,
     u: undoLast,
     g: toggleGuidelines,
+    t: tagMenu,
     "?": toggleHelp,
   };
 
@@ -138,6 +152,17 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+    const menu = openTagMenu();
+    if (menu && /^[1-9]$/.test(event.key)) {
+      event.preventDefault();
+      menu.querySelector(`button[data-tag-key="${event.key}"]`)?.click();
+      return;
+    }
+    if (menu && event.key === "Escape") {
+      menu.open = false;
+      (menu.closest("[data-claim-row]") ?? menu.querySelector("summary"))?.focus();
+      return;
+    }
     // Enter on a focused link or button keeps its native meaning.
     if (event.key === "Enter" && event.target instanceof HTMLElement && event.target.closest("a, button, summary")) return;
     const action = keys[event.key];
@@ -163,13 +188,24 @@
   // A label clicked with the mouse takes its button away when the cell is swapped: give the focus back to
   // the claim's row, so j/k go on from there.
   let labelledRow = null;
+  let taggedBlock = null;
   document.addEventListener("htmx:beforeRequest", (event) => {
     const source = event.detail.elt;
+    if (source instanceof Element && source.closest("[data-tag-menu]")) taggedBlock = source.closest("[data-error-tags]")?.id;
     if (source instanceof Element && source.closest("[data-label-form], [data-label-undo], [data-comment-form]")) {
       labelledRow = source.closest("[data-claim-row]");
     }
   });
-  document.addEventListener("htmx:afterSettle", () => {
+  document.addEventListener("htmx:afterSettle", (event) => {
+    // The swapped tags come back with their menu open: keep the focus in it, so the next digit tags again.
+    // Only on their own swap: the approval rule they refresh may settle first.
+    const tags = event.target instanceof Element ? event.target.closest("[data-error-tags]") : null;
+    if (tags && tags.id === taggedBlock) {
+      tags.querySelector("[data-tag-menu] summary")?.focus();
+      taggedBlock = null;
+      labelledRow = null;
+      return;
+    }
     if (labelledRow?.isConnected && (document.activeElement === document.body || !document.activeElement)) labelledRow.focus();
     labelledRow = null;
   });

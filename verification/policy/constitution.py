@@ -13,9 +13,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from verification.decision.calibration import (
     DEFAULT_MAX_UNSAFE_RELEASE_RATE,
@@ -239,6 +247,26 @@ class Policy(_Frozen):
         return self
 
 
+class ErrorKind(_Frozen):
+    """A kind of error a reviewer can tag on a claim or a whole answer. For people only: no run reads it."""
+
+    code: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    """Lower-case code that exports and tags carry, such as "wrong-number"."""
+    label: str = Field(min_length=1, max_length=80)
+    """What a reviewer reads, such as "Wrong number"."""
+
+
+DEFAULT_ERROR_KINDS: tuple[ErrorKind, ...] = (
+    ErrorKind(code="contradicts-source", label="Contradicts the source"),
+    ErrorKind(code="not-in-source", label="Not in the source"),
+    ErrorKind(code="outdated", label="Outdated"),
+    ErrorKind(code="wrong-number", label="Wrong number"),
+    ErrorKind(code="off-question", label="Off the question"),
+)
+"""The kinds a constitution offers until a policy admin defines its own."""
+MAX_ERROR_KINDS = 20
+
+
 class Constitution(_Frozen):
     """A named, versioned set of rules and the policy a run follows."""
 
@@ -250,6 +278,9 @@ class Constitution(_Frozen):
     """The rules, each judged on its own."""
     policy: Policy = Field(default_factory=Policy)
     """Stops, budgets and routing."""
+    error_kinds: list[ErrorKind] = Field(default_factory=list, max_length=MAX_ERROR_KINDS)
+    """The error taxonomy reviewers tag with; empty: DEFAULT_ERROR_KINDS. Left out of the content while
+    empty, so a constitution without its own keeps the version it had before taxonomies existed."""
 
     @model_validator(mode="after")
     def _unique_rule_names(self) -> Constitution:
@@ -258,7 +289,23 @@ class Constitution(_Frozen):
             if rule.name in seen:
                 raise ValueError(f"rules: duplicate rule name {rule.name!r}")
             seen.add(rule.name)
+        codes = [kind.code for kind in self.error_kinds]
+        repeated = sorted({code for code in codes if codes.count(code) > 1})
+        if repeated:
+            raise ValueError(f"error_kinds: each code once ({', '.join(repeated)} repeated)")
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_default_taxonomy(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.error_kinds:
+            data.pop("error_kinds", None)
+        return data
+
+    @property
+    def taxonomy(self) -> tuple[ErrorKind, ...]:
+        """The kinds of error reviewers tag this constitution's cases with."""
+        return tuple(self.error_kinds) or DEFAULT_ERROR_KINDS
 
     @property
     def version(self) -> str:

@@ -7,7 +7,8 @@ the caller's, where it says so). Callers import the services from here; the modu
   `double_review` records an independent review of a double-reviewed case.
 - `edit_verifications`: a worker's re-verification of a reviewer's edit (claimed work).
 - `leases` ("Next case", claiming a case, giving it back), `skips`, `assignment` and `bulk` (a review lead's).
-- `labels` and `comments` on claims, `notes` on cases, `undo` of a decision, `saved_filters` of the queue.
+- `labels`, `comments` and `error_tags` on claims (error tags on whole answers too), `notes` on cases,
+  `undo` of a decision, `saved_filters` of the queue.
 - `routing`: where a finished run goes (the receivers of intake's signals).
 - `queue_counts`: the queue's kept counts, moved in the transactions above; rebuilt on demand.
 """
@@ -48,6 +49,7 @@ from reviewconsole.review.services.edit_verifications import (
     edit_verification_run,
     edit_verifications_sweep,
 )
+from reviewconsole.review.services.error_tags import TagRefused, error_tag_toggle
 from reviewconsole.review.services.labels import LabelRefused, claim_label_set, claim_label_undo, label_value_error
 from reviewconsole.review.services.leases import (
     escalation_claim_next,
@@ -67,6 +69,8 @@ from reviewconsole.review.services.skips import escalation_skip, skip_minutes
 from reviewconsole.review.services.undo import UndoRefused, decision_undo
 
 __all__ = [
+    "TagRefused",
+    "error_tag_toggle",
     "CLAIM_FIRST",
     "COMMENT_MAX_CHARS",
     "LEAD_ONLY",

@@ -152,9 +152,10 @@ def test_decisions_export_as_regression_fixtures_in_the_case_contract(client, su
     assert approved["expected"]["terminal"] == "PERMIT" and approved["expected"]["answer"] == final.text
     assert approved["expected"]["claims"] == [
         {"id": c.claim_id, "text": c.text, "start": c.start, "end": c.end, "state": c.state, "label": None,
-         "labels": []}
+         "labels": [], "error_tags": []}
         for c in final.claims.all()
     ]
+    assert approved["expected"]["error_tags"] == []  # the answer's own: nobody tagged it
     rejected = fixtures[history.rejected.pk]
     Submission.model_validate(rejected["case"])
     rejected_answer = history.rejected.candidates.order_by("-position").first()
