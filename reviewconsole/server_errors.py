@@ -43,6 +43,7 @@ _NOT_FOUND_WORDS: dict[str, str] = {
     "RubricVersion": "version of this rubric",
     "CalibrationRun": "calibration run",
     "AuditExport": "export",
+    "ChainCheck": "chain check",
 }
 """What a person calls each row a page can look up and not find, by the model's class name."""
 

@@ -13,7 +13,8 @@ from datetime import datetime
 from django.utils import timezone
 
 from reviewconsole import work_claims
-from reviewconsole.audit.models import AuditExport
+from reviewconsole.audit.chain_checks import chain_checks_sweep
+from reviewconsole.audit.models import AuditExport, ChainCheck
 from reviewconsole.celery import app
 from reviewconsole.intake.models import Case
 from reviewconsole.intake.services import case_runs_sweep
@@ -36,6 +37,7 @@ SWEEPS: dict[type[ClaimedWork], Callable[..., list[int]]] = {
     WebhookDelivery: deliveries_sweep,
     # Audit owns the table; the task that writes an export, and so sends it again, is support's.
     AuditExport: exports_sweep,
+    ChainCheck: chain_checks_sweep,
     CalibrationRun: calibrations_sweep,
     RetrainingRun: retrainings_sweep,
 }

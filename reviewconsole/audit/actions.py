@@ -50,6 +50,8 @@ class AuditAction(StrEnum):
     SCORER_MODEL_ROLLED_BACK = "scorer_model.rolled_back"
     EXPORT_CREATED = "export.created"
     EXPORT_EXPIRED = "export.expired"
+    CHAIN_CHECK_REQUESTED = "chain_check.requested"
+    CHAIN_CHECKED = "chain_check.finished"
     # The team: people, their roles, sign-in, API clients, webhook deliveries.
     PERSON_ADDED = "person.added"
     PERSON_ROLES_CHANGED = "person.roles_changed"

@@ -165,3 +165,46 @@ class AuditExport(ClaimedRun):
         if self.status in (ExportStatus.DONE, ExportStatus.STREAMED, ExportStatus.EXPIRED):
             return 100
         return int(100 * self.rows_done / self.rows_total) if self.rows_total else 0
+
+
+class ChainCheckStatus(models.TextChoices):
+    QUEUED = "QUEUED", "Queued"
+    RUNNING = "RUNNING", "Running"
+    DONE = "DONE", "Done"
+    FAILED = "FAILED", "Failed: the check could not run"
+
+
+class ChainCheck(ClaimedRun):
+    """One check of the whole audit chain, asked for from the console and run by a worker: every event
+    against its leaf hash, every signed tree head against the events, and the heads saved outside the
+    database (AUDIT_HEADS_FILE); what it found, the first break named."""
+
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=10, choices=ChainCheckStatus.choices, default=ChainCheckStatus.QUEUED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    intact = models.BooleanField(null=True, help_text="None until the check is done")
+    events = models.BigIntegerField(default=0, help_text="Sealed events whose leaves were checked")
+    heads = models.PositiveIntegerField(default=0, help_text="Signed tree heads checked")
+    saved_heads = models.PositiveIntegerField(default=0, help_text="Heads saved outside the database checked")
+    tree_size = models.BigIntegerField(default=0, help_text="The newest signed tree head the check vouches for")
+    root_hash = models.CharField(max_length=64, blank=True)
+    unsealed = models.PositiveIntegerField(default=0, help_text="Events waiting to be sealed")
+    problems = models.JSONField(default=list, help_text="What does not hold, first break first: kind, message, "
+                                                         "event id and position")
+
+    # A worker claims the check to run it (reviewconsole/work_claims.py): as long as an export, at most.
+    work_kind = WorkKind(
+        doing="checking the audit chain", waiting=ChainCheckStatus.QUEUED, running=ChainCheckStatus.RUNNING,
+        failed=ChainCheckStatus.FAILED,
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (ChainCheckStatus.DONE, ChainCheckStatus.FAILED)
+
+    @property
+    def first_break(self) -> dict | None:
+        return self.problems[0] if self.problems else None

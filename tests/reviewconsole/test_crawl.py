@@ -19,7 +19,7 @@ from django.utils.http import urlsafe_base64_encode
 
 from reviewconsole.accounts.links import set_password_tokens
 from reviewconsole.accounts.roles import Role
-from reviewconsole.audit.models import AuditExport, ExportFormat
+from reviewconsole.audit.models import AuditExport, ChainCheck, ExportFormat
 from reviewconsole.intake.models import Claim
 from reviewconsole.intake.services import client_create
 from reviewconsole.policy.calibration import calibration_request
@@ -100,6 +100,8 @@ def seeded(reviewer, support_lead, policy_admin) -> Seeded:
         ("api/", "case_id"): str(decided.pk),
         ("api/", "path"): "v0/no-such-endpoint",
         ("audit/exports/", "export_id"): str(export.pk),
+        ("audit/chain-checks/", "check_id"): str(ChainCheck.objects.create(requested_by=support_lead).pk),
+        ("audit/metrics/", "series"): "unsafe-release",
         ("team/people/", "pk"): str(reviewer.pk),
         ("team/clients/", "pk"): str(bot.pk),
         ("team/webhooks/", "pk"): str(delivery.pk),

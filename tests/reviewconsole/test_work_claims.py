@@ -17,7 +17,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from reviewconsole import work_claims
-from reviewconsole.audit.models import AuditEvent, AuditExport, ExportFormat, ExportStatus
+from reviewconsole.audit.models import AuditEvent, AuditExport, ChainCheck, ExportFormat, ExportStatus
 from reviewconsole.celery import TRANSIENT_ERRORS, ReviewTask, app
 from reviewconsole.intake.models import Candidate, Case, CaseStatus, Client
 from reviewconsole.intake.services import case_submit, client_create
@@ -76,6 +76,10 @@ def _export(user) -> int:
     return AuditExport.objects.create(requested_by=user, format=ExportFormat.JSONL, status=ExportStatus.QUEUED).pk
 
 
+def _chain_check(user) -> int:
+    return ChainCheck.objects.create(requested_by=user).pk
+
+
 def _calibration_run(user) -> int:
     rubric, _ = Rubric.objects.get_or_create(name="claims-test")
     content = canonical_content(BUILTIN_RUBRIC)
@@ -96,6 +100,7 @@ KINDS = {
     "edit verification": (EditVerification.work_kind, _edit_verification),
     "webhook delivery": (WebhookDelivery.work_kind, _delivery),
     "audit export": (AuditExport.work_kind, _export),
+    "audit chain check": (ChainCheck.work_kind, _chain_check),
     "calibration run": (CalibrationRun.work_kind, _calibration_run),
     "retraining run": (RetrainingRun.work_kind, _retraining_run),
 }
@@ -254,7 +259,7 @@ def test_each_kind_of_claimed_work_is_declared_once_by_its_model_and_swept():
     models = [kind.model for kind in kinds]
 
     assert set(models) == {kind.model for kind, _ in KINDS.values()}, "every kind is among those tested here"
-    assert len(set(models)) == len(kinds) == 6
+    assert len(set(models)) == len(kinds) == 7
     for kind in kinds:
         assert kind.model.work_kind is kind
         statuses = {value for value, _ in kind.model._meta.get_field("status").choices}

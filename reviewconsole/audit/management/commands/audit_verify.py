@@ -10,8 +10,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from reviewconsole.audit.heads import SignedTreeHead
-from reviewconsole.audit.heads_file import HeadsFileError, heads_file_read
+from reviewconsole.audit.chain_checks import saved_heads
+from reviewconsole.audit.heads_file import HeadsFileError
 from reviewconsole.audit.integrity import log_check
 from reviewconsole.audit.proofs import ProofError, event_inclusion
 
@@ -42,16 +42,11 @@ class Command(BaseCommand):
                 raise CommandError(str(error)) from None
             self.stdout.write(json.dumps(proof.as_json(), indent=2))
             return
-        saved: list[SignedTreeHead] = []
-        note = ""
-        if heads is not None:
-            saved = _read_heads(heads)
-        elif settings.AUDIT_HEADS_FILE is not None:
-            if settings.AUDIT_HEADS_FILE.exists():
-                saved = _read_heads(settings.AUDIT_HEADS_FILE)
-            else:
-                # Nothing sealed since the file was configured; a file removed later is the operator's to notice.
-                note = f"; AUDIT_HEADS_FILE {settings.AUDIT_HEADS_FILE} does not exist yet"
+        try:
+            saved, note = saved_heads(heads)
+        except HeadsFileError as error:
+            raise CommandError(f"--heads: {error}") from None
+        note = f"; {note}" if note else ""
         report = log_check(now=timezone.now(), max_unsealed_age=timedelta(seconds=max_unsealed_age), saved_heads=saved)
         if not report.intact:
             first, *others = report.problems
@@ -70,9 +65,3 @@ class Command(BaseCommand):
         summary += f"; {report.unsealed} waiting to be sealed"
         self.stdout.write(summary)
 
-
-def _read_heads(path: Path) -> list[SignedTreeHead]:
-    try:
-        return heads_file_read(path)
-    except HeadsFileError as error:
-        raise CommandError(f"--heads: {error}") from None
