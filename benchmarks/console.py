@@ -42,7 +42,7 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
         cursor.execute(
             """
             INSERT INTO intake_case (client_id, question, metadata, constitution_name, constitution_version,
-                status, terminal, reason, final_answer, verifier, error, attempts,
+                status, terminal, reason, release_held, final_answer, verifier, error, attempts,
                 submitted_at, finished_at, updated_at)
             SELECT %s, CASE WHEN n %% 50 = 0 THEN '第 ' || n || ' 个问题：年度套餐可以退款吗？'
                 ELSE 'Question number ' || n || ': can I get a refund on my annual plan?' END, '{}',
@@ -50,7 +50,7 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
                 'ESCALATED', (ARRAY['REVIEW', 'ABSTAIN'])[1 + n %% 2],
                 (ARRAY['CRITICAL_CLAIM', 'CONFLICTING_EVIDENCE', 'UNSUPPORTED_CLAIM', 'CYCLE_DETECTED',
                        'RULE_FAILED', 'REPAIR_BUDGET_EXHAUSTED'])[1 + n %% 6],
-                '', 'offline/1', '', 1,
+                '', '', 'offline/1', '', 1,
                 now() - n * interval '7 seconds', now() - n * interval '7 seconds', now()
             FROM generate_series(1, %s) AS n
             """,
@@ -59,14 +59,14 @@ def _seed_queue(count: int, client_id: int, reviewer_ids: list[int]) -> None:
         cursor.execute(
             """
             INSERT INTO review_escalation (case_id, status, priority, reason, severity, is_spot_check,
-                holder_id, lease_expires_at, assigned_to_id, reviews_required, created_at)
+                holder_id, lease_expires_at, assigned_to_id, reviews_required, held_release, created_at)
             SELECT c.id, 'OPEN', 100 + (c.id * 37) %% 300, c.reason,
                 (ARRAY['CRITICAL', 'MODERATE', 'MINOR'])[1 + (c.id / 6) %% 3], c.id %% 20 = 0,
                 CASE WHEN c.id %% 50 = 0 THEN (%s::bigint[])[1 + c.id %% %s] END,
                 CASE WHEN c.id %% 50 = 0 THEN now() + interval '5 minutes' END,
                 -- A lead has assigned one case in ten; one in eight gets a second review.
                 CASE WHEN c.id %% 10 = 0 THEN (%s::bigint[])[1 + c.id %% %s] END,
-                CASE WHEN c.id %% 8 = 0 THEN 2 ELSE 1 END,
+                CASE WHEN c.id %% 8 = 0 THEN 2 ELSE 1 END, false,
                 c.submitted_at
             FROM intake_case c
             """,
