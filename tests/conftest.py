@@ -15,7 +15,8 @@ from django.utils import timezone
 from reviewconsole.intake import webhook_destinations
 from reviewconsole.policy.builtins import builtins_install
 
-pytest_plugins = ["tests.personas"]
+# tests.chromium: one browser for the whole run, the browser tests' and the client's live tests'.
+pytest_plugins = ["tests.personas", "tests.chromium"]
 
 
 @pytest.fixture(autouse=True)

@@ -95,7 +95,7 @@
 
   function tagMenu() {
     const row = document.activeElement?.closest("[data-claim-row]");
-    const menu = (row ?? document.getElementById("current"))?.querySelector("[data-tag-menu]");
+    const menu = (row ?? document.getElementById("tags-answer"))?.querySelector("[data-tag-menu]");
     if (!menu) return;
     menu.open = true;
     menu.scrollIntoView({ block: "nearest" });

@@ -11,6 +11,6 @@ if str(CLIENT_SOURCE) not in sys.path:
     sys.path.insert(0, str(CLIENT_SOURCE))
 
 # The suite's fixtures for a live console: a browser, real workers over Redis, a webhook receiver.
-from tests.browser.conftest import as_person, browser  # noqa: E402, F401
+from tests.browser.conftest import as_person  # noqa: E402, F401
 from tests.reviewconsole.conftest import live_broker, redis_url, start_worker  # noqa: E402, F401
 from tests.reviewconsole.webhooks.conftest import receiver  # noqa: E402, F401
