@@ -202,10 +202,11 @@ class Claim(_Frozen):
     own: the model, for a claim the offline verifier could not settle. Its calibration gates the score."""
     stratum: str | None = None
     """What its evidence is ("proven", "aligned", "partial", "bare"): an answer is gated at the threshold
-    of its weakest claim's stratum. None for a claim decided by the model."""
+    of its weakest claim's stratum. None for a claim decided by the model, unless the sentences it quoted
+    prove the claim (`llm/quoted_proof.py`): then "proven"."""
     alignment: list[AlignedWord] = Field(default_factory=list)
-    """For a proven claim (method "offline:proof"): each of its content words with the evidence word that
-    states it. Empty for every other method."""
+    """For a proven claim (method "offline:proof", or a model's verdict its quotes prove): each of its
+    content words with the evidence word that states it. Empty for every other claim."""
     escalation: str | None = None
     """In a cascade, why the claim went to the model ("offline SUPPORTED at 0.61, below the safe band
     (0.76)"); None when the offline verdict stood."""

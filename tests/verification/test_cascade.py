@@ -259,3 +259,68 @@ def test_a_claim_in_a_language_the_offline_verifier_does_not_read_goes_to_the_mo
     assert "Thai" in claim.escalation
     assert claim.evidence[0].source_id == "hours"  # the model's quote, found verbatim in the Thai source
     assert record.reason is not Reason.LANGUAGE_NOT_SUPPORTED
+
+
+def test_with_every_claim_sent_to_the_model_a_proven_answer_is_released_without_the_models_calibration(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    # Day one with an LLM endpoint: no label of the model path yet. The model quotes the sentence, the
+    # quote is found verbatim, and the offline proof aligns the claim to it word for word.
+    fake_server.responder = cove_reply
+
+    record = check_case(_case(SETTLED), model=client_model, constitution=_with_route(Route.ALL))
+
+    (claim,) = record.candidates[-1].claims
+    assert claim.method == f"model:{MODEL_NAME}" and claim.state is State.SUPPORTED
+    assert claim.stratum == "proven" and claim.release_score == 1.0
+    assert [(word.word, word.source_id) for word in claim.alignment][:3] == [
+        ("Refunds", "refund-timing"), ("reach", "refund-timing"), ("original", "refund-timing")]
+    assert claim.evidence[0].quote == SETTLED
+    assert record.terminal is Terminal.PERMIT and record.reason is Reason.ALL_SUPPORTED
+    assert record.release_stratum == "proven"
+
+
+def test_a_model_verdict_its_quote_does_not_prove_still_waits_for_the_models_calibration(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    # True, and the model quotes the right sentence; but the words differ, so only a calibrated score
+    # of the model could release it.
+    fake_server.responder = cove_reply
+
+    record = check_case(_case(SETTLED, PARAPHRASE), model=client_model, constitution=_with_route(Route.ALL))
+
+    settled, paraphrase = record.candidates[0].claims
+    assert settled.stratum == "proven"
+    assert paraphrase.state is State.SUPPORTED and paraphrase.stratum is None and paraphrase.alignment == []
+    assert record.terminal is Terminal.REVIEW and record.reason is Reason.NOT_CALIBRATED
+
+
+def test_a_model_that_calls_a_wrong_number_supported_is_not_proven_by_the_sentence_it_quotes(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    # A model that errs: SUPPORTED for "90 days", quoting the sentence that says 30. The proof refuses it,
+    # so the verdict stays the model's own and nothing is released without its calibration.
+    fake_server.responder = cove_reply
+    verifier = ModelVerifier(client_model)
+
+    (verdict,) = verifier.verify(extract_claims(CONTRADICTION), SOURCES)
+
+    assert verdict.state is State.SUPPORTED and verdict.evidence[0].source_id == "retention"
+    assert verdict.stratum is None and verdict.release_score == 0.9 and "alignment" not in verdict.extra
+
+
+def test_in_the_cascade_a_claim_the_model_decided_and_its_quotes_prove_needs_no_calibration_of_the_model(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    # The offline verifier, its proof switched off, cannot settle the copied sentence, so it goes to the
+    # model; the model's quote proves it. The offline path is calibrated, the model path is not.
+    fake_server.responder = cove_reply
+    offline = OfflineVerifier(off={"proof"})
+    cascade = CascadeVerifier(offline, ModelVerifier(client_model), None)
+
+    record = check_case(_case(SETTLED), verifier=cascade, constitution=calibrated(offline), model=client_model)
+
+    (claim,) = record.candidates[-1].claims
+    assert _verifier_claims(fake_server) == [SETTLED]
+    assert claim.decided_by == identity(ModelVerifier(client_model)) and claim.stratum == "proven"
+    assert record.terminal is Terminal.PERMIT and record.reason is Reason.ALL_SUPPORTED

@@ -97,7 +97,10 @@ class GroupThreshold(_Frozen):
     """What calibration measured on the group at that threshold."""
 
 
-STRATA = ("proven", "aligned", "partial", "bare")
+PROVEN = "proven"
+"""The stratum of a claim aligned word for word to a cited span: released at the top of the scale."""
+
+STRATA = (PROVEN, "aligned", "partial", "bare")
 """What the evidence of an answer's claims is, strongest first; an answer is in the stratum of its weakest
 claim. proven: every claim aligned word for word to a cited span (`checks/proof.py`); aligned: every
 word of each claim is in the sentences retrieved for it, though no span proves it; partial: some word of

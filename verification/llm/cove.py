@@ -23,6 +23,7 @@ from verification.claims.tokens import content_stems
 from verification.decision.verifier import Verdict
 from verification.errors import TransientError
 from verification.llm.client import ChatModel, PromptTemplate, RoleResult, run_role
+from verification.llm.quoted_proof import confirmed, proof_checks
 from verification.retrieval.index import SourceIndex
 from verification.types import Commitment, EvidenceSpan, ModelCallRecord, Source, State, sha256_text
 
@@ -125,6 +126,7 @@ class ModelVerifier:
             "write_questions": self.write_questions,
             "passages": self.passages,
             "prompts": [QUESTION_PROMPT.sha256, VERIFY_PROMPT.sha256],
+            "proof": proof_checks(),
         }
         return sha256_text(json.dumps(settings, sort_keys=True))
 
@@ -197,7 +199,9 @@ class ModelVerifier:
         )
         extra["model_calls"] = calls + result.record.attempts
         extra["model_tokens"] = tokens + result.record.tokens
-        return _verdict(result, aligner.spans, retrieved, question, extra)
+        verdict = _verdict(result, aligner.spans, retrieved, question, extra)
+        with self._search_lock:  # the index's sentences read their values once, on first use
+            return confirmed(claim, verdict, aligner.spans, index)
 
     def _question(self, claim: ExtractedClaim) -> tuple[str, str, ModelCallRecord | None]:
         """The question to ask, where it came from, and the question writer's record if it ran."""

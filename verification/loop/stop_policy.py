@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from verification.claims.language import name as language_name
-from verification.decision.calibration import ReleaseCalibration, held_back
+from verification.decision.calibration import PROVEN, ReleaseCalibration, answer_stratum, held_back
 from verification.decision.verifier import Verdict
 from verification.llm.client import MAX_ATTEMPTS
 from verification.policy.constitution import Policy
@@ -160,6 +160,8 @@ def permit_or_review(
     `calibration` gates every claim but those another verifier decided (`Claim.decided_by`, in a cascade):
     those are gated by that verifier's own entry in `path_calibrations`, and go to a person without one.
     `excused` are MINOR claims the constitution lets out with its note (`Policy.minor_unsupported`).
+    A claim proven word for word (stratum `proven`) needs no calibration: an answer of proven claims is
+    released without one, and a proven claim the model decided without the model path's.
     """
     # A promise no one could check is never released, whatever the policy says (NOT_VERIFIABLE
     # included: that a verifier cannot check a refund promise does not make it true).
@@ -172,14 +174,18 @@ def permit_or_review(
     if critical and policy.review_critical_claims:
         why = f"critical claims were not supported in the original answer: {', '.join(critical)}"
         return Outcome(Terminal.REVIEW, Reason.CRITICAL_CLAIM, why)
+    final = [c for c in candidates[-1].claims if c.id not in excused]
     if calibration is None:
+        if answer_stratum(final) == PROVEN:
+            # A proof is not a probability: every claim aligned word for word to what its source says
+            # needs no score, so no calibration of one (a model's verdict confirmed by its quotes included).
+            return Outcome(Terminal.PERMIT, Reason.REPAIRED if len(candidates) > 1 else Reason.ALL_SUPPORTED)
         why = ("no release calibration was made for the verifier as it is configured now, so no score is "
                "known to keep unsafe releases within the budget")
         return Outcome(Terminal.REVIEW, Reason.NOT_CALIBRATED, why)
     paths = path_calibrations or {}
-    final = [c for c in candidates[-1].claims if c.id not in excused]
     for name, own in paths.items():
-        decided = [c.id for c in final if c.decided_by == name and c.state is State.SUPPORTED]
+        decided = [c.id for c in final if c.decided_by == name and c.state is State.SUPPORTED and c.stratum != PROVEN]
         if decided and own is None:
             why = (f"claims decided by {name} ({', '.join(decided)}) have no release calibration of their own: "
                    "no score of that verifier is known to keep unsafe releases within the budget")
