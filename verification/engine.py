@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from verification.decision.calibration import PROVEN, answer_stratum, calibrated_for, describe
+from verification.decision.calibration import PROVEN, answer_stratum, calibrated_for, describe, gated_stratum
 from verification.decision.offline import OfflineVerifier
 from verification.decision.verifier import Verifier, fingerprint, identity
 from verification.errors import MissingFieldError, PermanentError, UnknownConstitution
@@ -130,7 +130,7 @@ def check_case(
     needs_person = outcome.terminal in policy.needs_person
     # The threshold the gate applied to the final answer: its stratum's, where the calibration has strata.
     gate = controller.calibration.for_answer(current.claims) if controller.calibration else None
-    stratum = answer_stratum(current.claims) if controller.calibration and controller.calibration.strata else None
+    stratum = gated_stratum(current.claims) if controller.calibration and controller.calibration.strata else None
     if controller.calibration is None and answer_stratum(current.claims) == PROVEN:
         stratum = PROVEN  # released on proof alone (`stop_policy.permit_or_review`)
     return RunRecord(

@@ -15,9 +15,10 @@ from tests.verification.fake_openai import MODEL_NAME, FakeOpenAIServer, Receive
 from tests.verification.replies import claim_in, cove_reply, role_of
 from tests.verification.verifiers import calibrated
 from verification.claims.extraction import extract_claims
-from verification.decision.calibration import ReleaseCalibration, builtin_calibration
+from verification.decision.calibration import GroupBound, ReleaseCalibration, StratumThreshold, builtin_calibration
+from verification.decision.methods import Method
 from verification.decision.offline import OfflineVerifier
-from verification.decision.verifier import identity
+from verification.decision.verifier import Verdict, identity
 from verification.engine import check_case, default_verifier
 from verification.errors import PermanentError
 from verification.llm.cascade import Cascade, CascadeVerifier
@@ -32,8 +33,10 @@ SOURCES = [
 ]
 SETTLED = "Refunds reach the original payment method in 5 to 10 business days."
 """Word for word a source sentence: inside the offline verifier's safe band."""
-PARAPHRASE = "Your data is kept for 30 days after cancelling."
-"""True, but read offline below the safe band: the uncertain band."""
+PARAPHRASE = "We hold on to your data for 30 days once you cancel."
+"""True, but read offline below the safe band (the threshold of its stratum, partial): the uncertain band."""
+CLOSE_PARAPHRASE = "Your data is kept for 30 days after cancelling."
+"""True, and read offline below the pooled threshold but above its stratum's: settled offline."""
 CONTRADICTION = "Your data is kept for 90 days after cancelling."
 """A typed contradiction (90 days against 30): REFUTED offline, whatever a model would say."""
 
@@ -72,7 +75,7 @@ def test_a_contradiction_and_a_safe_claim_never_reach_the_model_the_uncertain_on
     # The model's verdict is the claim's: its state, its quote, its provenance, and why it was asked.
     assert paraphrase.state is State.SUPPORTED and paraphrase.method == f"model:{MODEL_NAME}"
     assert paraphrase.decided_by == identity(ModelVerifier(client_model))
-    assert paraphrase.escalation == "offline SUPPORTED at 0.69, below the safe band (0.76)"
+    assert paraphrase.escalation == "offline SUPPORTED at 0.51, below the safe band (0.65)"
     assert paraphrase.model_record is not None and paraphrase.evidence[0].source_id == "retention"
     assert record.metrics.model_calls == 3  # the paraphrase's question and verification, the critic
     assert record.metrics.model_tokens == 6  # as the server reported them: 2 a call
@@ -130,7 +133,7 @@ def test_a_model_that_fails_leaves_the_offline_reading_and_a_person_never_a_rele
     assert settled.state is State.SUPPORTED
     assert paraphrase.state is State.UNRESOLVED and paraphrase.method == "cascade:model-failed"
     assert paraphrase.release_score == 0.0 and why in paraphrase.rationale
-    assert "the offline verifier read it as SUPPORTED at 0.69. A person decides." in paraphrase.rationale
+    assert "the offline verifier read it as SUPPORTED at 0.51. A person decides." in paraphrase.rationale
     assert paraphrase.evidence and paraphrase.evidence[0].source_id == "retention"
     assert record.review_package is not None and record.review_package.target_failures == ["k2"]
     if reply.status == 200 and not reply.delay:
@@ -223,7 +226,7 @@ def test_the_table_says_which_claims_went_to_the_model_and_why(tmp_path: Path, f
 
     assert result.returncode == 0, result.stderr
     assert "verifier cascade/1" in result.stdout
-    assert "  k2 sent to the model: offline SUPPORTED at 0.69, below the safe band (0.76)" in result.stdout
+    assert "  k2 sent to the model: offline SUPPORTED at 0.51, below the safe band (0.65)" in result.stdout
     assert "k1 sent to the model" not in result.stdout
 
 
@@ -324,3 +327,56 @@ def test_in_the_cascade_a_claim_the_model_decided_and_its_quotes_prove_needs_no_
     assert _verifier_claims(fake_server) == [SETTLED]
     assert claim.decided_by == identity(ModelVerifier(client_model)) and claim.stratum == "proven"
     assert record.terminal is Terminal.PERMIT and record.reason is Reason.ALL_SUPPORTED
+
+
+def test_the_safe_band_is_the_threshold_of_the_stratum_the_settled_claims_are_gated_at(
+    fake_server: FakeOpenAIServer, client_model: OpenAIChatModel
+) -> None:
+    # The close paraphrase scores below the pooled threshold but above its stratum's (partial): the offline
+    # verifier alone releases it, so the cascade settles it too instead of asking a model it cannot yet
+    # release on. The loose one is below even its stratum's and still goes to the model.
+    fake_server.responder = cove_reply
+    builtin = builtin_calibration(identity(OfflineVerifier()), DEFAULT.policy.max_unsafe_release_rate)
+    assert builtin is not None
+    partial = builtin.for_stratum("partial").threshold
+    assert partial < builtin.threshold
+
+    record = check_case(_case(SETTLED, CLOSE_PARAPHRASE), model=client_model)
+    mixed = check_case(_case(CLOSE_PARAPHRASE, PARAPHRASE), model=client_model, repair="none")
+
+    settled, close = record.candidates[0].claims
+    assert close.stratum == "partial" and partial <= (close.release_score or 0) < builtin.threshold
+    assert close.decided_by is None and close.escalation is None
+    assert record.terminal is Terminal.PERMIT and record.release_threshold == partial
+    close, loose = mixed.candidates[0].claims
+    assert close.decided_by is None and loose.decided_by is not None
+    assert _verifier_claims(fake_server) == [PARAPHRASE]
+    # The claim the model decided has no calibration of its own, so a person decides the answer; the
+    # settled one is gated at its own stratum's threshold, which it clears.
+    assert mixed.reason is Reason.NOT_CALIBRATED and mixed.release_threshold == partial
+
+
+def test_a_claim_sent_to_the_model_can_change_the_gate_of_those_left_and_the_band_is_read_again(
+    client_model: OpenAIChatModel,
+) -> None:
+    # Partial answers release at 0.5, aligned ones at 0.9. The partial claim (0.4) goes to the model; the
+    # aligned claim left (0.8) then meets the aligned gate, which it does not clear: it goes too, rather
+    # than being settled offline and held back by the gate its answer meets.
+    def bound(name: str) -> GroupBound:
+        return GroupBound(name=name, consistent=10, inconsistent=10, unsafe_released=0, unsafe_release_rate=0.0,
+                          unsafe_upper_bound=0.01, automation=0.5)
+
+    calibration = ReleaseCalibration(
+        threshold=0.7, max_unsafe_release_rate=0.05, confidence=0.95, verifier="offline", groups=[bound("all")],
+        computed="2026-12-01T00:00:00+00:00",
+        strata=[StratumThreshold(name="aligned", threshold=0.9, bound=bound("aligned")),
+                StratumThreshold(name="partial", threshold=0.5, bound=bound("partial"))],
+    )
+    cascade = CascadeVerifier(OfflineVerifier(), ModelVerifier(client_model), 0.7, calibration)
+    aligned = Verdict(state=State.SUPPORTED, release_score=0.8, method=Method.SCORED, stratum="aligned")
+    partial = Verdict(state=State.SUPPORTED, release_score=0.4, method=Method.SCORED, stratum="partial")
+    clear = Verdict(state=State.SUPPORTED, release_score=0.6, method=Method.SCORED, stratum="partial")
+
+    assert [i for i, _ in cascade.uncertain([aligned, partial])] == [0, 1]
+    # With a partial claim that clears its gate left, the answer stays partial: the aligned claim is settled.
+    assert [i for i, _ in cascade.uncertain([aligned, partial, clear])] == [1]

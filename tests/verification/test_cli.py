@@ -234,11 +234,13 @@ def test_check_uses_the_model_named_in_the_environment(tmp_path: Path, fake_serv
     fake_server.responder = cove_reply
     settings = {"LLM_BASE_URL": fake_server.base_url, "LLM_MODEL": "asked-model", "LLM_API_KEY": "k"}
 
-    result = _run("check", _write(tmp_path / "case.json", _case()), llm=settings)
+    # A looser paraphrase than the default case's: the offline verifier reads it below its safe band (the
+    # threshold of its stratum), so the cascade asks the model.
+    loose = _case(answer="We hold on to your data for 30 days once you cancel.")
+    result = _run("check", _write(tmp_path / "case.json", loose), llm=settings)
 
     assert result.returncode == 0, result.stderr
     record = RunRecord.model_validate_json(result.stdout)
-    # The offline verifier reads the paraphrase below its safe band, so the cascade asks the model.
     assert record.verifier == "cascade/1"
     [claim] = record.candidates[0].claims
     assert claim.method == f"model:{MODEL_NAME}" and claim.question
@@ -253,7 +255,8 @@ def test_a_refused_api_key_exits_1_with_one_line(tmp_path: Path, fake_server: Fa
     fake_server.responder = lambda received: Reply(status=401)
     settings = {"LLM_BASE_URL": fake_server.base_url, "LLM_MODEL": "m", "LLM_API_KEY": "wrong"}
 
-    result = _run("check", _write(tmp_path / "case.json", _case()), llm=settings)
+    loose = _case(answer="We hold on to your data for 30 days once you cancel.")  # sent to the model
+    result = _run("check", _write(tmp_path / "case.json", loose), llm=settings)
 
     assert result.returncode == 1
     [line] = result.stderr.splitlines()

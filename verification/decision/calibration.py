@@ -188,8 +188,8 @@ class ReleaseCalibration(_Frozen):
                                        "per_group": [], "strata": []})
 
     def for_answer(self, claims: Iterable[Stratified]) -> ReleaseCalibration:
-        """The calibration an answer with these claims is gated at: that of its stratum (`answer_stratum`)."""
-        return self.for_stratum(answer_stratum(claims))
+        """The calibration an answer with these claims is gated at: that of its stratum (`gated_stratum`)."""
+        return self.for_stratum(gated_stratum(claims))
 
     def group_bound(self, name: str) -> GroupBound | None:
         """What group `name` releases under `for_group(name)`: at its own threshold, else the pooled one."""
@@ -234,6 +234,11 @@ class Stratified(Scored, Protocol):
         """`STRATA`'s name for what its evidence is; None where the verifier gives none (the model's)."""
         ...
 
+    @property
+    def decided_by(self) -> str | None:
+        """In a cascade, the verifier that decided the claim when it is not the run's own (the model)."""
+        ...
+
 
 def answer_stratum(claims: Iterable[Stratified]) -> str | None:
     """The stratum of an answer: its weakest checkable claim's (`STRATA`, strongest first). None when a
@@ -244,6 +249,13 @@ def answer_stratum(claims: Iterable[Stratified]) -> str | None:
     if not strata or any(stratum not in STRATA for stratum in strata):
         return None
     return max(strata, key=STRATA.index)
+
+
+def gated_stratum(claims: Iterable[Stratified]) -> str | None:
+    """The stratum the run's own calibration gates an answer at: that of the claims the run's verifier
+    decided. In a cascade, a claim the model decided is gated by the model path's calibration, so it does
+    not weaken the stratum of the claims the offline verifier settled."""
+    return answer_stratum([claim for claim in claims if claim.decided_by is None])
 
 
 def answer_score(claims: Iterable[Scored]) -> float:

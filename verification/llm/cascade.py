@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from verification.claims.extraction import ExtractedClaim
-from verification.decision.calibration import UNSCORED
+from verification.decision.calibration import UNSCORED, ReleaseCalibration
 from verification.decision.methods import Method
 from verification.decision.offline import OfflineVerifier
 from verification.decision.verifier import Verdict, Verifier, identity
@@ -76,13 +76,13 @@ class Cascade:
     def bind(self, policy: Policy) -> Verifier:
         """The verifier a run under `policy` uses: offline alone, the model alone, or the cascade."""
         calibration = policy.calibration_for(identity(self.offline))
-        band = calibration.threshold if calibration is not None and calibration.met else None
-        route = policy.model_verification or (Route.UNCERTAIN if band is not None else Route.ALL)
+        met = calibration if calibration is not None and calibration.met else None
+        route = policy.model_verification or (Route.UNCERTAIN if met is not None else Route.ALL)
         if route is Route.OFF:
             return self.offline
         if route is Route.ALL:
             return self.model
-        return CascadeVerifier(self.offline, self.model, band)
+        return CascadeVerifier(self.offline, self.model, met.threshold if met else None, met)
 
 
 @dataclass(frozen=True)
@@ -93,18 +93,25 @@ class CascadeVerifier:
     model: ModelVerifier
     safe_threshold: float | None
     """The offline release threshold in force: a SUPPORTED claim scoring at least this is settled."""
+    calibration: ReleaseCalibration | None = None
+    """The offline calibration in force, where it has strata: then the band is the threshold of the
+    stratum the answer's settled claims will be gated at (`band`), not the pooled `safe_threshold`."""
 
     name: str = _VERSION
 
     def config_fingerprint(self) -> str:
         """Both paths and the band between them."""
-        settings = {"offline": identity(self.offline), "model": identity(self.model), "band": self.safe_threshold}
+        settings: dict[str, object] = {
+            "offline": identity(self.offline), "model": identity(self.model), "band": self.safe_threshold,
+        }
+        if self.calibration is not None and self.calibration.strata:
+            settings["strata"] = [(each.name, each.threshold, each.pooled) for each in self.calibration.strata]
         return sha256_text(json.dumps(settings, sort_keys=True))
 
     def verify(self, claims: Sequence[ExtractedClaim], sources: Sequence[Source]) -> list[Verdict]:
         """One verdict per claim, in order: offline for every claim, then the model for the uncertain band."""
         verdicts = self.offline.verify(claims, sources)
-        sent = [(i, why) for i, verdict in enumerate(verdicts) if (why := escalation(verdict, self.safe_threshold))]
+        sent = self.uncertain(verdicts)
         if not sent:
             return verdicts
         answers = self.model.verify_each([claims[i] for i, _ in sent], sources)
@@ -116,6 +123,27 @@ class CascadeVerifier:
             else:
                 verdicts[position] = _fallback(offline, answer, why)
         return verdicts
+
+
+    def uncertain(self, verdicts: Sequence[Verdict]) -> list[tuple[int, str]]:
+        """The claims to send to the model, by position, and why.
+
+        Without strata, the band is the pooled threshold. With them, the claims the offline verifier settles
+        are gated at the threshold of their own stratum (`ReleaseCalibration.for_answer`), so the band is
+        that threshold; sending a claim can change the stratum of those left, so the band is read again
+        until no claim left is below it. Each round sends more, so it ends, and every claim settled
+        offline clears the gate it will meet: none is held for want of the model's reading."""
+        sent: dict[int, str] = {}
+        while True:
+            band = self.safe_threshold
+            if self.calibration is not None and self.calibration.strata:
+                gate = self.calibration.for_answer([verdict for i, verdict in enumerate(verdicts) if i not in sent])
+                band = gate.threshold if gate.met else None
+            more = {i: why for i, verdict in enumerate(verdicts)
+                    if i not in sent and (why := escalation(verdict, band))}
+            if not more:
+                return sorted(sent.items())
+            sent.update(more)
 
 
 def release_paths(verifier: Verifier) -> tuple[Verifier, tuple[Verifier, ...]]:

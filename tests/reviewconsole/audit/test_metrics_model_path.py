@@ -50,7 +50,7 @@ def test_the_page_shows_the_claims_sent_the_calls_per_case_and_what_each_path_re
     settled = _run(bot, "Refunds reach the original payment method in 5 to 10 business days.")
     # A paraphrase below the offline safe band: the model decides it, and without a calibration of the
     # model's own scores a person does.
-    escalated = _run(bot, "Your data is kept for 30 days after cancelling.")
+    escalated = _run(bot, "We hold on to your data for 30 days once you cancel.")
     assert (settled.status, escalated.status) == (CaseStatus.RELEASED, CaseStatus.ESCALATED)
     assert escalated.reason == "NOT_CALIBRATED"
     calls = [case.run_record["metrics"]["model_calls"] for case in (settled, escalated)]

@@ -297,7 +297,7 @@ def test_a_claim_the_offline_verifier_could_not_settle_shows_that_the_model_deci
     try:
         case = escalate_case(webhook_client, {
             "question": "What happens to my data after I cancel?",
-            "answer": "Your data is kept for 30 days after cancelling.",
+            "answer": "We hold on to your data for 30 days once you cancel.",
             "sources": [{"id": "retention", "text": "After cancellation, account data is kept for 30 days."}],
         })
     finally:
@@ -310,8 +310,8 @@ def test_a_claim_the_offline_verifier_could_not_settle_shows_that_the_model_deci
     assert case.reason == "NOT_CALIBRATED" and case.verifier == "cascade/1"
     [claim] = Claim.objects.filter(candidate__case=case)
     assert claim.method == "model:fake-llm-7b" and claim.decided_by.startswith("cove/1:fake-llm-7b ")
-    assert ('<div class="muted small escalation">Sent to the model: offline SUPPORTED at 0.66, below the safe '
-            "band (0.76)</div>") in html
+    assert ('<div class="muted small escalation">Sent to the model: offline SUPPORTED at 0.56, below the safe '
+            "band (0.65)</div>") in html
 
 
 def test_a_proven_claim_shows_which_evidence_word_states_each_of_its_words(client, reviewer, escalate):
