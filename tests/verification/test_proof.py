@@ -147,3 +147,36 @@ def test_a_predicate_split_from_its_sentence_is_proven_and_a_dropped_modifier_is
     # Leaving out a whole conjunct keeps what the rest says; leaving out a modifier does not.
     assert _verdict("Aspirin causes bleeding.", source).method != "offline:proof"
     assert _verdict("Jo is the president of Acme.", source).method != "offline:proof"
+
+
+CAST = Source(id="cast", text=(
+    "Predestination is a 2014 Australian science fiction thriller film directed by Michael and Peter Spierig. "
+    "Rob Jenkins (born 21 May 1975) is an Australian actor with experience in film, television and theatre. "
+    "But this is not a problem without a solution. As the old rules did not apply, the club admitted new "
+    "members in May."
+))
+
+
+@pytest.mark.parametrize(("answer", "says"), [
+    # The claim opens with another name of the source in place of the sentence's.
+    ("Peter Spierig (born 21 May 1975) is an Australian actor with experience in film and theatre.",
+     '"Peter Spierig" where it says "Rob Jenkins"'),
+    # The negation just before the words the claim restates is dropped.
+    ("This is a problem without a solution.", '"no negation" where it says "not"'),
+])
+def test_a_claim_that_changes_what_opens_the_sentence_it_restates_is_never_supported(answer: str, says: str) -> None:
+    verdict = _verdict(answer, CAST)
+
+    assert verdict.state is not State.SUPPORTED and verdict.release_score == 0.0
+    assert verdict.method == "offline:altered" and says in verdict.rationale
+
+
+@pytest.mark.parametrize("answer", [
+    "The club admitted new members in May.",  # a negation further back, of another clause, is left out
+    "Rob Jenkins is an Australian actor with experience in film, television and theatre.",  # a part left out
+])
+def test_what_a_claim_leaves_out_before_the_words_it_restates_is_no_change(answer: str) -> None:
+    verdict = _verdict(answer, CAST)
+
+    assert verdict.method != "offline:altered"
+    assert verdict.state is State.SUPPORTED

@@ -48,7 +48,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 1
+    version = 2
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -107,14 +107,30 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage) -> _Diff | Non
     if matched < _RESTATES * len(ours):
         return None
     # Only the stretch of the sentence the claim restates counts, and what the claim puts in place of the
-    # words just after it: the rest of the sentence the claim may leave out.
+    # words just before and just after it: the rest of the sentence the claim may leave out.
     first, last = blocks[0].b, blocks[-1].b + blocks[-1].size
-    opcodes = [op for op in matcher.get_opcodes()
-               if op[0] != "equal" and first <= op[3] and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
-    return _Diff(matched, matched == len(ours), _first_change(ours, theirs, opcodes, last))
+    opcodes = [_edge(op, first, theirs) if op[3] < first else op for op in matcher.get_opcodes()
+               if op[0] != "equal" and (first <= op[3] or op[4] == first)
+               and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
+    return _Diff(matched, matched == len(ours), _first_change(ours, theirs, [op for op in opcodes if op], last))
 
 
-def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[tuple[str, int, int, int, int]],
+_Opcode = tuple[str, int, int, int, int]
+
+
+def _edge(op: _Opcode, first: int, theirs: list[_Token]) -> _Opcode | None:
+    """An edit that ends where the restated stretch begins, cut to the sentence's words just before it:
+    the name the claim opens with in place of the sentence's ("Rob Jenkins (born 1975) is" / "Peter
+    Spierig (born 1975) is"), or a negation the claim drops just before its first word ("is not a
+    problem" / "is a problem"). What the sentence says further back the claim may leave out."""
+    kind, i1, i2, _, j2 = op
+    if kind == "replace":
+        return kind, i1, i2, max(op[3], j2 - _SWAP), j2
+    # Nothing of the claim in its place: only a negation right before the stretch changes what it says.
+    return (kind, i1, i2, j2 - 1, j2) if theirs[first - 1].key == _NEGATION else None
+
+
+def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_Opcode],
                   last: int) -> tuple[str, str] | None:
     """(what the claim says, what the sentence says there) for the first change that matters, or None."""
     added = Counter(ours[i].key for op in opcodes for i in range(op[1], op[2]))
