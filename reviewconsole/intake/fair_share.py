@@ -34,7 +34,7 @@ from django.db import transaction
 
 from reviewconsole.celery import app
 from reviewconsole.intake.models import Case, CaseStatus
-from reviewconsole.outbox.broker import broker_instance
+from reviewconsole.outbox.broker import broker_instance_at
 from reviewconsole.redis_clients import shared_client
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def backlog_key_in(redis_url: str | None, *, client_id: int) -> str | None:
     """The key of the client's backlog count when backlogs are counted in the Redis at `redis_url`, so that the
     case's charge there counts it in the same round trip (`backlog_priority` then gives its priority); None
     when they are counted elsewhere or not at all."""
-    if redis_url is None or _counter() is None or str(app.conf.broker_url) != redis_url:
+    if redis_url is None or _counted_at() != redis_url:
         return None
     return _key(client_id)
 
@@ -108,10 +108,16 @@ def _key(client_id: int) -> str:
 
 def _counter() -> redis.Redis | None:
     """The broker's Redis, where backlogs are counted; None without one, or with fair scheduling off."""
+    url = _counted_at()
+    return None if url is None else shared_client(url, timeout=0.5)
+
+
+def _counted_at() -> str | None:
+    """The URL of the broker's Redis when backlogs are counted there now (`_counter`)."""
     if not settings.FAIR_SCHEDULING or app.conf.task_always_eager:
         return None
+    # Read once: every read of Celery's settings costs about 10 us of a submission's CPU.
+    url = str(app.conf.broker_url)
     # The broker did not answer its probe a moment ago (the outbox's, cached for seconds): asking it again
     # would keep a submission waiting for the connection to fail.
-    if not broker_instance(app):
-        return None
-    return shared_client(str(app.conf.broker_url), timeout=0.5)
+    return url if broker_instance_at(url) else None

@@ -16,6 +16,7 @@ from kombu.exceptions import KombuError
 from reviewconsole.inserts import insert
 from reviewconsole.outbox import broker
 from reviewconsole.outbox.models import Message
+from reviewconsole.outbox.publisher import task_send
 
 logger = logging.getLogger(__name__)
 
@@ -45,8 +46,7 @@ def message_send(message: Message, task: Task) -> bool:
         return False
     try:
         # No retries here: the caller is waiting, and the relay sends again within a second or two.
-        # celery-types declares `priority` an int; None is Celery's own default (the queue's first list).
-        task.apply_async(args=message.args, priority=message.priority, retry=False)  # type: ignore[arg-type]
+        task_send(task, message.args, priority=message.priority)
     except BROKER_ERRORS as error:
         broker.forget()
         logger.warning("outbox: the broker did not take %s (the relay will): %s", message, error)
