@@ -180,3 +180,25 @@ def test_what_a_claim_leaves_out_before_the_words_it_restates_is_no_change(answe
 
     assert verdict.method != "offline:altered"
     assert verdict.state is State.SUPPORTED
+
+
+OFFER = Source(id="offer", text=(
+    "Dear Dr. Rivera, this is our offer. For a limited period of only two weeks, we are providing our EHR "
+    "platform and Telehealth "
+    "services, packed with features tailored to a clinic like yours, for just $480/month! Reply to book a demo."
+))
+
+
+def test_a_sentence_copied_word_for_word_is_one_claim_and_released_as_written() -> None:
+    # Cut at its "and", the second part would read "Telehealth services, packed with features ..., for just
+    # $480/month!" and lose what the source says it with; copied, it is the source's sentence, and proven.
+    answer = ("For a limited period of only two weeks, we are providing our EHR platform and Telehealth services, "
+              "packed with features tailored to a clinic like yours, for just $480/month!")
+
+    record = check_case(Case(question="What is the offer?", answer=answer, sources=[OFFER]))
+    changed = extract_claims(answer.replace("two weeks", "three weeks"), sources=[OFFER.text])
+
+    (claim,) = record.candidates[0].claims
+    assert claim.text == answer and claim.method == "offline:proof" and claim.release_score == 1.0
+    assert (record.terminal, record.final_answer) == (Terminal.PERMIT, answer)
+    assert len(changed) == 2  # not a copy: read as the reader sees it, part by part

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from verification.claims import language as languages
 from verification.claims.commitments import find_mentions
 from verification.claims.commitments.localized import find_localized_values
-from verification.claims.coordination import split_parts
+from verification.claims.coordination import Part, split_parts
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
@@ -186,6 +186,7 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
     claims: list[ExtractedClaim] = []
     left_out: list[LeftOut] = []
     signed_off = False
+    copied_from = [" ".join(source.split()) for source in sources]
     for sentence_start, sentence_end in split_sentences(text):
         start = sentence_start
         bullet = _BULLET.match(text, start, sentence_end)
@@ -209,7 +210,10 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
         if not any(ch.isalnum() for ch in sentence):
             continue  # punctuation or an emoji on its own: there are no words to release
         signed_off = False
-        for part in split_parts(sentence):
+        # A sentence copied word for word from a source is one claim: its parts are the source's, joined as
+        # the source joins them, and a part cut from it can lose the condition the other part states.
+        parts = [Part(0, len(sentence))] if _copied(sentence, copied_from) else split_parts(sentence)
+        for part in parts:
             span_start, span_end = start + part.start, start + part.end
             claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end,
                                       part.subject))
@@ -218,6 +222,25 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
         claims = [claim if _FINITE_VERB.search(claim.statement) else dataclasses.replace(claim, context=context)
                   for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
+
+
+def _copied(sentence: str, sources: Sequence[str]) -> bool:
+    """Whether the sentence is in a source word for word (spacing aside), at word boundaries."""
+    needle = " ".join(sentence.split())
+    if len(needle.split()) < _COPIED_WORDS:
+        return False
+    for source in sources:
+        at = source.find(needle)
+        while at >= 0:
+            before, after = source[at - 1:at], source[at + len(needle):at + len(needle) + 1]
+            if not (before.isalnum() or after.isalnum()):
+                return True
+            at = source.find(needle, at + 1)
+    return False
+
+
+_COPIED_WORDS = 4
+"""Fewest words of a sentence read as copied: a shorter one is a phrase many sources say."""
 
 
 def _answer_language(text: str, question: str = "", sources: Sequence[str] = ()) -> str:
