@@ -124,6 +124,17 @@ TEXT_CACHE_SIZE = 4096
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _words(text: str) -> tuple[tuple[str, int, int], ...]:
+    if text.isascii() and "'" not in text and "-" not in text:
+        # Most sentences: no contraction, no year range, nothing to lower word by word. The words are
+        # those `_read_words` yields, read in one pass without a generator (every sentence of a case
+        # is read here); a dotted word ("U.K.", "v2.0") is mended as `_read_words` mends it.
+        found = []
+        for match in _WORD.finditer(text.lower()):
+            word = match.group()
+            if "." in word and word[:1].isalpha():
+                word = word.replace(".", "")
+            found.append((word, match.start(), match.end()))
+        return tuple(found)
     return tuple(_read_words(text))
 
 
@@ -169,11 +180,11 @@ def content_stems(text: str) -> list[str]:
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _content_stems(text: str) -> tuple[str, ...]:
-    return tuple(
+    return tuple([
         stem(word)
         for word, _, _ in _words(text)
         if word not in STOP_WORDS and word not in NEGATION_WORDS and len(word) > 1 or word[:1].isdigit()
-    )
+    ])
 
 
 def has_negation(text: str) -> bool:

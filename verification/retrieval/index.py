@@ -74,6 +74,9 @@ class Passage:
     _values: list[Mention] | None = None
     _bigrams: frozenset[tuple[str, str]] | None = None
     _negated: bool | None = None
+    measures: dict[Mention, tuple[tuple[str, ...], tuple[str, ...]]] = field(
+        default_factory=dict, compare=False, repr=False)
+    """What each of its values is said of and counts, kept by the value checks as they read it (`values._measures`)."""
 
     @property
     def bigrams(self) -> frozenset[tuple[str, str]]:

@@ -87,7 +87,9 @@ def _check_value(
         stated = passage.values
         if not stated and value.kind != "date":
             continue  # nothing to compare with: only a date can be told without a value (`_dated_in_parts`)
-        owned = _parallel_value(value, passage, *claim_words) if claim_words[0] else None
+        # Only a value of the same sort can be consistent with the claim's or contradict it.
+        same_sort = [m for m in stated if comparable(value, m)]
+        owned = _parallel_value(same_sort, passage, *claim_words) if claim_words[0] else None
         if owned is not None and contradicts(value, owned) and not any(agree(other, owned) for other in others):
             # (Unless the claim states that value too: then it says both parts, as the sentence does.)
             # "The Basic plan includes 10 GB and the Pro plan 100 GB": its 100 GB is the Pro plan's;
@@ -104,8 +106,6 @@ def _check_value(
             agreeing.append((passage, matching))
             grounding.append((passage, matching))
             continue
-        # Only a value of the same sort can be consistent with the claim's or contradict it.
-        same_sort = [m for m in stated if comparable(value, m)]
         # "2015" is consistent with "March 5, 2015", and "7 days" with "5 to 10 days": neither grounds
         # the claim's value, and neither lets another sentence's value contradict it.
         consistent = next((m for m in same_sort if agree(value, m) or _inside(value, m)), None)
@@ -136,31 +136,44 @@ def _same_quantity_against(passage: Passage, contradicting: list[Mention], said:
     """
     if not contradicting:
         return None
-    tokens = clause_tokens(passage.text)
-    measured = [(said_of(tokens, found, passage.values), found) for found in contradicting]
-    kept = [(keys, found) for keys, found in measured
-            if same_quantity(keys, claim_keys) and same_count(counts, counted(tokens, found))]
+    measured = [(_measures(passage, found), found) for found in contradicting]
+    kept = [(keys, found) for (keys, found_counts), found in measured
+            if same_quantity(keys, claim_keys) and same_count(counts, found_counts)]
     if not kept:
         return None
     return max(kept, key=lambda item: closeness(said, item[0]))[1]
+
+
+def _measures(passage: Passage, found: Mention) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a value of the sentence is said of (`measured.said_of`) and what it counts (`measured.counted`).
+
+    A sentence whose value contradicts one claim's often contradicts its neighbours' too: read once per
+    value of the sentence, kept on the sentence (which the case's index keeps no longer than the case).
+    """
+    known = passage.measures.get(found)
+    if known is None:
+        tokens = clause_tokens(passage.text)
+        known = passage.measures[found] = (said_of(tokens, found, passage.values), counted(tokens, found))
+    return known
 
 
 _PARALLEL = 0.5
 """Share of the claim's other words every part of a sentence must say for the parts to be parallel."""
 
 
-def _parallel_value(value: Mention, passage: Passage, names: frozenset[str], others: frozenset[str]) -> Mention | None:
+def _parallel_value(same_sort: list[Mention], passage: Passage, names: frozenset[str],
+                    others: frozenset[str]) -> Mention | None:
     """The value a sentence of parallel parts gives for the claim's name: "The Basic plan includes 10 GB
     and the Pro plan includes 100 GB" gives 10 GB for the Basic plan.
 
-    The sentence is cut after each value of the claim's value's sort. The parts are parallel when each
+    `same_sort`: the sentence's values of the claim's value's sort (`comparable`), in order. The sentence
+    is cut after each of them. The parts are parallel when each
     says most of the claim's words other than its names ("plan", "includes"); then the part naming
     the claim's name, and no other part, gives its value. None otherwise: values of one sort in a
     sentence often measure different things ("a dividend of $0.13", "debt below $25 billion").
     """
     if not names:
         return None
-    same_sort = [m for m in passage.values if comparable(value, m)]
     if len(same_sort) < 2:
         return None
     ends = [m.end for m in same_sort]
