@@ -167,7 +167,7 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: list[tuple[
     key) is one token."""
     tokens: list[_Token] = []
     for index, (word, start, end) in enumerate(read):
-        value = next(((low, high, key) for low, high, key in values if low <= start < high), None)
+        value = next(((low, high, key) for low, high, key in values if low <= start < high), None) if values else None
         if value is not None:
             key = f"<value {value[2]}>"
             if not tokens or tokens[-1].key != key:
@@ -176,8 +176,20 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: list[tuple[
             tokens.append(_Token(_NEGATION, text[start:end], False))
         elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit():
             number = WORD_NUMBERS.get(word)
-            # A capital after a colon or a quote opens a line ("Ann: Darling, ...") rather than names.
-            opens = index == 0 or text[:start].rstrip()[-1:] in ":;\"“(["
-            named = word[:1].isdigit() or (not opens and text[start].isupper())
+            named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start))
             tokens.append(_Token(str(number) if number is not None else stem(word), text[start:end], named))
     return tokens
+
+
+def _opens_line(text: str, index: int, start: int) -> bool:
+    """Whether the word at `start` opens a line: a capital after a colon or a quote ("Ann: Darling, ...")
+    opens one rather than names. The character before it is found by stepping back over spaces, not by
+    copying the text before every capitalised word."""
+    if index == 0:
+        return True
+    before = start
+    while before > 0 and text[before - 1].isspace():
+        before -= 1
+    # Nothing but spaces before it opens the text, as the first word does.
+    return before == 0 or text[before - 1] in ":;\"“(["
+

@@ -6,6 +6,8 @@ a rate for another period), and the words that say a value with what completes i
 
 from __future__ import annotations
 
+import math
+
 from verification.claims.commitments.mention import Mention
 from verification.claims.commitments.value_patterns import ABBREVIATED_UNITS
 from verification.claims.commitments.values import _ELAPSED_AFTER, _RATE, VALUE_KINDS, _written_number
@@ -37,7 +39,7 @@ def agree(a: Mention, b: Mention) -> bool:
         return all(x is None or y is None or x == y for x, y in zip(a.parts, b.parts, strict=False))
     if a.value is None or b.value is None:
         return a.text.lower() == b.text.lower()
-    if a.unbounded or b.unbounded:
+    if math.isinf(a.value) or math.isinf(b.value):  # `Mention.unbounded`, asked of each pair compared
         return a.value == b.value
     first, second = a.value, b.value
     if a.per and b.per and a.per != b.per:

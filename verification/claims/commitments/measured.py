@@ -37,7 +37,11 @@ def said_of(tokens: Sequence[Token], value: Mention, values: Sequence[Mention]) 
     for token in reversed(tokens[:first]):
         if token.clause != clause:
             break
-        before = next((other for other in earlier if other.start <= token.start < other.end), None)
+        before = None
+        for other in earlier:  # a loop, not a generator: asked for every word before every value compared
+            if other.start <= token.start < other.end:
+                before = other
+                break
         if before is not None:
             if keys and comparable(before, value):
                 break  # what comes before a value of the same sort is said of that one
