@@ -199,6 +199,11 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
             for word in content:
                 if check.claim_value.start <= word.start < check.claim_value.end:
                     stated[word.start] = anchor
+    # The span's words by key, each in the span's order: a claim word's options are looked up, not sought
+    # among every word of the span.
+    by_key: dict[str, list[_Word]] = {}
+    for other in source_words:
+        by_key.setdefault(other.key, []).append(other)
     pairs: list[tuple[_Word, _Word]] = []
     places: list[int] = []  # where each claim word stands in the span: a value's words at the value's start
     taken: set[int] = set()  # each word of the span states one word of the claim: "2020 and 2020" is not "2020"
@@ -211,7 +216,7 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
             continue
         # A number is matched digit for digit, inside the value that states it where there is one: a value
         # check that finds "$291 million" within a source's range must not stand for the 291 itself.
-        options = [other for other in source_words if other.key == word.key and other.start not in taken
+        options = [other for other in by_key.get(word.key, ()) if other.start not in taken
                    and (value is None or value.start <= other.start < value.end)]
         if not options:
             return None
