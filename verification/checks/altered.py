@@ -58,7 +58,11 @@ class Altered(Check):
 def altered(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     """The change against the retrieved sentence the claim restates most closely, or None: a claim that
     restates one sentence with a change and another word for word is the other's."""
-    restated = [(diff, hit.passage) for hit in evidence.hits if (diff := _diff(claim, evidence, hit.passage))]
+    # The claim's tokens for each set of its values a sentence states (most sentences state none): read
+    # once for all the retrieved sentences, not again for each.
+    claim_tokens: dict[tuple[tuple[int, int, int], ...], list[_Token]] = {}
+    restated = [(diff, hit.passage) for hit in evidence.hits
+                if (diff := _diff(claim, evidence, hit.passage, claim_tokens))]
     if any(diff.whole and diff.change is None for diff, _ in restated):
         return None
     changed = [(diff.matched, diff.change, passage) for diff, passage in restated if diff.change is not None]
@@ -84,15 +88,20 @@ class _Diff:
     """(what the claim says, what the sentence says there) for the first change that matters."""
 
 
-def _diff(claim: ClaimView, evidence: Evidence, passage: Passage) -> _Diff | None:
-    """How the claim differs from a sentence it restates; None when it does not restate it."""
+def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
+          claim_tokens: dict[tuple[tuple[int, int, int], ...], list[_Token]]) -> _Diff | None:
+    """How the claim differs from a sentence it restates; None when it does not restate it. `claim_tokens`:
+    the claim's tokens read so far, by the values stated."""
     stated = [
         (check.claim_value.start, check.claim_value.end, mention.start, mention.end)
         for check in evidence.values if check.claim_value.kind in VALUE_KINDS
         for found, mention in check.grounding if found is passage
     ]
     # A value stated in the sentence is one token on each side, keyed by where the claim has it.
-    ours = _tokens(claim.text, claim.words, [(start, end, start) for start, end, _, _ in stated])
+    spans = tuple((start, end, start) for start, end, _, _ in stated)
+    ours = claim_tokens.get(spans)
+    if ours is None:
+        ours = claim_tokens[spans] = _tokens(claim.text, claim.words, spans)
     if len(ours) < _MIN_WORDS:
         return None
     # Most retrieved sentences share too few of the claim's words to restate it: ruled out before the diff.
@@ -162,7 +171,7 @@ def _sentence_tokens(text: str) -> list[_Token]:
     return _tokens(text, words(text), [])
 
 
-def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: list[tuple[int, int, int]]) -> list[_Token]:
+def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tuple[int, int, int]]) -> list[_Token]:
     """The words that carry content, and negations, keyed to compare alike; each stated value (start, end,
     key) is one token."""
     tokens: list[_Token] = []
