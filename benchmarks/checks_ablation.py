@@ -23,8 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from verification.claims.extraction import extract_claims  # noqa: E402
-from verification.decision.calibration import answer_score, calibrate, group_scores  # noqa: E402
+from verification.decision.calibration import calibrate, group_scores  # noqa: E402
 from verification.decision.offline import SWITCHABLE, OfflineVerifier  # noqa: E402
+from verification.decision.strata import answer_score  # noqa: E402
 from verification.retrieval.index import SourceIndex  # noqa: E402
 from verification.scorers import make_scorer  # noqa: E402
 from verification.training.evaluation import DATASETS, Record, load  # noqa: E402

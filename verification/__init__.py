@@ -18,15 +18,11 @@ from verification.surface import lazy_names
 
 if TYPE_CHECKING:
     from verification.cli import main
-    from verification.decision.calibration import (
-        LabelledScores,
-        ReleaseCalibration,
-        answer_score,
-        release_threshold,
-    )
+    from verification.decision.calibration import LabelledScores, ReleaseCalibration, release_threshold
     from verification.decision.calibration import calibrate as calibrate_release
     from verification.decision.calibration import describe as describe_release
     from verification.decision.offline import OfflineVerifier
+    from verification.decision.strata import answer_score
     from verification.decision.verifier import Verifier, fingerprint
     from verification.engine import calibration_critic, check_case, default_verifier, scorer_model
     from verification.errors import PermanentError, TransientError, UnknownConstitution, VerificationError
@@ -156,7 +152,7 @@ _HOMES = {
     "CriticRun": "verification.llm.critic",
     "LabelledScores": "verification.decision.calibration",
     "ReleaseCalibration": "verification.decision.calibration",
-    "answer_score": "verification.decision.calibration",
+    "answer_score": "verification.decision.strata",
     "calibrate_critic": "verification.llm.critic:calibrate",
     "calibrate_release": "verification.decision.calibration:calibrate",
     "calibration_critic": "verification.engine",

@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from verification.decision.calibration import PROVEN, answer_stratum, calibrated_for, describe, gated_stratum
+from verification.decision.calibration import calibrated_for, describe
 from verification.decision.offline import OfflineVerifier
+from verification.decision.strata import PROVEN, answer_stratum, gated_stratum
 from verification.decision.verifier import Verifier, fingerprint, identity
 from verification.errors import MissingFieldError, PermanentError, UnknownConstitution
 from verification.llm.cascade import Cascade

@@ -12,15 +12,9 @@ import pytest
 
 from verification.decision import calibration as release
 from verification.decision.bounds import auroc, binomial_cdf
-from verification.decision.calibration import (
-    STRATA,
-    LabelledScores,
-    UnknownGroup,
-    answer_stratum,
-    calibrate,
-    upper_bound,
-)
+from verification.decision.calibration import LabelledScores, UnknownGroup, calibrate, upper_bound
 from verification.decision.offline import OfflineVerifier
+from verification.decision.strata import STRATA, answer_stratum
 from verification.decision.verifier import identity
 from verification.engine import check_case
 from verification.policy.constitution import DEFAULT

@@ -19,12 +19,8 @@ from pydantic import BaseModel, ValidationError
 
 from verification.cli.run_table import format_table
 from verification.cli.training import add_scorer_option, add_train_command
-from verification.decision.calibration import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_MAX_UNSAFE_RELEASE_RATE,
-    ReleaseCalibration,
-    answer_score,
-)
+from verification.decision.calibration import DEFAULT_CONFIDENCE, DEFAULT_MAX_UNSAFE_RELEASE_RATE, ReleaseCalibration
+from verification.decision.strata import answer_score
 from verification.decision.verifier import Verifier, identity
 from verification.engine import MissingFieldError, check_case, default_verifier
 from verification.errors import VerificationError

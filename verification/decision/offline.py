@@ -40,8 +40,8 @@ from verification.claims.extraction import ExtractedClaim
 from verification.claims.language import name as language_name
 from verification.claims.language import reads, scored
 from verification.claims.view import ClaimView, read_claim
-from verification.decision.calibration import UNSCORED
 from verification.decision.methods import Method
+from verification.decision.strata import UNSCORED
 from verification.decision.verifier import Verdict
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence, gather
@@ -279,7 +279,7 @@ def _finished(verdict: Verdict, claim: ClaimView, evidence: Evidence, release_sc
 
 
 def stratum(verdict: Verdict, claim: ClaimView, evidence: Evidence) -> str:
-    """What the claim's evidence is (`calibration.STRATA`): proven word for word, all its words in the
+    """What the claim's evidence is (`strata.STRATA`): proven word for word, all its words in the
     retrieved sentences, some of them missing, or a bare answer read with its question."""
     if verdict.method in _PROOFS:
         return "proven"

@@ -45,7 +45,7 @@ class Verdict:
     escalation: str | None = None
     """In a cascade, why the offline verdict was sent to the model; None when it was not."""
     stratum: str | None = None
-    """What the claim's evidence is (`calibration.STRATA`), which picks the release threshold of an answer;
+    """What the claim's evidence is (`strata.STRATA`), which picks the release threshold of an answer;
     None where the verifier gives none (the model's verdicts: the model path's calibration gates them)."""
 
 

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from verification.claims.extraction import ExtractedClaim
-from verification.decision.calibration import UNSCORED, ReleaseCalibration
+from verification.decision.calibration import ReleaseCalibration
 from verification.decision.methods import Method
 from verification.decision.offline import OfflineVerifier
+from verification.decision.strata import UNSCORED
 from verification.decision.verifier import Verdict, Verifier, identity
 from verification.llm.cove import ModelVerifier
 from verification.policy.constitution import Policy, Route

@@ -21,7 +21,7 @@ from verification.checks.registry import CHECKS
 from verification.claims.extraction import ExtractedClaim
 from verification.claims.language import ENGLISH
 from verification.claims.view import ClaimView, read_claim
-from verification.decision.calibration import PROVEN
+from verification.decision.strata import PROVEN
 from verification.decision.verifier import Verdict
 from verification.retrieval.evidence import Evidence
 from verification.retrieval.index import Hit, Passage, SourceIndex

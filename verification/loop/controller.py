@@ -14,8 +14,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from verification.decision.calibration import UNSCORED
 from verification.decision.methods import Method
+from verification.decision.strata import UNSCORED
 from verification.decision.verifier import Verifier, identity
 from verification.llm.cascade import release_paths
 from verification.llm.client import ChatModel

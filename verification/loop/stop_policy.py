@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from verification.claims.language import name as language_name
-from verification.decision.calibration import PROVEN, ReleaseCalibration, answer_stratum, held_back
+from verification.decision.calibration import ReleaseCalibration, held_back
+from verification.decision.strata import PROVEN, answer_stratum
 from verification.decision.verifier import Verdict
 from verification.llm.client import MAX_ATTEMPTS
 from verification.policy.constitution import Policy

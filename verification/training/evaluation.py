@@ -28,12 +28,11 @@ from verification.decision.calibration import (
     DEFAULT_MAX_UNSAFE_RELEASE_RATE,
     LabelledScores,
     ReleaseCalibration,
-    answer_score,
-    answer_stratum,
     builtin_calibration,
     upper_bound,
 )
 from verification.decision.offline import OfflineVerifier
+from verification.decision.strata import answer_score, answer_stratum
 from verification.decision.verifier import Verifier, identity
 from verification.errors import PermanentError
 from verification.retrieval.index import SourceIndex
@@ -208,7 +207,7 @@ def labelled_scores(dataset: str, split: str, verifier: Verifier, *, progress: b
 
 
 def labelled_strata(dataset: str, split: str, verifier: Verifier, *, progress: bool = False) -> list[LabelledScores]:
-    """The release scores of a labelled split's answers by stratum (`calibration.STRATA`), consistent and
+    """The release scores of a labelled split's answers by stratum (`strata.STRATA`), consistent and
     inconsistent apart: one entry per stratum the answers fall in, each named after the split."""
     strata: dict[str, tuple[list[float], list[float]]] = {}
     for record in tqdm(load(dataset, split), desc=f"{dataset}/{split}", file=sys.stderr, disable=not progress):
