@@ -37,7 +37,9 @@ def test_a_reviewer_tags_errors_by_keyboard(page, reviewer):
     _wait_for_focus_in_menu(page)
     page.keyboard.press("4")  # again: taken away
     page.locator('#tags-claim-0 [data-error-tag="wrong-number"]').wait_for(state="detached")
+    _wait_for_focus_in_menu(page)  # the swap has settled: no later focus lands back in the claim's menu
     page.keyboard.press("Escape")
+    page.locator("#tags-claim-0 [data-tag-menu]:not([open])").wait_for(state="attached")
 
     page.keyboard.press("Escape")
     page.evaluate("() => document.activeElement?.blur()")
