@@ -3,6 +3,7 @@ view and its evidence to a finding or nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar
@@ -77,6 +78,16 @@ class Check:
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
         """What the check finds about the claim against its evidence, or None when it has nothing to say."""
         raise NotImplementedError
+
+
+def first_finding(checks: Iterable[Check], role: Role, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
+    """The first finding of the checks that play `role` and read the claim's language, in the order given."""
+    for check in checks:
+        if check.role is role and claim.language in check.languages:
+            finding = check.run(claim, evidence)
+            if finding is not None:
+                return finding
+    return None
 
 
 def refuted(passage: Passage, check: type[Check], confidence: float, rationale: str, claim: ClaimView,

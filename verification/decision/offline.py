@@ -32,7 +32,7 @@ import json
 from collections.abc import Sequence
 
 from verification.checks import registry
-from verification.checks.check import Check, CheckFinding, Role
+from verification.checks.check import Check, CheckFinding, Role, first_finding
 from verification.checks.proof import Proof
 from verification.checks.verbatim import Verbatim
 from verification.claims.antonyms import OPPOSITES
@@ -225,12 +225,7 @@ class OfflineVerifier:
 
     def _first(self, role: Role, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
         """The first finding of the checks that play this role, in registry order."""
-        for check in self.checks:
-            if check.role is role and claim.language in check.languages:
-                finding = check.run(claim, evidence)
-                if finding is not None:
-                    return finding
-        return None
+        return first_finding(self.checks, role, claim, evidence)
 
 
 _PROOFS = frozenset((*Proof.methods(), *Verbatim.methods()))

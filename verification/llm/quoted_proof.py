@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from verification.checks.check import CheckFinding, Role
+from verification.checks.check import CheckFinding, Role, first_finding
 from verification.checks.registry import CHECKS
 from verification.claims.extraction import ExtractedClaim
 from verification.claims.language import ENGLISH
@@ -58,12 +58,7 @@ def _prove_quoted(view: ClaimView, quoted: Sequence[EvidenceSpan], index: Source
     values = check_values(view, passages, index) if view.language == ENGLISH and view.unique_stems else []
     evidence = Evidence(index=index, hits=[Hit(passage, 0.0) for passage in passages], candidates=passages,
                         values=values)
-    for check in CHECKS:
-        if check.role is Role.PROVEN and view.language in check.languages:
-            finding = check.run(view, evidence)
-            if finding is not None:
-                return finding
-    return None
+    return first_finding(CHECKS, Role.PROVEN, view, evidence)
 
 
 def proof_checks() -> list[tuple[str, int]]:
