@@ -157,20 +157,6 @@ CAST = Source(id="cast", text=(
 ))
 
 
-@pytest.mark.parametrize(("answer", "says"), [
-    # The claim opens with another name of the source in place of the sentence's.
-    ("Peter Spierig (born 21 May 1975) is an Australian actor with experience in film and theatre.",
-     '"Peter Spierig" where it says "Rob Jenkins"'),
-    # The negation just before the words the claim restates is dropped.
-    ("This is a problem without a solution.", '"no negation" where it says "not"'),
-])
-def test_a_claim_that_changes_what_opens_the_sentence_it_restates_is_never_supported(answer: str, says: str) -> None:
-    verdict = _verdict(answer, CAST)
-
-    assert verdict.state is not State.SUPPORTED and verdict.release_score == 0.0
-    assert verdict.method == "offline:altered" and says in verdict.rationale
-
-
 @pytest.mark.parametrize("answer", [
     "The club admitted new members in May.",  # a negation further back, of another clause, is left out
     "Rob Jenkins is an Australian actor with experience in film, television and theatre.",  # a part left out
@@ -202,3 +188,61 @@ def test_a_sentence_copied_word_for_word_is_one_claim_and_released_as_written() 
     assert claim.text == answer and claim.method == "offline:proof" and claim.release_score == 1.0
     assert (record.terminal, record.final_answer) == (Terminal.PERMIT, answer)
     assert len(changed) == 2  # not a copy: read as the reader sees it, part by part
+
+
+MEETING = Source(id="meeting", text=(
+    "Project Lead: the budget is approved .\nFinance Officer: Mm-hmm .\nChair: Yeah , too bad .\nSecretary: too bad .\n"
+    "Sales Agent: I will send you our price list on Friday ."
+))
+
+
+@pytest.mark.parametrize("answer", [
+    "Project Lead: the budget is approved .",
+    "Secretary: too bad .",  # another speaker says the same words, and this one says them too
+    "Sales Agent: I will send you our price list on Friday .",
+])
+def test_a_line_copied_with_its_speaker_is_released(answer: str) -> None:
+    record = check_case(Case(question="What was said?", answer=answer, sources=[MEETING]))
+
+    assert record.candidates[0].claims[0].method != "offline:altered"
+    assert (record.terminal, record.final_answer) == (Terminal.PERMIT, answer)
+
+
+HONOURS = Source(id="honours", text=(
+    "By 1952, Margaret Hale was leading the northern survey team, and had been given the Royal Geographical "
+    "Medal. Two years later she joined the Arctic Rescue Service. I believe that our Northwind Cloud Backup "
+    "Service can truly help your clinic in many ways. Our Quick Start guide is free."
+))
+
+
+FILM = Source(id="film", text=(
+    "The remake was shot on a beach. And also, there are real horses. Who doesn't want to see two real "
+    "horses race along the sand?"))
+
+
+@pytest.mark.parametrize(("source", "answer", "says"), [
+    # The claim opens with another name of the source in place of the sentence's.
+    (CAST, "Peter Spierig (born 21 May 1975) is an Australian actor with experience in film and theatre.",
+     '"Peter Spierig" where it says "Rob Jenkins"'),
+    # The negation just before the words the claim restates is dropped.
+    (CAST, "This is a problem without a solution.", '"no negation" where it says "not"'),
+    # However short the line, whom it is said by is what it claims.
+    (MEETING, "Finance Officer: the budget is approved .", '"Finance Officer" where it says "Project Lead"'),
+    # A speaker named in words the diff otherwise skips ("Can", "I").
+    (MEETING, "Can I: I will send you our price list on Friday .", '"Can I" where it says "Sales Agent"'),
+    # A name of three words for one of three: two of the claim's five words are the sentence's, but two of
+    # its three once each name counts as one.
+    (HONOURS, "By 1952, Margaret Hale had been given the Arctic Rescue Service.",
+     '"Arctic Rescue Service" where it says "Royal Geographical Medal"'),
+    # A name of two words for one of four.
+    (HONOURS, "I believe that our Quick Start can truly help your clinic in many ways.",
+     '"Quick Start" where it says "Northwind Cloud Backup Service"'),
+    # "doesn't" negates "want", not "real horses": the claim restates the second sentence with "not" added.
+    (FILM, "And also, there are not real horses.", '"not" where it says "nothing"'),
+])
+def test_a_claim_that_restates_a_sentence_with_a_name_a_speaker_or_a_negation_changed_is_never_supported(
+        source: Source, answer: str, says: str) -> None:
+    verdict = _verdict(answer, source)
+
+    assert verdict.state is not State.SUPPORTED and verdict.release_score == 0.0
+    assert verdict.method == "offline:altered" and says in verdict.rationale

@@ -7,10 +7,20 @@ the claim follows the sentence for most of its words and, in a stretch it replac
 number the sentence does not say there, or adds or drops a negation, the claim is not what the sentence
 says. A phrase moved ("in 2010" from the front to the back) is no change: its words are on both sides of
 the diff. Values the value checks find stated in the sentence ("$20" / "20 dollars") compare as equal.
+
+Whom a claim names is an argument however many words name it: a name written as several words counts as
+one word toward the share a restatement must follow ("Margaret Hale had been given the Arctic Rescue
+Service" restates "... Margaret Hale had been given the Royal Geographical Medal"), and a name put for a
+name is a swap whatever their lengths ("our Quick Start" for "our Northwind Cloud Backup Service"). Whom a
+line is said by is one too: a transcript line restated under another speaker ("Finance Officer: the
+budget is approved ." for "Project Lead: the budget is approved .") is a swap, however few words the line
+has. A negation matches the sentence's only where it reaches the same words: "there are not real dogs" is
+not restated by "Who doesn't want to see two real dogs".
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +43,11 @@ _MIN_WORDS = 3
 """A claim shorter than this is too short to tell a restatement from a chance overlap."""
 _SWAP = 3
 """Most words on either side of a substitution ("Ravens" for "Falcons", "New York" for "Boston")."""
+_NAME = 6
+"""Most words of a name put for another name ("Quick Start" for "Northwind Cloud Backup Service")."""
 _NEGATION = "<not>"
+_SPEAKER = re.compile(r"\s*([A-Za-z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s")
+"""A line that opens with whom it is said by ("Project Lead: ...", "Client: ...")."""
 
 
 @dataclass(frozen=True)
@@ -42,13 +56,15 @@ class _Token:
     surface: str
     named: bool
     """A name or a number: capitalised past the first word, or a digit."""
+    joined: bool = False
+    """Written right after the token before it, a space between: one name with it where both are names."""
 
 
 class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 2
+    version = 3
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -102,18 +118,24 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     ours = claim_tokens.get(spans)
     if ours is None:
         ours = claim_tokens[spans] = _tokens(claim.text, claim.words, spans)
+    theirs_values = [(start, end, key) for key, _, start, end in stated]
+    said_by = _said_by(claim, passage, spans, theirs_values)
+    if said_by is not None:
+        return said_by
     if len(ours) < _MIN_WORDS:
         return None
     # Most retrieved sentences share too few of the claim's words to restate it: ruled out before the diff.
     stems = passage.stem_set  # the index's stems of the sentence: numbers spelled out aside, the diff's keys
-    if sum(token.key in stems or token.key[:1] in "<0123456789" for token in ours) < _RESTATES * len(ours):
+    if not _restates(ours, [token.key in stems or token.key[:1] in "<0123456789" for token in ours]):
         return None
-    theirs = _tokens(passage.text, words(passage.text), [(start, end, key) for key, _, start, end in stated]) \
-        if stated else _sentence_tokens(passage.text)
+    theirs = _tokens(passage.text, words(passage.text), theirs_values) if stated else _sentence_tokens(passage.text)
     matcher = SequenceMatcher(None, [token.key for token in ours], [token.key for token in theirs], autojunk=False)
     blocks = [block for block in matcher.get_matching_blocks() if block.size]
     matched = sum(block.size for block in blocks)
-    if matched < _RESTATES * len(ours):
+    found = [False] * len(ours)
+    for block in blocks:
+        found[block.a:block.a + block.size] = [True] * block.size
+    if not _restates(ours, found):
         return None
     # Only the stretch of the sentence the claim restates counts, and what the claim puts in place of the
     # words just before and just after it: the rest of the sentence the claim may leave out.
@@ -121,7 +143,71 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     opcodes = [_edge(op, first, theirs) if op[3] < first else op for op in matcher.get_opcodes()
                if op[0] != "equal" and (first <= op[3] or op[4] == first)
                and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
-    return _Diff(matched, matched == len(ours), _first_change(ours, theirs, [op for op in opcodes if op], last))
+    whole = matched == len(ours) and _negations_reach_alike(ours, blocks)
+    return _Diff(matched, whole, _first_change(ours, theirs, [op for op in opcodes if op], last))
+
+
+def _restates(ours: list[_Token], found: list[bool]) -> bool:
+    """Whether the sentence has enough of the claim's words to restate it: counted word by word, or with
+    each name written as several words counted once (a swapped name of three words in a claim of five
+    leaves two of five words, and two of three)."""
+    if sum(found) >= _RESTATES * len(ours):
+        return True
+    weights = _weights(ours)
+    return sum(weight for weight, here in zip(weights, found, strict=True) if here) >= _RESTATES * sum(weights)
+
+
+def _weights(tokens: list[_Token]) -> list[float]:
+    """Each token's share of one word: 1, or 1/k for each of a name written as k words ("Arctic Rescue
+    Service"); names apart ("Leeds, the Pennines") count one each."""
+    weights: list[float] = []
+    start = 0
+    while start < len(tokens):
+        end = start + 1
+        while _is_name(tokens[start]) and end < len(tokens) and _is_name(tokens[end]) and tokens[end].joined:
+            end += 1
+        weights.extend([1 / (end - start)] * (end - start))
+        start = end
+    return weights
+
+
+def _is_name(token: _Token) -> bool:
+    return token.named and not token.key[:1].isdigit()
+
+
+def _negations_reach_alike(ours: list[_Token], blocks: Sequence[tuple[int, int, int]]) -> bool:
+    """Whether each negation of the claim that the sentence matches reaches the same words there: a matched
+    stretch that ends on a negation the claim goes on from means the sentence negates other words first
+    ("there are not real dogs" / "Who doesn't want to see two real dogs")."""
+    return not any(ours[a + size - 1].key == _NEGATION and a + size < len(ours) for a, _, size in blocks)
+
+
+def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int, int]],
+             theirs_values: Sequence[tuple[int, int, int]]) -> _Diff | None:
+    """Where the claim and the sentence are both lines said by someone ("Client: ..."): a change when the
+    claim's line is the sentence's said by another, a restatement when it is the same line by the same
+    speaker; else None, and the words are compared as any others."""
+    ours_by, theirs_by = _SPEAKER.match(claim.text), _SPEAKER.match(passage.text)
+    if ours_by is None or theirs_by is None:
+        return None
+    ours = _tokens(claim.text, [word for word in claim.words if word[1] >= ours_by.end()], values)
+    theirs = _tokens(passage.text, [word for word in words(passage.text) if word[1] >= theirs_by.end()],
+                     theirs_values)
+    keys, their_keys = [token.key for token in ours], [token.key for token in theirs]
+    if not keys:
+        return None
+    if _speaker(ours_by[1]) == _speaker(theirs_by[1]):
+        # The same line by the same speaker, however short, is no change; any other is compared word by word.
+        return _Diff(len(keys), True, None) if keys == their_keys else None
+    blocks = [block for block in SequenceMatcher(None, keys, their_keys, autojunk=False).get_matching_blocks()
+              if block.size]
+    if sum(block.size for block in blocks) < len(keys) or not _negations_reach_alike(ours, blocks):
+        return None
+    return _Diff(len(keys), False, (ours_by[1], theirs_by[1]))
+
+
+def _speaker(label: str) -> tuple[str, ...]:
+    return tuple(stem(word) for word in label.lower().split())
 
 
 _Opcode = tuple[str, int, int, int, int]
@@ -149,7 +235,8 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
     for kind, i1, i2, j1, j2 in opcodes:
         said = [ours[i] for i in range(i1, i2) if not moved[ours[i].key]]
         instead = [theirs[j] for j in range(j1, j2) if not moved[theirs[j].key]]
-        if len(said) > _SWAP or len(instead) > _SWAP:
+        names = kind == "replace" and all(map(_is_name, said + instead)) and max(len(said), len(instead)) <= _NAME
+        if (len(said) > _SWAP or len(instead) > _SWAP) and not names:
             continue  # a longer stretch is the claim saying other things, which is the scorer's to weigh
         there = " ".join(token.surface for token in instead) or "nothing"
         if any(token.key == _NEGATION for token in said + instead) and j2 <= last:
@@ -175,18 +262,23 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
     """The words that carry content, and negations, keyed to compare alike; each stated value (start, end,
     key) is one token."""
     tokens: list[_Token] = []
+    last = 0  # where the last token ends
     for index, (word, start, end) in enumerate(read):
         value = next(((low, high, key) for low, high, key in values if low <= start < high), None) if values else None
         if value is not None:
             key = f"<value {value[2]}>"
             if not tokens or tokens[-1].key != key:
                 tokens.append(_Token(key, text[value[0]:value[1]], False))
+            last = value[1]
         elif word in NEGATION_WORDS:
             tokens.append(_Token(_NEGATION, text[start:end], False))
+            last = end
         elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit():
             number = WORD_NUMBERS.get(word)
             named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start))
-            tokens.append(_Token(str(number) if number is not None else stem(word), text[start:end], named))
+            joined = bool(tokens) and text[last:start].isspace()
+            tokens.append(_Token(str(number) if number is not None else stem(word), text[start:end], named, joined))
+            last = end
     return tokens
 
 
