@@ -137,6 +137,19 @@ def test_the_more_of_a_claim_its_evidence_states_the_higher_it_scores(
     assert scores[0] <= scores[1] <= scores[2] == 1.0
 
 
+def test_a_speaker_is_not_proven_by_the_line_before_the_one_that_says_the_words() -> None:
+    # Left out between "Project Lead" and "think" are the end of one line and the speaker of the next: the
+    # "and" after that speaker does not make them a conjunct the claim may drop.
+    source = Source(id="call", text=(
+        "Project Lead: Yeah .\nFinance Officer: and I think the new form is easy to use for both teams ."))
+
+    wrong = _verdict("Project Lead: and I think the new form is easy to use for both teams .", source)
+    right = _verdict("Finance Officer: and I think the new form is easy to use for both teams .", source)
+
+    assert wrong.method != "offline:proof" and wrong.state is not State.SUPPORTED
+    assert right.method == "offline:proof" and right.release_score == 1.0
+
+
 def test_a_predicate_split_from_its_sentence_is_proven_and_a_dropped_modifier_is_not() -> None:
     source = Source(id="facts", text=(
         "The museum opens at 9 am and closes at 5 pm. Aspirin reduces fever and, in rare cases, causes "

@@ -77,7 +77,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 1
+    version = 2
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -230,7 +230,7 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     used = {word.start for word in matched}
     region_words = [word for word in source_words if first <= word.start <= last]
     omitted = [word.start not in used and not _inside_value(word, values, span) for word in region_words]
-    if not _only_conjuncts_left_out(text, region_words, omitted):
+    if not _only_conjuncts_left_out(text, region_words, omitted, span):
         return None  # the span says more between the words it shares with the claim
     region = _widened(text, span, source_words, first, last)
     if _qualifiers(claim.words) != _qualifiers(words(region)):
@@ -244,16 +244,28 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), movable))
 
 
-def _only_conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool]) -> bool:
+def _only_conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
+                             span: tuple[Passage, ...]) -> bool:
     """Whether every run of the span's words the claim leaves out is a whole conjunct, ended by "and" or
     "or" before the claim's next word: "The museum [opens at 9 and] closes at 5" states the second
-    predicate of its subject; "vice president" is not "president", nor "in rare cases, causes" "causes"."""
+    predicate of its subject; "vice president" is not "president", nor "in rare cases, causes" "causes".
+    A conjunct is in one sentence with the word it is joined to: words left out across a sentence's end
+    ("Project Lead: [Yeah . Finance Officer:] and I think ...") are the rest of one line and the speaker of
+    the next, not a conjunct."""
+    opened = 0  # where the run being read began
     for i, left_out in enumerate(omitted):
+        if left_out and (i == 0 or not omitted[i - 1]):
+            opened = i
         if left_out and (i + 1 == len(region) or not omitted[i + 1]):
             gap = text[region[i].end:region[i + 1].start] if i + 1 < len(region) else ""
-            if not _CONJUNCTION.search(gap):
+            if not _CONJUNCTION.search(gap) or _sentence(region[opened], span) is not _sentence(region[i + 1], span):
                 return False
     return True
+
+
+def _sentence(word: _Word, span: tuple[Passage, ...]) -> Passage:
+    """The sentence of the span a word of it is in."""
+    return next(passage for passage in span if passage.start <= word.start < passage.end)
 
 
 def _inside_value(word: _Word, values: Sequence[ValueCheck], span: tuple[Passage, ...]) -> bool:
