@@ -259,3 +259,42 @@ def test_a_claim_that_restates_a_sentence_with_a_name_a_speaker_or_a_negation_ch
 
     assert verdict.state is not State.SUPPORTED and verdict.release_score == 0.0
     assert verdict.method == "offline:altered" and says in verdict.rationale
+
+
+
+STORY = Source(id="story", text=(
+    "I had no map and I was cold and tired, but I knew I couldn't stop there. The museum was closed for repairs "
+    "between 2014 and 2017, when the roof was replaced. Harbour Records, founded in 1961, released albums by "
+    "artists including Ella Moss, Nina Hart, Stan Kray and Astrid Berg among others. The film is written and "
+    "directed by Maria Lopez and stars an ensemble cast featuring Tom Hale, Ann Ruiz and Bo Park. Its first "
+    "studio was called Blank Slate, and its score was recorded by Polar Sound."))
+
+
+@pytest.mark.parametrize(("answer", "changed", "says"), [
+    # Split from its sentence, the clause is too short to diff by its content words ("knew", "stop"); every
+    # word of it, stop words too, is the sentence's but the "n't" it drops.
+    ("I had no map and I was cold and tired, but I knew I couldn't stop there.",
+     "I had no map and I was cold and tired, but I knew I could stop there.", '"no negation" where it says "n\'t"'),
+    # A range made empty says the sentence's 2017 twice, once where it says 2014.
+    ("The museum was closed for repairs between 2014 and 2017, when the roof was replaced.",
+     "The museum was closed for repairs between 2017 and 2017, when the roof was replaced.",
+     '"2017" where it says "2014"'),
+    # The claim ends with a name in place of the sentence's, which goes on past it.
+    ("The film is written and directed by Maria Lopez.", "The film is written and directed by Polar Sound.",
+     '"Polar Sound" where it says "Maria Lopez"'),
+    # A name that opens a fragment cut from a list is a name, not the line's first word.
+    ("Harbour Records, founded in 1961, released albums by artists including Ella Moss, Nina Hart, Stan Kray "
+     "and Astrid Berg among others.",
+     "Harbour Records, founded in 1961, released albums by artists including Ella Moss, Nina Hart, Stan Kray and "
+     "Blank Slate among others.", '"Blank Slate" where it says'),
+])
+def test_a_split_clause_a_range_made_empty_or_a_name_at_either_end_changed_is_held_back(
+        answer: str, changed: str, says: str) -> None:
+    copied = check_case(Case(question="What happened?", answer=answer, sources=[STORY]))
+    record = check_case(Case(question="What happened?", answer=changed, sources=[STORY]))
+
+    assert (copied.terminal, copied.final_answer) == (Terminal.PERMIT, answer)
+    assert (record.terminal, record.final_answer) != (Terminal.PERMIT, changed)
+    held = [claim for claim in record.candidates[0].claims if claim.method == "offline:altered"]
+    assert len(held) == 1 and held[0].state is not State.SUPPORTED and held[0].release_score == 0.0
+    assert says in held[0].rationale

@@ -16,6 +16,14 @@ line is said by is one too: a transcript line restated under another speaker ("F
 budget is approved ." for "Project Lead: the budget is approved .") is a swap, however few words the line
 has. A negation matches the sentence's only where it reaches the same words: "there are not real dogs" is
 not restated by "Who doesn't want to see two real dogs".
+
+A clause split from its sentence is often too short to diff by the words that carry content ("I knew I
+could give up"): it restates a sentence that says all its words, stop words too, in one stretch, and
+differs from it where the stretch has a negation it lacks. A value is keyed by the sentence's mention
+that states it, so "between 2021 and 2021" says the sentence's 2021 twice, once where it says 2018. A
+name the claim ends with is compared with the sentence's name just after the stretch it restates,
+however far the sentence goes on; and the capital that opens a line opens a name where a name goes on
+from it ("Tabula Rasa among others.").
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -41,11 +49,14 @@ _RESTATES = 0.6
 """Share of the claim's words that must follow the sentence, in order, before it counts as restating it."""
 _MIN_WORDS = 3
 """A claim shorter than this is too short to tell a restatement from a chance overlap."""
+_MIN_RUN = 4
+"""Fewest words, stop words counted, of a shorter claim that a sentence must say in one stretch to restate it."""
 _SWAP = 3
 """Most words on either side of a substitution ("Ravens" for "Falcons", "New York" for "Boston")."""
 _NAME = 6
 """Most words of a name put for another name ("Quick Start" for "Northwind Cloud Backup Service")."""
 _NEGATION = "<not>"
+_VALUE = "<value "
 _SPEAKER = re.compile(r"\s*([A-Za-z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s")
 """A line that opens with whom it is said by ("Project Lead: ...", "Client: ...")."""
 
@@ -64,7 +75,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 3
+    version = 4
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -108,27 +119,21 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
           claim_tokens: dict[tuple[tuple[int, int, int], ...], list[_Token]]) -> _Diff | None:
     """How the claim differs from a sentence it restates; None when it does not restate it. `claim_tokens`:
     the claim's tokens read so far, by the values stated."""
-    stated = [
-        (check.claim_value.start, check.claim_value.end, mention.start, mention.end)
-        for check in evidence.values if check.claim_value.kind in VALUE_KINDS
-        for found, mention in check.grounding if found is passage
-    ]
-    # A value stated in the sentence is one token on each side, keyed by where the claim has it.
-    spans = tuple((start, end, start) for start, end, _, _ in stated)
+    spans, theirs_values = _stated(claim, evidence, passage)
     ours = claim_tokens.get(spans)
     if ours is None:
         ours = claim_tokens[spans] = _tokens(claim.text, claim.words, spans)
-    theirs_values = [(start, end, key) for key, _, start, end in stated]
     said_by = _said_by(claim, passage, spans, theirs_values)
     if said_by is not None:
         return said_by
     if len(ours) < _MIN_WORDS:
-        return None
+        return _word_for_word(claim, passage, len(ours))
     # Most retrieved sentences share too few of the claim's words to restate it: ruled out before the diff.
     stems = passage.stem_set  # the index's stems of the sentence: numbers spelled out aside, the diff's keys
     if not _restates(ours, [token.key in stems or token.key[:1] in "<0123456789" for token in ours]):
         return None
-    theirs = _tokens(passage.text, words(passage.text), theirs_values) if stated else _sentence_tokens(passage.text)
+    theirs = (_tokens(passage.text, words(passage.text), theirs_values) if theirs_values
+              else _sentence_tokens(passage.text))
     matcher = SequenceMatcher(None, [token.key for token in ours], [token.key for token in theirs], autojunk=False)
     blocks = [block for block in matcher.get_matching_blocks() if block.size]
     matched = sum(block.size for block in blocks)
@@ -140,11 +145,57 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     # Only the stretch of the sentence the claim restates counts, and what the claim puts in place of the
     # words just before and just after it: the rest of the sentence the claim may leave out.
     first, last = blocks[0].b, blocks[-1].b + blocks[-1].size
-    opcodes = [_edge(op, first, theirs) if op[3] < first else op for op in matcher.get_opcodes()
+    opcodes = [_edge(op, first, theirs) if op[3] < first else _tail(op, last, theirs) for op in matcher.get_opcodes()
                if op[0] != "equal" and (first <= op[3] or op[4] == first)
                and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
     whole = matched == len(ours) and _negations_reach_alike(ours, blocks)
     return _Diff(matched, whole, _first_change(ours, theirs, [op for op in opcodes if op], last))
+
+
+def _stated(claim: ClaimView, evidence: Evidence, passage: Passage) -> tuple[
+        tuple[tuple[int, int, int], ...], list[tuple[int, int, int]]]:
+    """The claim's values the sentence states, (start, end, key) in the claim, and the sentence's mentions
+    that state them, (start, end, key) in the sentence. A value is one token on each side, keyed by the
+    sentence's mention that states it: a claim that says one value twice ("between 2021 and 2021") has two
+    tokens of one key where the sentence has one ("between 2018 and 2021")."""
+    mentions: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for check in evidence.values:
+        if check.claim_value.kind in VALUE_KINDS:
+            for found, mention in check.grounding:
+                if found is passage:
+                    mentions.setdefault((check.claim_value.start, check.claim_value.end), []).append(
+                        (mention.start, mention.end))
+    keys = {value: min(start for start, _ in stating) for value, stating in mentions.items()}
+    theirs: dict[tuple[int, int], int] = {}
+    for value, stating in mentions.items():
+        for said in stating:
+            theirs[said] = min(theirs.get(said, keys[value]), keys[value])
+    return (tuple((start, end, keys[(start, end)]) for start, end in mentions),
+            sorted((start, end, key) for (start, end), key in theirs.items()))
+
+
+def _word_for_word(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | None:
+    """A claim too short for the diff ("I knew I could give up") against a sentence that says all its
+    words, stop words too, in one stretch: a restatement, or a change where the stretch and the claim
+    differ in a negation ("..., but I knew I couldn't give up"). None where the sentence has no such
+    stretch: two or three words in common are no restatement by chance alone."""
+    ours = [word for word, _, _ in claim.words]
+    plain = [word for word in ours if word not in NEGATION_WORDS]
+    if len(plain) < _MIN_RUN:
+        return None
+    read = [word for word, _, _ in words(passage.text)]
+    theirs = [(at, word) for at, word in enumerate(read) if word not in NEGATION_WORDS]
+    keys = [word for _, word in theirs]
+    said = [word for word in ours if word in NEGATION_WORDS]
+    changes = []
+    for at in range(len(keys) - len(plain) + 1):
+        if keys[at:at + len(plain)] != plain:
+            continue
+        instead = [word for word in read[theirs[at][0]:theirs[at + len(plain) - 1][0]] if word in NEGATION_WORDS]
+        if len(instead) == len(said):
+            return _Diff(tokens, True, None)
+        changes.append((" ".join(said) or "no negation", " ".join(instead) or "nothing"))
+    return _Diff(tokens, False, changes[0]) if changes else None
 
 
 def _restates(ours: list[_Token], found: list[bool]) -> bool:
@@ -225,6 +276,19 @@ def _edge(op: _Opcode, first: int, theirs: list[_Token]) -> _Opcode | None:
     return (kind, i1, i2, j2 - 1, j2) if theirs[first - 1].key == _NEGATION else None
 
 
+def _tail(op: _Opcode, last: int, theirs: list[_Token]) -> _Opcode:
+    """An edit that goes on past the restated stretch, cut to the sentence's words just after it: the name
+    there, or a few words where none is ("... directed by Polar Sound" / "... directed by Maria Lopez and
+    stars an ensemble cast featuring ..."). What the sentence says further on the claim may leave out."""
+    kind, i1, i2, j1, j2 = op
+    if j2 <= last:
+        return op
+    end = j1 + 1 if _is_name(theirs[j1]) else min(j2, j1 + _SWAP)
+    while end < min(j2, j1 + _NAME) and _is_name(theirs[end - 1]) and _is_name(theirs[end]) and theirs[end].joined:
+        end += 1
+    return kind, i1, i2, j1, end
+
+
 def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_Opcode],
                   last: int) -> tuple[str, str] | None:
     """(what the claim says, what the sentence says there) for the first change that matters, or None."""
@@ -232,6 +296,7 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
     dropped = Counter(theirs[j].key for op in opcodes for j in range(op[3], op[4]))
     moved = added & dropped  # a phrase moved is on both sides of the diff
     everywhere = {token.key for token in theirs}
+    said_times, stated_times = Counter(token.key for token in ours), Counter(token.key for token in theirs)
     for kind, i1, i2, j1, j2 in opcodes:
         said = [ours[i] for i in range(i1, i2) if not moved[ours[i].key]]
         instead = [theirs[j] for j in range(j1, j2) if not moved[theirs[j].key]]
@@ -242,14 +307,27 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
         if any(token.key == _NEGATION for token in said + instead) and j2 <= last:
             return (" ".join(token.surface for token in said) or "no negation", there)
         # A substitution is a name for a name or a number for a number the sentence does not say at all.
-        new = {_sort(token) for token in said if token.named and token.key not in everywhere}
+        # A stated value is new where the claim says it more often than the sentence, in place of another
+        # number: "between 2021 and 2021" says the sentence's 2021 where it says 2018.
+        numbers = {_digits(token.surface) for token in instead}
+        new = {_sort(token) for token in said
+               if (said_times[token.key] > stated_times[token.key] and _digits(token.surface) not in numbers
+                   if _is_value(token) else token.named and token.key not in everywhere)}
         if kind == "replace" and new & {_sort(token) for token in instead if token.named}:
             return " ".join(token.surface for token in said), there
     return None
 
 
 def _sort(token: _Token) -> str:
-    return "number" if token.key[:1].isdigit() else "name"
+    return "number" if token.key[:1].isdigit() or _is_value(token) else "name"
+
+
+def _digits(text: str) -> str:
+    return "".join(character for character in text if character.isdigit())
+
+
+def _is_value(token: _Token) -> bool:
+    return token.key.startswith(_VALUE)
 
 
 @lru_cache(maxsize=8192)
@@ -266,8 +344,8 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
     for index, (word, start, end) in enumerate(read):
         value = next(((low, high, key) for low, high, key in values if low <= start < high), None) if values else None
         if value is not None:
-            key = f"<value {value[2]}>"
-            if not tokens or tokens[-1].key != key:
+            key = f"{_VALUE}{value[2]}>"
+            if last != value[1]:  # a value's first word: the value's other words are the same token
                 tokens.append(_Token(key, text[value[0]:value[1]], False))
             last = value[1]
         elif word in NEGATION_WORDS:
@@ -277,9 +355,17 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
             number = WORD_NUMBERS.get(word)
             named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start))
             joined = bool(tokens) and text[last:start].isspace()
+            if named and joined and not word[:1].isdigit() and _opens_name(tokens[-1]):
+                # The capital that opens a line opens a name where a name goes on from it ("Blank Slate
+                # among others."): the line's first word is read as a name then, not as a word.
+                tokens[-1] = replace(tokens[-1], named=True)
             tokens.append(_Token(str(number) if number is not None else stem(word), text[start:end], named, joined))
             last = end
     return tokens
+
+
+def _opens_name(token: _Token) -> bool:
+    return not token.named and token.surface[:1].isupper() and token.key not in (_NEGATION,) and not _is_value(token)
 
 
 def _opens_line(text: str, index: int, start: int) -> bool:
