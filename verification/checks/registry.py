@@ -12,6 +12,7 @@ from verification.checks.grounding import Grounding
 from verification.checks.name_swap import NameSwap
 from verification.checks.negation_mismatch import NegationMismatch
 from verification.checks.opposite_word import OppositeWord
+from verification.checks.polar_answer import PolarAnswer
 from verification.checks.proof import Proof, Reordered
 from verification.checks.relation_mismatch import RelationMismatch
 from verification.checks.source_conflict import SourceConflict
@@ -21,6 +22,7 @@ from verification.checks.ungrounded_value import UngroundedValue
 from verification.checks.verbatim import Verbatim
 
 CHECKS: tuple[Check, ...] = (
+    PolarAnswer(),
     SourceConflict(),
     TypedMismatch(),
     RelationMismatch(),

@@ -19,6 +19,7 @@ from verification.claims import language as languages
 from verification.claims.commitments import find_mentions
 from verification.claims.commitments.localized import find_localized_values
 from verification.claims.coordination import Part, split_parts
+from verification.claims.polar import polar
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
@@ -57,6 +58,12 @@ class ExtractedClaim:
     def statement(self) -> str:
         """The claim as it reads on its own, and as a verifier checks it: its subject, then its text."""
         return f"{self.subject} {self.text}" if self.subject else self.text
+
+    @property
+    def read_alone(self) -> str:
+        """The claim as a model reads it on its own: its statement, and for a bare answer the question it
+        answers ("Yes." asserts nothing without "Can I cancel at any time?")."""
+        return f"{self.statement} (the answer to: {self.context})" if self.context else self.statement
 
 
 @dataclass(frozen=True)
@@ -219,8 +226,9 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
                                       part.subject))
     context = " ".join(question.split())
     if context:
-        claims = [claim if _FINITE_VERB.search(claim.statement) else dataclasses.replace(claim, context=context)
-                  for claim in claims]
+        # "yes" ends as a verb does; it is the barest answer of all.
+        claims = [claim if _FINITE_VERB.search(claim.statement) and not polar(claim.statement)
+                  else dataclasses.replace(claim, context=context) for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
 
 

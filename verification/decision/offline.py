@@ -50,7 +50,7 @@ from verification.scorers import Scorer, make_scorer
 from verification.scorers.features import FEATURE_NAMES, Assessment, measure
 from verification.types import Source, State
 
-STAGES: tuple[tuple[str, int], ...] = (("claims", 2), ("retrieval", 2), ("features", 1))
+STAGES: tuple[tuple[str, int], ...] = (("claims", 3), ("retrieval", 2), ("features", 1))
 """The stages before the checks, each with its version: bumped by whoever changes what the claim view,
 retrieval or the measures produce."""
 
@@ -129,7 +129,7 @@ class OfflineVerifier:
             )
         evidence = gather(claim, index)
         extra: dict[str, object] = {"language": claim.language}
-        decided = self._first(Role.CONTRADICTION, claim, evidence)
+        decided = self._first(Role.UNREAD, claim, evidence) or self._first(Role.CONTRADICTION, claim, evidence)
         if decided is not None:
             return _verdict(decided, claim, evidence, extra, release_score=0.0)
         proven = self._first(Role.PROVEN, claim, evidence)
@@ -176,7 +176,7 @@ class OfflineVerifier:
             "features": dict(zip(FEATURE_NAMES, (round(v, 4) for v in assessment.vector), strict=True)),
         }
         release = probability >= threshold
-        decided = self._first(Role.CONTRADICTION, claim, evidence)
+        decided = self._first(Role.UNREAD, claim, evidence) or self._first(Role.CONTRADICTION, claim, evidence)
         if decided is not None:
             return _verdict(decided, claim, evidence, extra, release_score=0.0)
         commitment = self._first(Role.COMMITMENT, claim, evidence)

@@ -38,8 +38,9 @@ def escalation(verdict: Verdict, safe_threshold: float | None) -> str | None:
     """Why the claim goes to the model, or None when the offline verdict `verdict` settles it."""
     if verdict.method == Method.NOT_CHECKABLE or verdict.stratum == "proven":
         return None  # a proof settles the claim whatever the calibration: the model has nothing to add
-    if verdict.stratum == UNSCORED and verdict.state is not State.REFUTED:
-        # Read by rules alone, or not read at all: the model reads every language.
+    if (verdict.stratum == UNSCORED and verdict.state is not State.REFUTED) or verdict.state is State.UNRESOLVED:
+        # Read by rules alone, or not read at all: the model reads every language. And no verdict (a bare
+        # yes or no) is the model's to reach: it reads the question the answer asserts.
         return f"offline {verdict.state.value}: {verdict.rationale}"
     if verdict.method != Method.SCORED and verdict.state not in (State.SUPPORTED, State.CONFLICTING):
         # A check's veto: a contradiction, or a committed value no cited sentence states. Sources that

@@ -176,7 +176,7 @@ class ModelVerifier:
             calls += question_record.attempts
             tokens += question_record.tokens
         # A written question adds the words a source would use; a templated one only adds boilerplate.
-        query = f"{question} {claim.statement}" if question_note == "question_writer" else claim.statement
+        query = f"{question} {claim.read_alone}" if question_note == "question_writer" else claim.read_alone
         with self._search_lock:
             retrieved = index.search(query, k=self.passages)
         if not retrieved:
@@ -194,7 +194,7 @@ class ModelVerifier:
             self.model,
             VERIFY_PROMPT,
             VerificationAnswer,
-            values={"question": question, "claim": claim.statement, "passages": _passages_text(retrieved)},
+            values={"question": question, "claim": claim.read_alone, "passages": _passages_text(retrieved)},
             check=aligner,
         )
         extra["model_calls"] = calls + result.record.attempts
@@ -211,7 +211,7 @@ class ModelVerifier:
             self.model,
             QUESTION_PROMPT,
             VerificationQuestion,
-            values={"claim": claim.statement, "commitments": _commitments_text(claim.commitments)},
+            values={"claim": claim.read_alone, "commitments": _commitments_text(claim.commitments)},
         )
         if result.output is None:
             return template_question(claim), "template:question-writer-invalid", result.record
@@ -299,7 +299,8 @@ def _numbers(text: str) -> list[str]:
 def template_question(claim: ExtractedClaim) -> str:
     """A deterministic, self-contained question naming everything the claim commits to."""
     statement = claim.statement.strip().rstrip(".!?;:")
-    question = f'According to the sources, is this statement true: "{statement}"?'
+    question = (f'According to the sources, is "{statement}" the right answer to "{claim.context}"?' if claim.context
+                else f'According to the sources, is this statement true: "{statement}"?')
     values = list(dict.fromkeys(c.text for c in claim.commitments if c.kind in _QUESTION_MUST_NAME))
     if values:
         question += f" Check specifically: {'; '.join(values)}."
