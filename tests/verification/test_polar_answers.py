@@ -16,7 +16,7 @@ CANCEL = "Can I cancel my subscription at any time?"
 POLICY = Source(id="policy", text="You may cancel your subscription at any time. Refunds are issued within 14 days.")
 
 
-@pytest.mark.parametrize("answer", ["Yes.", "yes", "No", "Nope!"])
+@pytest.mark.parametrize("answer", ["Yes.", "yes", "No", "Nope!", "Of course.", "It is not."])
 def test_a_bare_yes_or_no_goes_to_a_person_with_the_question_it_answers(answer: str) -> None:
     record = check_case(Case(question=CANCEL, answer=answer, sources=[POLICY]))
 
@@ -26,6 +26,18 @@ def test_a_bare_yes_or_no_goes_to_a_person_with_the_question_it_answers(answer: 
     assert (claim.text, claim.state, claim.method) == (answer, State.UNRESOLVED, "offline:polar-answer")
     assert claim.release_score == 0.0 and "yes or no" in claim.rationale
     assert record.final_answer == answer  # nothing repaired away: a person reads it as written
+
+
+@pytest.mark.parametrize(
+    ("answer", "claim_text"), [("Yes, you can.", "you can."), ("No, they are not.", "they are not.")]
+)
+def test_a_yes_or_no_followed_only_by_its_echo_asserts_the_question_too(answer: str, claim_text: str) -> None:
+    record = check_case(Case(question=CANCEL, answer=answer, sources=[POLICY]))
+
+    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNRESOLVED_CLAIM)
+    (claim,) = record.candidates[-1].claims
+    assert (claim.text, claim.state, claim.method) == (claim_text, State.UNRESOLVED, "offline:polar-answer")
+    assert extract_claims(answer, CANCEL)[0].context == CANCEL  # the model is shown the question with it
 
 
 def test_lower_case_yes_is_a_bare_answer_not_a_verb() -> None:

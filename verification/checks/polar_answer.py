@@ -1,6 +1,6 @@
-"""A bare yes or no is read by a person, never scored: "No." to "Are both plans billed monthly?" is
-right or wrong by what the question asserts, and the claim's own words say nothing a source could state
-or contradict. A score on them would read the question's words as the claim's, so a correct answer
+"""A bare yes or no is read by a person, never scored: "No." (or "No, they are not.") to "Are both plans
+billed monthly?" is right or wrong by what the question asserts, and the claim's own words say nothing a
+source could state or contradict. A score on them would read the question's words as the claim's, so a correct answer
 would be held back, or rejected unseen, as unsupported."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ class PolarAnswer(Check):
     languages = frozenset(POLAR_WORDS)
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
-        if not polar(claim.text, claim.language):
+        if not polar(claim.text, claim.language, claim.stems):
             return None
         return CheckFinding(
             state=State.UNRESOLVED, method=PREFIX + self.name, evidence=(), confidence=0.0,
-            rationale="A bare yes or no: it asserts what the question asks, which the offline rules do not read "
-                      "as a statement, so a person decides.",
+            rationale="Its own words carry nothing a source could state: a yes or no asserts what the question "
+                      "asks, which the offline rules do not read as a statement, so a person decides.",
         )

@@ -7,7 +7,10 @@ statement. The words are a closed class per language, not a list grown from case
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from verification.claims.language import ENGLISH
+from verification.claims.tokens import content_stems, stem
 
 POLAR_WORDS: dict[str, frozenset[str]] = {
     ENGLISH: frozenset({"yes", "no", "yeah", "yep", "nope", "nah"}),
@@ -20,7 +23,17 @@ POLAR_WORDS: dict[str, frozenset[str]] = {
 _EDGES = " \t\r\n.,;:!?…'\"“”‘’()[]。，、；：！？「」『』（）"
 """What may stand around the word: punctuation, quotes, spaces (ASCII and CJK)."""
 
+_ANSWER_STEMS = frozenset(stem(word) for word in (
+    *POLAR_WORDS[ENGLISH], "indeed", "sure", "certainly", "absolutely", "definitely", "course", "correct", "right",
+    "true", "exactly"))
+"""The stems of the English words that say yes or no and nothing else ("of course", "that's right")."""
 
-def polar(text: str, language: str = ENGLISH) -> bool:
-    """Whether `text` is only a yes or a no in `language`, punctuation aside: "Yes.", "Nope!", "いいえ。"."""
-    return text.strip(_EDGES).lower() in POLAR_WORDS.get(language, frozenset())
+
+def polar(text: str, language: str = ENGLISH, stems: Sequence[str] | None = None) -> bool:
+    """Whether `text` says only yes or no in `language`: a yes or a no, punctuation aside ("Yes.", "Nope!",
+    "いいえ。"); in English also any words none of which states anything beyond yes or no ("Yes, you can.",
+    "It is not.", "Of course."), since an elliptical answer asserts its question just as a bare one does.
+    `stems`: the text's content stems where they are read already (a claim's view has them)."""
+    if text.strip(_EDGES).lower() in POLAR_WORDS.get(language, frozenset()):
+        return True
+    return language == ENGLISH and set(content_stems(text) if stems is None else stems) <= _ANSWER_STEMS
