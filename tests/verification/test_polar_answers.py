@@ -1,5 +1,5 @@
 """A bare yes or no asserts what its question asks: the offline rules never reject it unseen, a person or
-the model (which is shown the question) decides, and a yes followed by a statement is checked as usual."""
+the model (which is shown the question) decides, and beside a statement that says it, it is left out."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ def test_a_bare_yes_or_no_goes_to_a_person_with_the_question_it_answers(answer: 
     record = check_case(Case(question=CANCEL, answer=answer, sources=[POLICY]))
 
     # Before, a correct "yes" scored as unsupported words and the answer was rejected unseen.
-    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNRESOLVED_CLAIM)
+    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNSUPPORTED_CLAIM)
     (claim,) = record.candidates[-1].claims
-    assert (claim.text, claim.state, claim.method) == (answer, State.UNRESOLVED, "offline:polar-answer")
+    assert (claim.text, claim.state, claim.method) == (answer, State.INSUFFICIENT_EVIDENCE, "offline:polar-answer")
     assert claim.release_score == 0.0 and "yes or no" in claim.rationale
     assert record.final_answer == answer  # nothing repaired away: a person reads it as written
 
@@ -34,9 +34,9 @@ def test_a_bare_yes_or_no_goes_to_a_person_with_the_question_it_answers(answer: 
 def test_a_yes_or_no_followed_only_by_its_echo_asserts_the_question_too(answer: str, claim_text: str) -> None:
     record = check_case(Case(question=CANCEL, answer=answer, sources=[POLICY]))
 
-    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNRESOLVED_CLAIM)
+    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNSUPPORTED_CLAIM)
     (claim,) = record.candidates[-1].claims
-    assert (claim.text, claim.state, claim.method) == (claim_text, State.UNRESOLVED, "offline:polar-answer")
+    assert (claim.text, claim.state, claim.method) == (claim_text, State.INSUFFICIENT_EVIDENCE, "offline:polar-answer")
     assert extract_claims(answer, CANCEL)[0].context == CANCEL  # the model is shown the question with it
 
 
@@ -58,9 +58,9 @@ def test_lower_case_yes_is_a_bare_answer_not_a_verb() -> None:
 def test_a_bare_yes_or_no_in_another_language_is_read_the_same_way(question: str, answer: str, source: str) -> None:
     record = check_case(Case(question=question, answer=answer, sources=[Source(id="policy", text=source)]))
 
-    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNRESOLVED_CLAIM)
+    assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNSUPPORTED_CLAIM)
     (claim,) = record.candidates[-1].claims
-    assert (claim.state, claim.method) == (State.UNRESOLVED, "offline:polar-answer")
+    assert (claim.state, claim.method) == (State.INSUFFICIENT_EVIDENCE, "offline:polar-answer")
 
 
 def test_a_yes_followed_by_what_it_means_is_checked_and_released() -> None:
@@ -70,6 +70,15 @@ def test_a_yes_followed_by_what_it_means_is_checked_and_released() -> None:
     assert (record.terminal, record.reason) == (Terminal.PERMIT, Reason.ALL_SUPPORTED)
     (claim,) = record.candidates[-1].claims
     assert claim.text == "you can cancel your subscription at any time." and claim.state is State.SUPPORTED
+
+
+def test_a_yes_before_the_statement_that_says_it_is_left_out_and_the_statement_released() -> None:
+    record = check_case(Case(question=CANCEL, answer="Yes. You can cancel your subscription at any time.",
+                             sources=[POLICY]))
+
+    assert (record.terminal, record.reason) == (Terminal.PERMIT, Reason.REPAIRED)
+    assert record.final_answer == "You can cancel your subscription at any time."
+    assert record.candidates[0].claims[0].method == "offline:polar-answer"
 
 
 def test_a_bare_answer_the_sources_never_name_is_still_rejected() -> None:

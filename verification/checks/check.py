@@ -23,8 +23,9 @@ class Role(StrEnum):
     """The part a check's finding plays in the decision, in the order the decider asks."""
 
     UNREAD = "unread"
-    """UNRESOLVED whatever else is found: what the claim asserts lies outside the words the rules read (a
-    bare yes or no asserts its question), so a person or the model decides."""
+    """Not SUPPORTED, whatever else is found: what the claim asserts lies outside the words the rules read (a
+    bare yes or no asserts its question). Never a reason to reject an answer unseen; with an LLM endpoint,
+    the model reads it."""
     CONTRADICTION = "contradiction"
     """REFUTED or CONFLICTING whatever the scorer says: a typed contradiction keeps its veto."""
     RESEMBLANCE = "resemblance"

@@ -1,7 +1,8 @@
-"""A bare yes or no is read by a person, never scored: "No." (or "No, they are not.") to "Are both plans
-billed monthly?" is right or wrong by what the question asserts, and the claim's own words say nothing a
-source could state or contradict. A score on them would read the question's words as the claim's, so a correct answer
-would be held back, or rejected unseen, as unsupported."""
+"""A bare yes or no is never scored: "No." (or "No, they are not.") to "Are both plans billed monthly?" is
+right or wrong by what the question asserts, and its own words say nothing a source could state or
+contradict. It is not supported as written: beside statements that say what it means ("Yes. You can
+cancel at any time.") a repair may leave it out; alone, a person or the model reads it with its question,
+and the answer is never rejected unseen (`decision.methods.unread_methods`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from verification.types import State
 
 
 class PolarAnswer(Check):
-    """A claim that is only a yes or a no: UNRESOLVED, for a person (or the model, which reads the question)."""
+    """A claim that says only yes or no: INSUFFICIENT_EVIDENCE, for what it is and not for a low score."""
 
     name = "polar-answer"
     version = 1
@@ -24,7 +25,7 @@ class PolarAnswer(Check):
         if not polar(claim.text, claim.language, claim.stems):
             return None
         return CheckFinding(
-            state=State.UNRESOLVED, method=PREFIX + self.name, evidence=(), confidence=0.0,
+            state=State.INSUFFICIENT_EVIDENCE, method=PREFIX + self.name, evidence=(), confidence=0.5,
             rationale="Its own words carry nothing a source could state: a yes or no asserts what the question "
-                      "asks, which the offline rules do not read as a statement, so a person decides.",
+                      "asks, which the offline rules do not read as a statement.",
         )

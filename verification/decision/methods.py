@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from verification.checks import registry
-from verification.checks.check import Check
+from verification.checks.check import Check, Role
 
 
 class Method(StrEnum):
@@ -25,6 +25,13 @@ class Method(StrEnum):
     it is unsupported or a person's to decide."""
     LANGUAGE = "offline:language"
     """Written in a language the offline verifier does not read: a person (or the model) decides."""
+
+
+def unread_methods(checks: Sequence[Check] | None = None) -> frozenset[str]:
+    """The methods of the checks that find a claim the rules cannot read (`Role.UNREAD`, a bare yes or no): an
+    answer is never rejected unseen for such a claim, and the cascade sends it to the model."""
+    checks = registry.CHECKS if checks is None else checks
+    return frozenset(method for check in checks if check.role is Role.UNREAD for method in check.methods())
 
 
 def offline_methods(checks: Sequence[Check] | None = None) -> tuple[str, ...]:

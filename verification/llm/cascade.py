@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from verification.claims.extraction import ExtractedClaim
 from verification.decision.calibration import ReleaseCalibration
-from verification.decision.methods import Method
+from verification.decision.methods import Method, unread_methods
 from verification.decision.offline import OfflineVerifier
 from verification.decision.strata import UNSCORED
 from verification.decision.verifier import Verdict, Verifier, identity
@@ -30,6 +30,7 @@ from verification.policy.constitution import Policy, Route
 from verification.types import Source, State, sha256_text
 
 _VERSION = "cascade/1"
+_UNREAD = unread_methods()
 
 __all__ = ["Cascade", "CascadeVerifier", "Route", "escalation", "release_paths"]
 
@@ -38,9 +39,9 @@ def escalation(verdict: Verdict, safe_threshold: float | None) -> str | None:
     """Why the claim goes to the model, or None when the offline verdict `verdict` settles it."""
     if verdict.method == Method.NOT_CHECKABLE or verdict.stratum == "proven":
         return None  # a proof settles the claim whatever the calibration: the model has nothing to add
-    if (verdict.stratum == UNSCORED and verdict.state is not State.REFUTED) or verdict.state is State.UNRESOLVED:
-        # Read by rules alone, or not read at all: the model reads every language. And no verdict (a bare
-        # yes or no) is the model's to reach: it reads the question the answer asserts.
+    if (verdict.stratum == UNSCORED and verdict.state is not State.REFUTED) or verdict.method in _UNREAD:
+        # Read by rules alone, or not read at all: the model reads every language, and reads a bare yes or
+        # no with the question it asserts.
         return f"offline {verdict.state.value}: {verdict.rationale}"
     if verdict.method != Method.SCORED and verdict.state not in (State.SUPPORTED, State.CONFLICTING):
         # A check's veto: a contradiction, or a committed value no cited sentence states. Sources that

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from verification.decision.methods import Method
+from verification.decision.methods import Method, unread_methods
 from verification.decision.strata import UNSCORED
 from verification.decision.verifier import Verifier, identity
 from verification.llm.cascade import release_paths
@@ -56,6 +56,8 @@ from verification.types import (
 _FAILED = frozenset({State.REFUTED, State.INSUFFICIENT_EVIDENCE})
 _JUDGED_OUT = frozenset({State.NOT_VERIFIABLE})
 _KEPT = (State.SUPPORTED, State.NOT_VERIFIABLE)
+_UNREAD = unread_methods()
+"""The methods of claims the rules cannot read (a bare yes or no): never a reason to reject unseen."""
 
 @dataclass
 class Controller:
@@ -144,9 +146,11 @@ class Controller:
                     if result:
                         unrepairable.clear()
                         continue
-                if any(c.severity is Severity.CRITICAL for c in failing) or any(c.stratum == UNSCORED for c in failing):
+                if any(c.severity is Severity.CRITICAL or c.stratum == UNSCORED or c.method in _UNREAD
+                       for c in failing):
                     # A refund or a dosage the customer asked about is owed an answer: a person writes it. And
-                    # an answer read by rules alone is never thrown away unseen: the rules may not have read it.
+                    # an answer read by rules alone, or a bare yes or no, is never thrown away unseen: the rules
+                    # may not have read it.
                     return unrepaired(failing)
                 return Outcome(Terminal.REJECT, Reason.NOTHING_SUPPORTED, None)
             targets = [c for c in _by_priority(failing) if c.id not in unrepairable]
