@@ -226,7 +226,8 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
                                       part.subject))
     context = " ".join(question.split())
     if context:
-        # "yes" ends as a verb does; it is the barest answer of all.
+        # A yes or no, or words that only echo one ("Yes, you can."), asserts its question: "yes" merely ends
+        # as a verb does.
         claims = [claim if _FINITE_VERB.search(claim.statement) and not polar(claim.statement)
                   else dataclasses.replace(claim, context=context) for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))

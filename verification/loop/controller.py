@@ -57,7 +57,6 @@ _FAILED = frozenset({State.REFUTED, State.INSUFFICIENT_EVIDENCE})
 _JUDGED_OUT = frozenset({State.NOT_VERIFIABLE})
 _KEPT = (State.SUPPORTED, State.NOT_VERIFIABLE)
 _UNREAD = unread_methods()
-"""The methods of claims the rules cannot read (a bare yes or no): never a reason to reject unseen."""
 
 @dataclass
 class Controller:
@@ -148,9 +147,8 @@ class Controller:
                         continue
                 if any(c.severity is Severity.CRITICAL or c.stratum == UNSCORED or c.method in _UNREAD
                        for c in failing):
-                    # A refund or a dosage the customer asked about is owed an answer: a person writes it. And
-                    # an answer read by rules alone, or a bare yes or no, is never thrown away unseen: the rules
-                    # may not have read it.
+                    # A refund or a dosage the customer asked about is owed an answer: a person writes it. And an answer
+                    # read by rules alone, or a bare yes or no, is never thrown away unseen: the rules may not read it.
                     return unrepaired(failing)
                 return Outcome(Terminal.REJECT, Reason.NOTHING_SUPPORTED, None)
             targets = [c for c in _by_priority(failing) if c.id not in unrepairable]
