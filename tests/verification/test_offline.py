@@ -331,3 +331,25 @@ def test_every_grounding_finding_is_a_known_method():
         reasons |= set(re.findall(r'unsaid_in_every\([^,]+,\s*[^,]+,\s*"([a-z-]+)"', text))
     assert reasons, "no finding found: the pattern above is stale"
     assert {f"offline:{reason}" for reason in reasons} <= set(offline_methods())
+
+
+def test_the_scorer_reads_only_the_claims_no_rule_settles():
+    from verification.scorers.rules import RulesScorer
+
+    read: list[str] = []
+
+    class Reading(RulesScorer):
+        def probabilities(self, assessments):
+            read.extend(assessment.claim_text for assessment in assessments)
+            return super().probabilities(assessments)
+
+    source = Source(id="plans",
+                    text="The Team plan costs $20 per month. Refunds are paid to the card used within 30 days.")
+    claims = extract_claims("The Team plan costs $40 per month. The Team plan costs $20 per month. "
+                            "Refunds go back to your card within a month.")
+    refuted, copied, paraphrased = OfflineVerifier(Reading()).verify(claims, [source])
+    assert refuted.state is State.REFUTED and "probability" not in refuted.extra
+    assert copied.state is State.SUPPORTED and copied.stratum == "proven" and "probability" not in copied.extra
+    # Only the paraphrase, which no rule settles, is scored.
+    assert read == ["Refunds go back to your card within a month."]
+    assert "probability" in paraphrased.extra

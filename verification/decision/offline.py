@@ -10,9 +10,9 @@
    `checks/grounding/`, support proven by rule and values left unstated;
 4. a scorer (`scorers/`): by default the MiniLM cross-encoder reading the claim against its window,
    stacked with the rules' logistic model; rules-only on request;
-5. one decider (`OfflineVerifier._decide`): a contradiction is REFUTED or CONFLICTING whatever the
-   scorer says; otherwise a commitment the grounding rules find contradicted or unsaid decides;
-   otherwise a proof (`checks/proof.py`: the claim aligned to one or two adjacent sentences, every
+5. one decider (`OfflineVerifier._rule`, then `_decide`): a contradiction is REFUTED or CONFLICTING
+   whatever the scorer says; otherwise a commitment the grounding rules find contradicted or unsaid
+   decides; otherwise a proof (`checks/proof.py`: the claim aligned to one or two adjacent sentences, every
    word, value, negation and qualifier accounted for) is SUPPORTED at the top of the scale; otherwise
    the score, held back where a value is unstated and proven where the scorer doubts.
 
@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from verification.checks import registry
 from verification.checks.check import Check, CheckFinding, Role, first_finding
@@ -100,22 +101,30 @@ class OfflineVerifier:
         return self.verify_claims([claim], index)[0]
 
     def verify_claims(self, claims: Sequence[ExtractedClaim], index: SourceIndex) -> list[Verdict]:
-        """The verdicts for a case's claims: each read and measured on its own, then scored in one batch.
-        Claims in a language the scorer was not trained for are decided by the rules alone (`_by_rules`)."""
+        """The verdicts for a case's claims: each read and checked on its own; those no rule settles are
+        measured and scored, in one batch. Claims in a language the scorer was not trained for are decided
+        by the rules alone (`_by_rules`)."""
         views = [read_claim(claim.statement, claim.context, claim.language) for claim in claims
                  if claim.checkable and scored(claim.language)]
-        assessments = []
-        for view in views:
-            evidence = gather(view, index)
-            assessments.append(Assessment(view, evidence, measure(view, evidence)))
+        ruled = [self._rule(view, gather(view, index)) for view in views]
+        # A claim a rule settles (a contradiction, a refuted commitment, a proof) needs no probability: the
+        # scorer, the model above all, reads only the others.
+        assessments = [Assessment(r.claim, r.evidence, measure(r.claim, r.evidence))
+                       for r in ruled if r.verdict is None]
         probabilities = iter(self.scorer.probabilities(assessments) if assessments else [])
-        found = iter(assessments)
+        found, rulings = iter(assessments), iter(ruled)
         return [
             _NOT_CHECKABLE if not claim.checkable
-            else self._decide(next(found), next(probabilities)) if scored(claim.language)
+            else self._ruled_or_decided(next(rulings), found, probabilities) if scored(claim.language)
             else self._by_rules(read_claim(claim.statement, claim.context, claim.language), index)
             for claim in claims
         ]
+
+    def _ruled_or_decided(self, ruling: _Ruling, found: Iterator[Assessment],
+                          probabilities: Iterator[float]) -> Verdict:
+        if ruling.verdict is not None:
+            return ruling.verdict
+        return self._decide(next(found), next(probabilities), ruling.commitment)
 
     def _by_rules(self, claim: ClaimView, index: SourceIndex) -> Verdict:
         """The verdict on a claim in a language no scorer was trained for: a contradiction of its values or a
@@ -155,11 +164,27 @@ class OfflineVerifier:
         )
         return _finished(unresolved, claim, evidence, 0.0)
 
-    def _decide(self, assessment: Assessment, probability: float) -> Verdict:
+    def _rule(self, claim: ClaimView, evidence: Evidence) -> _Ruling:
+        """What the rules settle before any score: an unread answer or a contradiction (they keep their
+        veto), a commitment the sources refute, else (no commitment unsaid) a proof."""
+        decided = self._first(Role.UNREAD, claim, evidence) or self._first(Role.CONTRADICTION, claim, evidence)
+        if decided is not None:
+            return _Ruling(claim, evidence, _verdict(decided, claim, evidence, {}, release_score=0.0))
+        commitment = self._first(Role.COMMITMENT, claim, evidence)
+        if commitment is not None and commitment.state is State.REFUTED:
+            return _Ruling(claim, evidence, _verdict(commitment, claim, evidence, {}, release_score=0.0, exact=True))
+        if commitment is None:
+            proven = self._first(Role.PROVEN, claim, evidence)
+            if proven is not None:
+                # Proof is not a probability: an exact copy and a proven paraphrase both top the scale.
+                return _Ruling(claim, evidence, _verdict(proven, claim, evidence, {}, release_score=1.0, exact=True))
+        return _Ruling(claim, evidence, None, commitment)
+
+    def _decide(self, assessment: Assessment, probability: float, commitment: CheckFinding | None) -> Verdict:
         """The verdict of `_judge`; where it is SUPPORTED by anything but a proof, the claim must not merely
         resemble its evidence (`Role.RESEMBLANCE`). Asked only then: a claim that is not SUPPORTED is held
         back whatever else is wrong with it, and the resemblance checks are the costliest."""
-        verdict = self._judge(assessment, probability)
+        verdict = self._judge(assessment, probability, commitment)
         if verdict.state is not State.SUPPORTED or verdict.stratum == "proven":
             return verdict
         resembling = self._first(Role.RESEMBLANCE, assessment.claim, assessment.evidence)
@@ -167,8 +192,9 @@ class OfflineVerifier:
             return verdict
         return _verdict(resembling, assessment.claim, assessment.evidence, _details(verdict), release_score=0.0)
 
-    def _judge(self, assessment: Assessment, probability: float) -> Verdict:
-        """The contradictions first (they keep their veto), then the grounding rules, a proof, the score."""
+    def _judge(self, assessment: Assessment, probability: float, commitment: CheckFinding | None) -> Verdict:
+        """A claim no rule settled (`_rule`), by its score: a commitment left unsaid holds it back, a value
+        left unstated too unless a rule proves it; below the threshold, a rule may still prove it."""
         claim, evidence, threshold = assessment.claim, assessment.evidence, self.scorer.threshold
         extra: dict[str, object] = {
             "probability": round(probability, 4),
@@ -176,17 +202,6 @@ class OfflineVerifier:
             "features": dict(zip(FEATURE_NAMES, (round(v, 4) for v in assessment.vector), strict=True)),
         }
         release = probability >= threshold
-        decided = self._first(Role.UNREAD, claim, evidence) or self._first(Role.CONTRADICTION, claim, evidence)
-        if decided is not None:
-            return _verdict(decided, claim, evidence, extra, release_score=0.0)
-        commitment = self._first(Role.COMMITMENT, claim, evidence)
-        if commitment is not None and commitment.state is State.REFUTED:
-            return _verdict(commitment, claim, evidence, extra, release_score=0.0, exact=True)
-        if commitment is None:
-            proven = self._first(Role.PROVEN, claim, evidence)
-            if proven is not None:
-                # Proof is not a probability: an exact copy and a proven paraphrase both top the scale.
-                return _verdict(proven, claim, evidence, extra, release_score=1.0, exact=True)
         if commitment is not None and release:
             # What is left unsaid matters only where the scorer would release the claim.
             held = min(probability, 0.5 * threshold)
@@ -226,6 +241,18 @@ class OfflineVerifier:
     def _first(self, role: Role, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
         """The first finding of the checks that play this role, in registry order."""
         return first_finding(self.checks, role, claim, evidence)
+
+
+@dataclass(frozen=True)
+class _Ruling:
+    """A claim, its evidence and what the rules settled of it before any score."""
+
+    claim: ClaimView
+    evidence: Evidence
+    verdict: Verdict | None
+    """The verdict a rule settled; None where the score decides."""
+    commitment: CheckFinding | None = None
+    """A commitment the grounding rules find unsaid, which holds back a claim the score would release."""
 
 
 _PROOFS = frozenset((*Proof.methods(), *Verbatim.methods()))
