@@ -21,10 +21,12 @@ the in-sample tune figures, to choose features and --l2 (0.3 was chosen that way
 Prints the fitted parameters and the tune figures they give; with --write, writes them as the rules
 scorer's card (`verification/scorers/rules.json`, token model included); with --measure-shipped, fits
 nothing and records on the card the figures its own parameters give. With --stack, fits the learned
-scorer's stack instead ("stack" on `scorers/model/figures.json`): the cross-encoder's logit beside the
-rules logit, on the hold split the network never trained on, and
-prints cross-validated AUROC, unsafe release and automation at the pooled and at each group's own
-threshold for a 5% budget. Deterministic: no random initialisation, folds dealt by a hash.
+scorer's stack instead: the cross-encoder's logit beside the rules logit, on the hold split the network
+never trained on, and prints cross-validated AUROC, unsafe release and automation at the pooled and at
+each group's own threshold for a 5% budget; with --write too, writes the pair stack and those figures into
+the model's card ("stack" and "stack_fit" of figures.json, VERIFICATION_MODEL_DIR's or the shipped
+model's), which changes the verifier's fingerprint: calibrate again after it. Deterministic: no random
+initialisation, folds dealt by a hash.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +52,12 @@ from verification.decision.calibration import calibrate, group_scores  # noqa: E
 from verification.retrieval.index import SourceIndex  # noqa: E402
 from verification.scorers import novelty  # noqa: E402
 from verification.scorers.card import RULES_CARD  # noqa: E402
+from verification.scorers.cross_encoder import MODEL_DIR  # noqa: E402
 from verification.scorers.features import FEATURE_NAMES, Assessment, assess  # noqa: E402
 from verification.scorers.rules import RulesScorer  # noqa: E402
 from verification.training import rules_fit  # noqa: E402
 from verification.training.evaluation import balanced_accuracy, data_dir, load  # noqa: E402
+from verification.training.stack import save as save_stack  # noqa: E402
 from verification.types import Source  # noqa: E402
 
 # HaluEval is nearly solved by coverage alone; weighing it fully pulls the threshold away from the rest.
@@ -307,32 +312,44 @@ def main_stack(args: argparse.Namespace) -> None:
     # Two or three weights cannot chase HaluEval's easy records the way 23 could: weighed fully, its tail
     # of hallucinated answers scored high is what the stack learns to push down (chosen by --folds 5).
     _GROUP_WEIGHT["halueval"] = 1.0
+    if args.write and args.stack != "pair":
+        raise SystemExit("--write: only the pair stack (--stack pair) is what the learned scorer reads")
     examples = collect_stack(full=args.stack == "full")
-    for name, figures_ in cross_validated_release(examples, max(2, args.folds), args.steps, args.l2).items():
+    released = cross_validated_release(examples, max(2, args.folds), args.steps, args.l2)
+    for name, figures_ in released.items():
         print(f"# {args.folds}-fold CV {name:<10} AUROC {figures_['auroc']:.4f}  at the pooled 5% threshold "
               f"{figures_['threshold']:.4f}: unsafe {figures_['unsafe']:.1%} (bound {figures_['bound']:.1%}), "
               f"automation {figures_['automation']:.1%}; at its own {figures_['own_threshold']:.4f}: unsafe "
               f"{figures_['own_unsafe']:.1%}, automation {figures_['own_automation']:.1%}")
-    print('# "stack" of verification/scorers/model/figures.json')
     names = ("model", *(FEATURE_NAMES if args.stack == "full" else ("rules",)))
-    fit_and_print(examples, args, "STACK", names, "hold")
+    weights, bias, threshold = fit_and_print(examples, args, names, "hold")
+    if args.write:
+        folder = Path(os.environ.get("VERIFICATION_MODEL_DIR") or MODEL_DIR)
+        fitted_by = (f"benchmarks/fit_offline.py --stack pair --folds {args.folds} --steps {args.steps} "
+                     f"--l2 {args.l2}, on the hold split of the tune data (WiCE claim_dev, the held halves of "
+                     "SummEdits evaluation and HaluEval)")
+        stack = {**{name: round(float(w), 4) for name, w in zip(names, weights, strict=True)},
+                 "bias": round(bias, 4), "threshold": threshold, "fitted_by": fitted_by}
+        cross_validated = {group: {key: round(float(value), 4) for key, value in row.items()}
+                           for group, row in released.items()}
+        stack_fit = {"records": len(examples), "cross_validated": cross_validated if args.folds > 1 else None}
+        save_stack(folder, stack, stack_fit)
+        print(f"wrote the stack into {folder / 'figures.json'}; calibrate again for the new fingerprint")
 
 
-def fit_and_print(examples: list[Example], args: argparse.Namespace, constant: str, names: tuple[str, ...],
-                  split: str) -> None:
-    """Cross-validated figures (with --folds), then the constants to paste and the figures they give."""
+def fit_and_print(examples: list[Example], args: argparse.Namespace, names: tuple[str, ...],
+                  split: str) -> tuple[np.ndarray, float, float]:
+    """Cross-validated figures (with --folds), then the fitted weights, bias and threshold and the figures
+    they give; returns the three."""
     if args.folds > 1:
         for group, value in cross_validate(examples, args.folds, args.steps, args.l2).items():
             print(f"# {args.folds}-fold CV balanced accuracy {group:<24}{value:.4f}")
     weights, bias, threshold = fit_with_threshold(examples, args.steps, args.l2)
-    print(f"{constant}: dict[str, float] = {{")
-    for name, weight in zip(names, weights, strict=True):
-        print(f'    "{name}": {weight:.4f},')
-    print("}")
-    print(f"BIAS = {bias:.4f}")
-    print(f"THRESHOLD = {threshold}")
+    print(json.dumps({"weights": {name: round(float(w), 4) for name, w in zip(names, weights, strict=True)},
+                      "bias": round(bias, 4), "threshold": threshold}, indent=1))
     for group, value in figures(examples, weights, bias, threshold).items():
         print(f"# {split} balanced accuracy {group:<24}{value:.4f}")
+    return weights, bias, threshold
 
 
 def main() -> None:
@@ -343,7 +360,9 @@ def main() -> None:
     parser.add_argument("--stack", choices=("pair", "full"), default=None,
                         help="fit the learned scorer's stack instead: the cross-encoder's logit beside the rules "
                         "logit (pair) or beside every feature (full), on the hold split")
-    parser.add_argument("--write", action="store_true", help="write the fitted scorer's card (scorers/rules.json)")
+    parser.add_argument("--write", action="store_true",
+                        help="write the fitted scorer's card (scorers/rules.json); with --stack pair, the stack into "
+                        "the model's figures.json (VERIFICATION_MODEL_DIR's, else the shipped model's)")
     parser.add_argument("--measure-shipped", action="store_true",
                         help="no fit: record on the card the tune figures its own parameters give")
     args = parser.parse_args()

@@ -270,3 +270,24 @@ def test_the_learned_scorer_reads_its_stack_from_the_models_card():
     assert params["stack"] == {"model": figures["stack"]["model"], "rules": figures["stack"]["rules"]}
     assert (params["bias"], params["threshold"]) == (figures["stack"]["bias"], figures["stack"]["threshold"])
     assert params["model_sha256"] == figures["sha256"]
+
+
+def test_a_stack_written_into_a_models_card_is_the_one_its_scorer_reads(tmp_path):
+    from verification.training import stack as stack_fit
+
+    for name in ("model.int8.onnx", "tokenizer.json", "figures.json"):
+        shutil.copyfile(MODEL_DIR / name, tmp_path / name)
+    index = SourceIndex([Source(id="k", text="Refunds are paid to the card used within 30 days of the request.")])
+    [claim] = extract_claims("Refunds go back to your card within a month.")
+    assessment = assess(claim.text, index)
+
+    stack_fit.save(tmp_path, {"model": 1.0, "rules": 0.0, "bias": -0.5, "threshold": 0.4}, {"records": 3})
+    refitted = LearnedScorer(CrossEncoder(tmp_path))
+    assert refitted.stack == {"model": 1.0, "rules": 0.0} and refitted.bias == -0.5
+    [logit] = refitted.model_logits([assessment])
+    assert refitted.probabilities([assessment]) == [pytest.approx(1 / (1 + math.exp(-(logit - 0.5))))]
+    card = json.loads((tmp_path / "figures.json").read_text(encoding="utf-8"))
+    assert card["sha256"] == shipped().sha256 and card["stack_fit"] == {"records": 3}  # the rest of the card kept
+
+    stack_fit.save(tmp_path, None, {"kept": "too few claims"})
+    assert LearnedScorer(CrossEncoder(tmp_path)).stack == LearnedScorer(shipped()).stack

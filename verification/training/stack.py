@@ -12,7 +12,6 @@ shipped stack.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from verification.retrieval.index import SourceIndex
+from verification.scorers.card import read_card, write_card
 from verification.scorers.cross_encoder import CrossEncoder
 from verification.scorers.features import assess
 from verification.scorers.rules import RulesScorer
@@ -70,16 +70,25 @@ def refit(folder: Path, claims: Sequence[LabelledClaim]) -> dict[str, Any]:
     """Fit the stack of the model in `folder` on `claims` and write it into its figures.json; returns what
     was done ("stack" with the weights, or "kept" with why the model keeps the shipped stack)."""
     labels = np.array([1.0 if claim.supported else 0.0 for claim in claims])
-    figures_path = folder / "figures.json"
-    figures = json.loads(figures_path.read_text(encoding="utf-8")) if figures_path.is_file() else {}
     if len(claims) < MIN_CLAIMS or labels.min(initial=1.0) == labels.max(initial=0.0):
-        figures.pop("stack", None)
         result: dict[str, Any] = {"kept": f"{len(claims)} claims in the stack slice, {int(labels.sum())} supported: "
                                           f"a refit needs at least {MIN_CLAIMS} of both labels"}
+        save(folder, None, result)
     else:
         stack = fit(inputs(CrossEncoder(folder), claims), labels)
-        figures["stack"] = stack
         result = {"stack": stack, "claims": len(claims), "supported": int(labels.sum())}
-    figures["stack_fit"] = result
-    figures_path.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+        save(folder, stack, result)
     return result
+
+
+def save(folder: Path, stack: dict[str, Any] | None, fit_record: dict[str, Any]) -> None:
+    """Write a stack into the figures.json of the model in `folder` ("stack"; None removes it, so the model
+    uses the shipped one), with what its fit was ("stack_fit"); the card's other figures are kept."""
+    figures_path = folder / "figures.json"
+    figures = read_card(figures_path) if figures_path.is_file() else {}
+    if stack is None:
+        figures.pop("stack", None)
+    else:
+        figures["stack"] = stack
+    figures["stack_fit"] = fit_record
+    write_card(figures, figures_path)
