@@ -12,9 +12,12 @@ case: the terminal decision, its reason and the final answer; per claim of every
 state, release score, method, confidence, rationale and cited spans (source, offsets, what each
 covers); and the offline verifier's own verdicts on the answer's claims with the features and
 probability the logistic model read. Floats are written as their repr, so equal lines mean equal
-outputs to the last bit. `--check` recomputes the lines and exits non-zero on any difference, printing
-the first ones. `--every N` takes every Nth case only: a fixed subset that is quick to run between
-changes (the full set is for the end).
+outputs to the last bit. `--check` recomputes the lines and counts two kinds of difference apart: in
+what the engine decides (terminals, reasons, final answers; each claim's and verdict's state, method,
+rationale, cited spans, and its scores to the fourth decimal), and in diagnostics only (a verdict's
+`extra`, or a score beyond the fourth decimal). It exits non-zero on a decision difference, printing the
+first ones; with `--exact`, on any difference. `--every N` takes every Nth case only: a fixed subset that
+is quick to run between changes (the full set is for the end).
 """
 
 from __future__ import annotations
@@ -122,27 +125,55 @@ def record(path: Path, every: int) -> int:
     return 0
 
 
-def check(path: Path, every: int) -> int:
-    """0 when every case recomputes to its recorded line; 1 (with the first differences shown) otherwise."""
+def check(path: Path, every: int, exact: bool = False) -> int:
+    """0 when every case decides as recorded (and, with `exact`, recomputes to its recorded line); 1, with the
+    first differences shown, otherwise."""
     golden = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         golden[json.loads(line)["case"]] = line
-    started, compared, differences, missing = time.perf_counter(), 0, [], []
+    started, compared, differences, diagnostic, missing = time.perf_counter(), 0, [], 0, []
     for name, line in _lines(every):
         if name not in golden:
             missing.append(name)
             continue
         compared += 1
-        if line != golden[name]:
-            differences.append((name, json.loads(golden[name]), json.loads(line)))
+        if line == golden[name]:
+            continue
+        before, after = json.loads(golden[name]), json.loads(line)
+        if exact or decisions(before) != decisions(after):
+            differences.append((name, before, after))
+        else:
+            diagnostic += 1
     for name, before, after in differences[:_SHOWN_DIFFERENCES]:
         print(f"DIFFERENT {name}:")
         for where, old, new in _first_changes(before, after):
             print(f"  {where}\n    recorded: {old!r}\n    now:      {new!r}")
     if missing:
         print(f"{len(missing)} cases not in the recording (first: {missing[0]}); record with the same --every")
-    print(f"{compared} cases compared in {time.perf_counter() - started:.1f} s: {len(differences)} differences")
+    kind = "differences" if exact else "differences in decisions"
+    print(f"{compared} cases compared in {time.perf_counter() - started:.1f} s: {len(differences)} {kind}"
+          + ("" if exact else f"; {diagnostic} cases differ in diagnostics only (a verdict's extra, or a score "
+                              f"past the fourth decimal)"))
     return 1 if differences or missing or not compared else 0
+
+
+def decisions(line: dict) -> dict:
+    """What the engine decides in a recorded line: everything but a verdict's `extra`, scores to the fourth
+    decimal (the precision the run record and the release gate read)."""
+    return {
+        **{key: line[key] for key in ("case", "terminal", "reason", "final_answer")},
+        "candidates": [{**candidate, "claims": [_decided(entry) for entry in candidate["claims"]]}
+                       for candidate in line["candidates"]],
+        "verdicts": [_decided(entry) for entry in line["verdicts"]],
+    }
+
+
+def _decided(entry: dict) -> dict:
+    kept = {key: value for key, value in entry.items() if key != "extra"}
+    for key in ("release_score", "confidence"):
+        if kept.get(key) is not None:
+            kept[key] = round(float(kept[key]), 4)
+    return kept
 
 
 _Change = tuple[str, object, object]
@@ -175,12 +206,14 @@ def main() -> int:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--record", metavar="FILE", type=Path, help="write the engine's outputs to FILE")
     mode.add_argument("--check", metavar="FILE", type=Path, help="compare the engine's outputs with FILE")
+    parser.add_argument("--exact", action="store_true",
+                        help="--check: fail on any difference, a verdict's extra and the last bit of a score too")
     parser.add_argument("--every", type=int, default=1, metavar="N",
                         help="only every Nth case (a fixed subset); record and check with the same N")
     args = parser.parse_args()
     if args.every < 1:
         parser.error("--every: must be at least 1")
-    return record(args.record, args.every) if args.record else check(args.check, args.every)
+    return record(args.record, args.every) if args.record else check(args.check, args.every, args.exact)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ Value scans try their pattern only where a match can start; cheap word tests rul
 it is run; a glance at the first word stands in for reading a whole slice; a sentence is passed over
 when it has none of the words a check looks for. A shortcut that missed one match would change a
 verdict without any test of verdicts noticing on the cases at hand, so each is compared here with the
-long way on texts chosen to sit on its edges. (`benchmarks/engine_golden.py` compares whole verdicts.)
+long way on texts chosen to sit on its edges. (`benchmarks/engine_golden.py` compares whole verdicts,
+decisions apart from diagnostics.)
 """
 
 from __future__ import annotations
