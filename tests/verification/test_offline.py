@@ -182,6 +182,34 @@ def test_a_negation_elsewhere_in_the_source_sentence_does_not_refute():
     assert verdict.state is State.SUPPORTED
 
 
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ("Her application has not yet been approved.", "hasn't yet been approved"),
+        ("Her application hasn't yet been approved.", "has not yet been approved"),
+        ("Her application cannot yet be approved.", "can not yet be approved"),
+    ],
+)
+def test_a_not_yet_is_the_same_denial_with_a_contraction_or_without(claim, said):
+    # "yet" completes the negation: what is denied is "approved", whichever way the "not" is written.
+    source = Source(id="status", text=f"Her application {said}, but she says she has seen no reason why it will not.")
+    assert _verdict(claim, source).state is State.SUPPORTED
+    approved = "Her application has been approved." if "has" in claim else "Her application can be approved."
+    assert _verdict(approved, source).state is State.REFUTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("The Classic plan is sold to new customers.", "The Classic plan is no longer sold to new customers."),
+        ("The Classic plan is no longer sold.", "The Classic plan is sold to new customers."),
+        ("Her application has been approved.", "Her application has not yet been approved by the board."),
+    ],
+)
+def test_a_no_longer_or_a_not_yet_denies_the_word_after_it(claim, source):
+    assert _verdict(claim, Source(id="plans", text=source)).state is State.REFUTED
+
+
 def test_a_bare_number_in_the_source_confirms_the_claims_count():
     source = Source(id="match", text="Attendance reached 63,000 at the ground on Saturday.")
     verdict = _verdict("A crowd of 63,000 fans was at the ground on Saturday.", source)

@@ -18,7 +18,7 @@ class NegationMismatch(Check):
     """The matching source sentence says the opposite: one of the two is negated."""
 
     name = "negation-mismatch"
-    version = 1
+    version = 2
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

@@ -196,6 +196,14 @@ _NEGATION_REACH = 3
 """How many words after a negating word may pass before the word it negates."""
 _NEGATION_PHRASES = frozenset({("no", "longer"), ("not", "longer"), ("never", "again"), ("not", "yet")})
 """A negating word and the word that completes it: the negated word comes after both."""
+_AS_NOT = {"n't": "not", "cannot": "not"}
+"""Negating words that are a "not" to `_NEGATION_PHRASES`: "hasn't yet been approved" negates "approved"."""
+
+
+def completes_negation(negating: str, word: str) -> bool:
+    """Whether `word` completes the negation `negating` opens ("not yet", "n't yet", "no longer", "never
+    again"), so that what is negated comes after both."""
+    return (_AS_NOT.get(negating, negating), word) in _NEGATION_PHRASES
 _NOT_A_NEGATION = frozenset({"only", "merely"})
 """After "not" these make "not only ... but also", which asserts both parts and denies nothing."""
 
@@ -214,7 +222,7 @@ def negated_stems(text: str) -> frozenset[str]:
         if word not in NEGATION_WORDS or tokens[i + 1 : i + 2] and tokens[i + 1][0] in _NOT_A_NEGATION:
             continue
         for following, _, _ in tokens[i + 1 : i + 1 + _NEGATION_REACH]:
-            if (word, following) in _NEGATION_PHRASES:
+            if completes_negation(word, following):
                 continue  # "no longer refundable" negates "refundable", not "longer"
             if following not in STOP_WORDS and following not in NEGATION_WORDS:
                 negated.add(stem(following))

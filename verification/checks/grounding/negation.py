@@ -9,7 +9,7 @@ from functools import lru_cache
 from verification.checks.grounding.clauses import phrase_at, wide_passages
 from verification.checks.grounding.finding import Finding
 from verification.claims.clauses import BE, CONDITIONS, NEGATORS, Token, clause_tokens, covered_keys, same_key
-from verification.claims.tokens import TEXT_CACHE_SIZE
+from verification.claims.tokens import TEXT_CACHE_SIZE, completes_negation
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Passage, SourceIndex
 from verification.types import State
@@ -23,7 +23,7 @@ _PREPOSITIONS = frozenset({
     "from", "to", "into", "under", "over", "through", "per", "via", "without", "across", "against",
     "about", "as",
 })
-_NEGATOR_HINT = re.compile(r"\b(?:not|never|cannot)\b|n[’']t\b", re.IGNORECASE)
+_NEGATOR_HINT = re.compile(r"\b(?:not|never|cannot|no\s+longer)\b|n[’']t\b", re.IGNORECASE)
 _NEGATION_REACH = 3
 """How many words after a negation the word it negates may be."""
 
@@ -181,9 +181,7 @@ def _denials_in(tokens: tuple[Token, ...]) -> tuple[_Predication, ...]:
     """Every predicate a negation among `tokens` denies, outside conditions and hedges."""
     out = []
     for i, token in enumerate(tokens):
-        if token.word not in NEGATORS:
-            continue
-        if i + 1 < len(tokens) and tokens[i + 1].word in _NOT_NEGATING:
+        if not _negates(tokens, i):
             continue
         before = [t.word for t in tokens[:i] if t.clause == token.clause]
         if set(before) & CONDITIONS or set(before[-2:]) & _HEDGES:
@@ -191,6 +189,8 @@ def _denials_in(tokens: tuple[Token, ...]) -> tuple[_Predication, ...]:
         for j in range(i + 1, min(len(tokens), i + 1 + _NEGATION_REACH)):
             if tokens[j].clause != token.clause:
                 break
+            if j == i + 1 and completes_negation(token.word, tokens[j].word):
+                continue  # "has not yet been approved" denies "approved", not "yet"
             if tokens[j].content:
                 out.append(_predication(tokens, j, negation=i))
                 break
@@ -210,8 +210,7 @@ def _predications_in(tokens: tuple[Token, ...], key: str, *, negated: bool) -> l
             continue
         negation = next(
             (j for j in range(i - 1, max(-1, i - 1 - _NEGATION_REACH), -1)
-             if tokens[j].clause == token.clause and tokens[j].word in NEGATORS
-             and tokens[j + 1].word not in _NOT_NEGATING),
+             if tokens[j].clause == token.clause and _negates(tokens, j)),
             None,
         )
         if (negation is not None) != negated:
@@ -221,6 +220,16 @@ def _predications_in(tokens: tuple[Token, ...], key: str, *, negated: bool) -> l
             continue
         out.append(_predication(tokens, i, negation=negation))
     return out
+
+
+def _negates(tokens: tuple[Token, ...], i: int) -> bool:
+    """Whether the word at `i` opens a denial: a negator not followed by a word that makes it an idiom ("not
+    only"), or the "no" of "no longer"."""
+    word = tokens[i].word
+    following = tokens[i + 1].word if i + 1 < len(tokens) else ""
+    if word in NEGATORS:
+        return following not in _NOT_NEGATING
+    return word == "no" and completes_negation(word, following)
 
 
 def _predication(tokens: tuple[Token, ...], i: int, negation: int | None) -> _Predication:
