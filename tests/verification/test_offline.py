@@ -210,6 +210,30 @@ def test_a_no_longer_or_a_not_yet_denies_the_word_after_it(claim, source):
     assert _verdict(claim, Source(id="plans", text=source)).state is State.REFUTED
 
 
+@pytest.mark.parametrize(
+    ("claim", "source", "supported"),
+    [
+        # The same denial, with a prefix or with a "not".
+        ("Support is not available on public holidays.", "Support is unavailable on public holidays.", True),
+        ("Support is unavailable on public holidays.", "Support is not available on public holidays.", True),
+        ("Gift cards are not refundable.", "Gift cards are non-refundable.", True),
+        ("Gift cards are non-refundable.", "Gift cards are not refundable.", True),
+        ("The museum cannot accept large bags.", "The museum is unable to accept large bags.", True),
+        ("The institute studies Muslims in Europe.", "The institute studies Muslims in non-Muslim nations of Europe.",
+         True),
+        # A word put for itself negated by a prefix, either way round.
+        ("Support is available on public holidays.", "Support is unavailable on public holidays.", False),
+        ("Support is unavailable on public holidays.", "Support is available on public holidays.", False),
+        ("Gift cards are refundable at any store.", "Gift cards are non-refundable at any store.", False),
+        ("Gift cards are non-refundable at any store.", "Gift cards are refundable at any store.", False),
+        ("The museum can accept large bags.", "The museum is unable to accept large bags.", False),
+    ],
+)
+def test_a_denial_by_a_prefix_is_a_denial_and_its_word_put_for_it_a_change(claim, source, supported):
+    state = _verdict(claim, Source(id="policy", text=source)).state
+    assert (state is State.SUPPORTED) is supported, state
+
+
 def test_a_bare_number_in_the_source_confirms_the_claims_count():
     source = Source(id="match", text="Attendance reached 63,000 at the ground on Saturday.")
     verdict = _verdict("A crowd of 63,000 fans was at the ground on Saturday.", source)

@@ -38,7 +38,7 @@ from functools import lru_cache
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
-from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, is_negating, prefix_negated, stem, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -56,6 +56,8 @@ _SWAP = 3
 _NAME = 6
 """Most words of a name put for another name ("Quick Start" for "Northwind Cloud Backup Service")."""
 _NEGATION = "<not>"
+_NON = "non"
+"""The "non" of "non-refundable": read as one word with the word after the hyphen, which it negates."""
 _VALUE = "<value "
 _SPEAKER = re.compile(r"\s*([A-Za-z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s")
 """A line that opens with whom it is said by ("Project Lead: ...", "Client: ...")."""
@@ -75,7 +77,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 4
+    version = 5
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -304,6 +306,8 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
         if (len(said) > _SWAP or len(instead) > _SWAP) and not names:
             continue  # a longer stretch is the claim saying other things, which is the scorer's to weigh
         there = " ".join(token.surface for token in instead) or "nothing"
+        if kind == "replace" and _same_denial(said, instead):
+            continue
         if any(token.key == _NEGATION for token in said + instead) and j2 <= last:
             return (" ".join(token.surface for token in said) or "no negation", there)
         # A substitution is a name for a name or a number for a number the sentence does not say at all.
@@ -315,7 +319,33 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
                    if _is_value(token) else token.named and token.key not in everywhere)}
         if kind == "replace" and new & {_sort(token) for token in instead if token.named}:
             return " ".join(token.surface for token in said), there
+        if kind == "replace" and _negated_by_prefix(said, instead, everywhere):
+            return said[0].surface, there
     return None
+
+
+def _negated_by_prefix(said: list[_Token], instead: list[_Token], everywhere: set[str]) -> bool:
+    """A word put for its negation inside the restated stretch, the claim's word nowhere in the sentence:
+    "Support is available on public holidays" for "Support is unavailable on public holidays". Other
+    words put for words are paraphrase as often as change ("plunged" for "fell"): the scorer's to weigh."""
+    if len(said) != 1 or len(instead) != 1 or said[0].key in everywhere or said[0].named or instead[0].named:
+        return False
+    return _negates(instead[0], said[0]) or _negates(said[0], instead[0])
+
+
+def _same_denial(said: list[_Token], instead: list[_Token]) -> bool:
+    """A "not" and a word on one side, that word negated by a prefix on the other: "not available" for
+    "unavailable", "not refundable" for "non-refundable"."""
+    for one, other in ((said, instead), (instead, said)):
+        if len(one) == 2 and len(other) == 1 and one[0].key == _NEGATION and _negates(other[0], one[1]):
+            return True
+    return False
+
+
+def _negates(prefixed: _Token, word: _Token) -> bool:
+    """Whether `prefixed` is `word` negated by a prefix ("unavailable", "non-refundable" / "available")."""
+    base = prefix_negated(prefixed.surface.lower().replace("-", ""))
+    return base is not None and stem(base) == word.key
 
 
 def _sort(token: _Token) -> str:
@@ -341,6 +371,7 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
     key) is one token."""
     tokens: list[_Token] = []
     last = 0  # where the last token ends
+    non: int | None = None  # where a "non-" just read starts
     for index, (word, start, end) in enumerate(read):
         value = next(((low, high, key) for low, high, key in values if low <= start < high), None) if values else None
         if value is not None:
@@ -348,7 +379,13 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
             if last != value[1]:  # a value's first word: the value's other words are the same token
                 tokens.append(_Token(key, text[value[0]:value[1]], False))
             last = value[1]
-        elif word in NEGATION_WORDS:
+        elif word == _NON and text[end:end + 1] == "-":
+            if text[end + 1:end + 2].islower():
+                non = start  # read with the word after the hyphen, as one word: "non-refundable"
+                continue
+            tokens.append(_Token(_NON, text[start:end], False))  # "non-GAAP" names a measure: no negation
+            last = end
+        elif is_negating(word):
             tokens.append(_Token(_NEGATION, text[start:end], False))
             last = end
         elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit():
@@ -359,8 +396,12 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
                 # The capital that opens a line opens a name where a name goes on from it ("Blank Slate
                 # among others."): the line's first word is read as a name then, not as a word.
                 tokens[-1] = replace(tokens[-1], named=True)
-            tokens.append(_Token(str(number) if number is not None else stem(word), text[start:end], named, joined))
+            key = str(number) if number is not None else stem(word)
+            if non is not None and non + len(_NON) + 1 == start:
+                key, start = _NON + key, non
+            tokens.append(_Token(key, text[start:end], named, joined))
             last = end
+        non = None
     return tokens
 
 

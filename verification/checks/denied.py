@@ -17,7 +17,7 @@ class Denied(Check):
     """A word the claim negates that the evidence states and no sentence of the source negates."""
 
     name = "denied"
-    version = 2
+    version = 3
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

@@ -36,7 +36,7 @@ class GroundedSupport(Check):
     """SUPPORTED by rule where word overlap doubts it: every word of the claim is accounted for."""
 
     name = "grounded-support"
-    version = 2
+    version = 3
     role = Role.RULE_SUPPORT
     reasons = ("window", "label-value", "grounded")
 

@@ -18,7 +18,7 @@ class NegationMismatch(Check):
     """The matching source sentence says the opposite: one of the two is negated."""
 
     name = "negation-mismatch"
-    version = 2
+    version = 3
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

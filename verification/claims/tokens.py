@@ -189,23 +189,50 @@ def _content_stems(text: str) -> tuple[str, ...]:
 
 def has_negation(text: str) -> bool:
     """Whether any negating word appears in `text`."""
-    return any(word in NEGATION_WORDS for word, _, _ in _words(text))
+    return any(word in _NEGATING for word, _, _ in _words(text))
 
 
 _NEGATION_REACH = 3
 """How many words after a negating word may pass before the word it negates."""
-_NEGATION_PHRASES = frozenset({("no", "longer"), ("not", "longer"), ("never", "again"), ("not", "yet")})
+_NEGATION_PHRASES = frozenset({
+    ("no", "longer"), ("not", "longer"), ("never", "again"), ("not", "yet"), ("not", "able"), ("unable", "to"),
+})
 """A negating word and the word that completes it: the negated word comes after both."""
 _AS_NOT = {"n't": "not", "cannot": "not"}
 """Negating words that are a "not" to `_NEGATION_PHRASES`: "hasn't yet been approved" negates "approved"."""
+_NOT_A_NEGATION = frozenset({"only", "merely"})
+"""After "not" these make "not only ... but also", which asserts both parts and denies nothing."""
+_NON = "non"
+_NEGATING = NEGATION_WORDS | {_NON, "unable"}
+"""Negating words as `negated_stems` reads them: also the "non" of "non-refundable" (a word of its own once
+split at the hyphen) and "unable", which negates what it is unable to do ("unable to accept")."""
+_NEGATING_PREFIXES = ("un", "non")
+_PREFIX_NEGATES = 4
+"""Shortest word a prefix negates: "unpaid" is "paid" negated; "until" and "union" negate nothing."""
+_NOT_PREFIXED = frozenset({"unless"})
+
+
+def is_negating(word: str) -> bool:
+    """Whether the (lower-cased) word negates what follows it: "not", "never", "unable", ..."""
+    return word in _NEGATING
 
 
 def completes_negation(negating: str, word: str) -> bool:
     """Whether `word` completes the negation `negating` opens ("not yet", "n't yet", "no longer", "never
-    again"), so that what is negated comes after both."""
+    again", "not able to"), so that what is negated comes after both."""
     return (_AS_NOT.get(negating, negating), word) in _NEGATION_PHRASES
-_NOT_A_NEGATION = frozenset({"only", "merely"})
-"""After "not" these make "not only ... but also", which asserts both parts and denies nothing."""
+
+
+def prefix_negated(word: str) -> str | None:
+    """The word an "un" or "non" negates in `word` ("available" in "unavailable", "refundable" in
+    "nonrefundable"), or None. A stem that is no word ("derstand" in "understand") is harmless: no other
+    text has it to compare."""
+    for prefix in _NEGATING_PREFIXES:
+        if word.startswith(prefix) and word not in _NOT_PREFIXED:
+            base = word[len(prefix):]
+            if len(base) >= _PREFIX_NEGATES and base.isalpha() and base not in STOP_WORDS:
+                return base
+    return None
 
 
 @lru_cache(maxsize=8192)
@@ -219,8 +246,10 @@ def negated_stems(text: str) -> frozenset[str]:
     tokens = _words(text)
     negated = set(free_of_stems(text))
     for i, (word, _, _) in enumerate(tokens):
-        if word not in NEGATION_WORDS or tokens[i + 1 : i + 2] and tokens[i + 1][0] in _NOT_A_NEGATION:
+        if word not in _NEGATING or tokens[i + 1 : i + 2] and tokens[i + 1][0] in _NOT_A_NEGATION:
             continue
+        if word == _NON and (i + 1 == len(tokens) or text[tokens[i + 1][1]].isupper()):
+            continue  # "non-Muslim nations" names a group; it denies nothing about Muslims
         for following, _, _ in tokens[i + 1 : i + 1 + _NEGATION_REACH]:
             if completes_negation(word, following):
                 continue  # "no longer refundable" negates "refundable", not "longer"
@@ -252,7 +281,7 @@ def after_negation_stems(text: str) -> frozenset[str]:
     near: set[str] = set()
     negated = False
     for word, _, _ in _words(text):
-        if word in NEGATION_WORDS:
+        if word in _NEGATING:
             negated = True
         elif negated and word not in STOP_WORDS:
             near.add(stem(word))

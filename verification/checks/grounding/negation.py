@@ -23,7 +23,9 @@ _PREPOSITIONS = frozenset({
     "from", "to", "into", "under", "over", "through", "per", "via", "without", "across", "against",
     "about", "as",
 })
-_NEGATOR_HINT = re.compile(r"\b(?:not|never|cannot|no\s+longer)\b|n[’']t\b", re.IGNORECASE)
+_NEGATOR_HINT = re.compile(r"\b(?:not|never|cannot|unable|no\s+longer)\b|n[’']t\b|\bnon-", re.IGNORECASE)
+_ALSO_NEGATING = frozenset({"non", "unable"})
+"""Negators beside `NEGATORS`: the "non" of "non-refundable" and "unable" ("unable to accept")."""
 _NEGATION_REACH = 3
 """How many words after a negation the word it negates may be."""
 
@@ -227,8 +229,9 @@ def _negates(tokens: tuple[Token, ...], i: int) -> bool:
     only"), or the "no" of "no longer"."""
     word = tokens[i].word
     following = tokens[i + 1].word if i + 1 < len(tokens) else ""
-    if word in NEGATORS:
-        return following not in _NOT_NEGATING
+    if word in NEGATORS or word in _ALSO_NEGATING:
+        # "non-Muslim nations" names a group; it denies nothing about Muslims.
+        return following not in _NOT_NEGATING and not (word == "non" and (not following or tokens[i + 1].capitalised))
     return word == "no" and completes_negation(word, following)
 
 
