@@ -298,3 +298,38 @@ def test_a_split_clause_a_range_made_empty_or_a_name_at_either_end_changed_is_he
     held = [claim for claim in record.candidates[0].claims if claim.method == "offline:altered"]
     assert len(held) == 1 and held[0].state is not State.SUPPORTED and held[0].release_score == 0.0
     assert says in held[0].rationale
+
+
+LEASE = Source(id="lease", text=(
+    "The landlord pays for water and the tenant pays for electricity. The company was founded in Berlin and "
+    "moved to Paris in 2010. Acme has offices in London, Paris and Berlin. Smith, the CEO of Acme, resigned "
+    "in May. The premium for our Standard plan would be around $120. Marie was born in Warsaw and later worked "
+    "in Paris as a physicist."
+))
+
+
+@pytest.mark.parametrize("answer", [
+    "The tenant pays for water.",          # a phrase moved out of the other clause of the sentence
+    "The landlord pays for electricity.",  # a clause's subject with the other clause's object
+    "The company was founded in Paris.",   # the name of the joined clause put in the first clause's place
+])
+def test_words_taken_from_two_clauses_of_a_sentence_are_never_supported(answer: str) -> None:
+    record = check_case(Case(question="Who pays for what?", answer=answer, sources=[LEASE]))
+
+    assert record.candidates[0].claims[0].state is not State.SUPPORTED
+    assert (record.terminal, record.final_answer) != (Terminal.PERMIT, answer)
+
+
+@pytest.mark.parametrize("answer", [
+    "The tenant pays for electricity.",
+    "The landlord pays for water.",
+    "Acme has offices in Berlin.",          # one name of a list
+    "Smith resigned in May.",               # an aside left out
+    "The premium would be around $120.",    # a modifier left out
+    "Marie worked in Paris as a physicist.",  # a whole conjunct left out, with its adverb
+])
+def test_one_clause_a_name_of_a_list_or_a_sentence_without_its_aside_is_supported(answer: str) -> None:
+    verdict = _verdict(answer, LEASE)
+
+    assert verdict.state is State.SUPPORTED
+    assert verdict.method != "offline:altered"

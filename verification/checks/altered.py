@@ -56,6 +56,7 @@ _SWAP = 3
 _NAME = 6
 """Most words of a name put for another name ("Quick Start" for "Northwind Cloud Backup Service")."""
 _NEGATION = "<not>"
+_CLAUSE_BREAK = re.compile(r"\b(?:and|or|but)\b|;", re.IGNORECASE)
 _NON = "non"
 """The "non" of "non-refundable": read as one word with the word after the hyphen, which it negates."""
 _VALUE = "<value "
@@ -71,13 +72,15 @@ class _Token:
     """A name or a number: capitalised past the first word, or a digit."""
     joined: bool = False
     """Written right after the token before it, a space between: one name with it where both are names."""
+    start: int = 0
+    """Where it starts in its text."""
 
 
 class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 5
+    version = 6
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -151,7 +154,7 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
                if op[0] != "equal" and (first <= op[3] or op[4] == first)
                and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
     whole = matched == len(ours) and _negations_reach_alike(ours, blocks)
-    return _Diff(matched, whole, _first_change(ours, theirs, [op for op in opcodes if op], last))
+    return _Diff(matched, whole, _first_change(ours, theirs, [op for op in opcodes if op], last, passage.text))
 
 
 def _stated(claim: ClaimView, evidence: Evidence, passage: Passage) -> tuple[
@@ -292,7 +295,7 @@ def _tail(op: _Opcode, last: int, theirs: list[_Token]) -> _Opcode:
 
 
 def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_Opcode],
-                  last: int) -> tuple[str, str] | None:
+                  last: int, text: str) -> tuple[str, str] | None:
     """(what the claim says, what the sentence says there) for the first change that matters, or None."""
     added = Counter(ours[i].key for op in opcodes for i in range(op[1], op[2]))
     dropped = Counter(theirs[j].key for op in opcodes for j in range(op[3], op[4]))
@@ -321,7 +324,34 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
             return " ".join(token.surface for token in said), there
         if kind == "replace" and _negated_by_prefix(said, instead, everywhere):
             return said[0].surface, there
+        skipped = text[theirs[j1].start:theirs[j2].start] if kind == "insert" and j2 < last else ""
+        if skipped and instead and _skips_into_another_clause(ours, i1, instead, skipped, theirs[j1].start):
+            return ours[i1].surface, instead[0].surface
     return None
+
+
+def _skips_into_another_clause(ours: list[_Token], at: int, skipped: list[_Token], skipped_text: str,
+                               skipped_from: int) -> bool:
+    """Whether the claim leaves out, inside the restated stretch, the end of one clause and the start of
+    the next, and goes on with the next one's words: "The company was founded in Paris" restates "The
+    company was founded in Berlin and moved to Paris" without "Berlin and moved to", and "The landlord
+    pays for electricity" restates "The landlord pays for water and the tenant pays for electricity"
+    without "water and the tenant pays for". What ends at the "and" is a whole conjunct left out ("The
+    company moved to Paris", "offices in London, Paris and Berlin" / "offices in Berlin"); words left out
+    with no clause joined are a modifier ("the premium for our Standard plan" / "the premium")."""
+    breaks = list(_CLAUSE_BREAK.finditer(skipped_text))
+    if at >= len(ours) or not breaks:
+        return False
+    cut = skipped_from + breaks[-1].end()
+    joined = [token for token in skipped if token.start >= cut and token.key != _NEGATION]
+    if not joined:
+        return False
+    # The next clause says again a word the claim takes from the first ("pays"), or the claim puts the next
+    # clause's name where the first has one ("in Paris" for "in Berlin"). An adverb alone is no new clause:
+    # "born in Warsaw and later worked in Paris" / "worked in Paris".
+    said = {token.key for token in ours}
+    return any(token.key in said for token in joined) or (
+        _is_name(ours[at]) and any(_is_name(token) for token in skipped if token.start < cut))
 
 
 def _negated_by_prefix(said: list[_Token], instead: list[_Token], everywhere: set[str]) -> bool:
@@ -377,16 +407,16 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
         if value is not None:
             key = f"{_VALUE}{value[2]}>"
             if last != value[1]:  # a value's first word: the value's other words are the same token
-                tokens.append(_Token(key, text[value[0]:value[1]], False))
+                tokens.append(_Token(key, text[value[0]:value[1]], False, start=value[0]))
             last = value[1]
         elif word == _NON and text[end:end + 1] == "-":
             if text[end + 1:end + 2].islower():
                 non = start  # read with the word after the hyphen, as one word: "non-refundable"
                 continue
-            tokens.append(_Token(_NON, text[start:end], False))  # "non-GAAP" names a measure: no negation
+            tokens.append(_Token(_NON, text[start:end], False, start=start))  # "non-GAAP" names a measure
             last = end
         elif is_negating(word):
-            tokens.append(_Token(_NEGATION, text[start:end], False))
+            tokens.append(_Token(_NEGATION, text[start:end], False, start=start))
             last = end
         elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit():
             number = WORD_NUMBERS.get(word)
@@ -399,7 +429,7 @@ def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tu
             key = str(number) if number is not None else stem(word)
             if non is not None and non + len(_NON) + 1 == start:
                 key, start = _NON + key, non
-            tokens.append(_Token(key, text[start:end], named, joined))
+            tokens.append(_Token(key, text[start:end], named, joined, start))
             last = end
         non = None
     return tokens

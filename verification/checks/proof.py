@@ -55,6 +55,7 @@ _PREPOSITIONS = frozenset(
     "around throughout".split()
 )
 _CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"\b(?:and|or|but)\b|;", re.IGNORECASE)
 _BE = frozenset("is are was were be been being".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
@@ -77,7 +78,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 2
+    version = 3
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -241,7 +242,7 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
         return None
     # The words of one value share the place of the value they state ("20 dollars" -> "$20").
     movable = _phrase_starts(span, source_words)
-    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), movable))
+    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), movable, text))
 
 
 def _only_conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
@@ -320,7 +321,7 @@ def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], fi
     return text[start:end]
 
 
-def _one_move_from_order(positions: list[int], movable: frozenset[int]) -> bool:
+def _one_move_from_order(positions: list[int], movable: frozenset[int], text: str) -> bool:
     """Whether the positions are in order once at most one run of them is moved elsewhere, a run that is a
     phrase the source opens with a preposition (`movable`): "in 2010" moves freely, "American" from
     "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb."""
@@ -330,9 +331,20 @@ def _one_move_from_order(positions: list[int], movable: frozenset[int]) -> bool:
     for i in range(n):
         for j in range(i + 1, n + 1):
             block, rest = positions[i:j], positions[:i] + positions[j:]
-            if block[0] in movable and _ascending(block) and _ascending(rest) and _fits(block, rest):
+            if block[0] in movable and _ascending(block) and _ascending(rest) and _fits(block, rest) \
+                    and not _across_clauses(block, rest, text):
                 return True
     return False
+
+
+def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
+    """Whether a moved run is another clause's: "and", "or", "but" or a semicolon between it and the words
+    next to it in the source. "The landlord pays for water and the tenant pays for electricity" has "for
+    water" in the landlord's clause, which "The tenant pays for water" moves into the tenant's."""
+    before = max((value for value in rest if value < block[0]), default=None)
+    after = min((value for value in rest if value > block[-1]), default=None)
+    return any(_CLAUSE_BREAK.search(text, low, high) is not None
+               for low, high in ((before, block[0]), (block[-1], after)) if low is not None and high is not None)
 
 
 def _phrase_starts(span: tuple[Passage, ...], source_words: list[_Word]) -> frozenset[int]:
