@@ -40,6 +40,7 @@ explicit implicit | specific general | formal informal | official unofficial | p
 always never | all none | everyone nobody | every no | often rarely | many few | most few
 male female | men women | man woman | boy girl | husband wife | father mother | son daughter
 north south | east west | left right | top bottom | front back | past future | day night
+next last | next previous | upcoming previous
 required optional | mandatory optional | compulsory optional | compulsory voluntary | obligatory optional
 highest lowest | largest smallest | biggest smallest | heaviest lightest | fastest slowest | oldest youngest
 oldest newest | earliest latest | cheapest dearest | strongest weakest | longest shortest | best worst
