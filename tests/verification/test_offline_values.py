@@ -457,3 +457,31 @@ def test_a_sentence_restated_whole_is_not_read_as_parallel_parts_against_itself(
     assert _verdict(text, source).state is State.SUPPORTED
     # Of a claim about one part only, the parallel reading still holds.
     assert _verdict("The Basic plan includes 100 GB.", source).state is State.REFUTED
+
+
+FEES = Source(id="fees", text=(
+    "The fee is $5 for domestic orders and $15 for international orders. Interest is charged at 5% for the "
+    "first year and 8% thereafter. Mark England was appointed Chef de Mission for the Baku 2015 European Games "
+    "and the Rio 2016 Olympic Games."
+))
+
+
+@pytest.mark.parametrize("claim", [
+    "The fee is $15 for domestic orders.",
+    "Interest is charged at 8% for the first year.",
+])
+def test_a_value_from_the_other_clause_of_a_sentence_is_refuted(claim):
+    verdict = _verdict(claim, FEES)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:typed-mismatch"
+
+
+@pytest.mark.parametrize("claim", [
+    "The fee is $5 for domestic orders.",
+    "International orders cost $15.",
+    "Interest is charged at 5% for the first year.",
+    "Mark England was Chef de Mission for the 2016 Olympic Games.",  # a list of two, not two clauses
+])
+def test_a_value_of_its_own_clause_is_not_refuted(claim):
+    assert _verdict(claim, FEES).state is not State.REFUTED

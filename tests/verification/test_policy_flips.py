@@ -67,6 +67,9 @@ CHANGED = [
     ("Smith succeeded Jones as CEO in 2019.", "Jones succeeded Smith as CEO in 2019."),
     ("The study found no link between coffee and cancer.", "The study found a link between coffee and cancer."),
     ("The bridge will reopen next year.", "The bridge reopened last year."),
+    ("The fee is $5 for domestic orders and $15 for international orders.", "The fee is $15 for domestic orders."),
+    ("Interest is charged at 5% for the first year and 8% thereafter.",
+     "Interest is charged at 8% for the first year."),
 ]
 
 SAID_ANOTHER_WAY = [

@@ -78,7 +78,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 3
+    version = 4
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

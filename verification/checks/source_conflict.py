@@ -17,7 +17,7 @@ class SourceConflict(Check):
     """A source stating the claim's value and another source stating a different one."""
 
     name = "source-conflict"
-    version = 2
+    version = 3
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

@@ -12,7 +12,7 @@ class TypedMismatch(Check):
     """A typed value (number, money, date, duration...) every stating sentence contradicts."""
 
     name = "typed-mismatch"
-    version = 2
+    version = 3
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

@@ -63,7 +63,7 @@ def check_values(claim: ClaimView, candidates: list[Passage], index: SourceIndex
     return [
         _check_value(value, candidates, context_stems, subjects, index, (names, frozenset(word_stems - names)),
                      (said_of(claim.clause_tokens, value, values), claim_keys, counted(claim.clause_tokens, value)),
-                     [other for other in values if other is not value])
+                     [other for other in values if other is not value], _slot(claim.text, value))
         for value in values
     ]
 
@@ -77,9 +77,11 @@ def _check_value(
     claim_words: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
     measures: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ()),
     others: Sequence[Mention] = (),
+    slot: frozenset[str] = frozenset(),
 ) -> ValueCheck:
     """`measures`: what the claim's value is said of (`measured.said_of`), the claim's content words, and
-    what the value counts (`measured.counted`); `others`: the claim's other values."""
+    what the value counts (`measured.counted`); `others`: the claim's other values; `slot`: the words
+    just around the value in the claim (`_slot`)."""
     agreeing, disagreeing, grounding = [], [], []
     for passage in candidates:
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
@@ -90,6 +92,8 @@ def _check_value(
         # Only a value of the same sort can be consistent with the claim's or contradict it.
         same_sort = [m for m in stated if comparable(value, m)]
         owned = _parallel_value(same_sort, passage, *claim_words) if claim_words[0] else None
+        if owned is None and len(same_sort) > 1 and slot:
+            owned = _clause_value(same_sort, passage, claim_words[0] | claim_words[1], slot)
         if owned is not None and contradicts(value, owned) and not any(agree(other, owned) for other in others):
             # (Unless the claim states that value too: then it says both parts, as the sentence does.)
             # "The Basic plan includes 10 GB and the Pro plan 100 GB": its 100 GB is the Pro plan's;
@@ -185,6 +189,49 @@ def _parallel_value(same_sort: list[Mention], passage: Passage, names: frozenset
         return None
     naming = [i for i, part in enumerate(parts) if part & names]
     return same_sort[naming[0]] if len(naming) == 1 else None
+
+
+_JOINED = re.compile(r"\b(?:and|but|or|while|whereas)\b|;", re.IGNORECASE)
+"""What joins two clauses that each give a value ("$5 for domestic orders and $15 for international ones")."""
+
+
+def _clause_value(same_sort: list[Mention], passage: Passage, claim_stems: frozenset[str],
+                  slot: frozenset[str]) -> Mention | None:
+    """The value a sentence of joined clauses, one value each, gives in the clause the claim's words are
+    from: "The fee is $5 for domestic orders and $15 for international orders" gives $5 for domestic
+    orders, "Interest is 5% for the first year and 8% thereafter" 5% for the first year.
+
+    The sentence is cut at the word that joins each value's clause to the next ("and", "but", "or", a
+    semicolon between them); the claim's words that some clauses say and others do not must all be in one
+    clause, and the words just around the claim's value (`slot`) must be around that clause's value too:
+    "the 2016 Olympics" is no slot of "the Baku 2015 European Games and the Rio 2016 Olympic Games",
+    whatever else the claim takes from the sentence. None where a gap between two values joins nothing,
+    or the claim's words are spread over several clauses ("Profit fell 8% in Q1" against "Revenue rose 5%
+    in Q1 and profit fell 8%").
+    """
+    text = passage.text
+    cuts = []
+    for before, after in zip(same_sort, same_sort[1:], strict=False):
+        joins = list(_JOINED.finditer(text, before.end, after.start))
+        if not joins:
+            return None
+        cuts.append(joins[-1].start())
+    bounds = list(zip([0, *cuts], [*cuts, len(text)], strict=True))
+    parts = [frozenset(content_stems(text[start:end])) & claim_stems for start, end in bounds]
+    telling = frozenset().union(*parts) - frozenset.intersection(*parts)
+    naming = [i for i, part in enumerate(parts) if part & telling]
+    if not telling or len(naming) != 1:
+        return None
+    owned = same_sort[naming[0]]
+    start, end = bounds[naming[0]]
+    return owned if _slot(text, owned, start, end) & slot else None
+
+
+def _slot(text: str, value: Mention, start: int = 0, end: int | None = None) -> frozenset[str]:
+    """The stems of the content words just before and just after a value, within text[start:end]."""
+    before = content_stems(text[start:value.start])[-1:]
+    after = content_stems(text[value.end:len(text) if end is None else end])[:1]
+    return frozenset(before + after)
 
 
 def _dated_in_parts(value: Mention, passage: Passage, index: SourceIndex) -> bool:
