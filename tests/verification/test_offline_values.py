@@ -485,3 +485,17 @@ def test_a_value_from_the_other_clause_of_a_sentence_is_refuted(claim):
 ])
 def test_a_value_of_its_own_clause_is_not_refuted(claim):
     assert _verdict(claim, FEES).state is not State.REFUTED
+
+
+DOSING = Source(id="leaflet", text="Take one tablet twice a day with water. Backups of your records run once a week.")
+
+
+@pytest.mark.parametrize(("claim", "state"), [
+    ("Take one tablet once a day with water.", State.REFUTED),
+    ("Take one tablet twice daily with water.", State.SUPPORTED),
+    ("Backups of your records run daily.", State.REFUTED),
+    ("Backups of your records run weekly.", State.SUPPORTED),
+])
+def test_how_many_times_in_a_period_is_a_value_read_and_compared(claim, state):
+    # "once" is a function word elsewhere; here it is how often, and half as often as "twice".
+    assert _verdict(claim, DOSING).state is state

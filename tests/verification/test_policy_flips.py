@@ -70,6 +70,7 @@ CHANGED = [
     ("The fee is $5 for domestic orders and $15 for international orders.", "The fee is $15 for domestic orders."),
     ("Interest is charged at 5% for the first year and 8% thereafter.",
      "Interest is charged at 8% for the first year."),
+    ("Take one tablet twice a day.", "Take one tablet once a day."),
 ]
 
 SAID_ANOTHER_WAY = [

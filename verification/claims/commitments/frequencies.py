@@ -1,9 +1,10 @@
 """How often: "backups run daily" is not "backups run weekly".
 
-"daily", "weekly", ... and "a day", "per month", "every week" are read as a duration between two times,
-comparable only with another such (`compare.comparable` compares durations of one sort), so "once a
-day" grounds "daily" and "weekly" contradicts it. A frequency that completes a value ("$20 billed
-monthly", "500 cars daily") is that value's rate, which the value itself carries.
+"daily", "weekly", ... and "a day", "per month", "every week" are read as a duration between two times
+("twice a day" as half a day), comparable only with another such (`compare.comparable` compares
+durations of one sort), so "once a day" grounds "daily" and "weekly" or "twice a day" contradicts it. A
+frequency that completes a value ("$20 billed monthly", "500 cars daily") is that value's rate, which the
+value itself carries.
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ _FREQUENCY = re.compile(
     re.IGNORECASE,
 )
 """"daily", or "a day": not "twice a day" (another frequency), nor "a week later" (a time passed)."""
+_TIMES = {"once": 1, "twice": 2, "thrice": 3}
+_MULTIPLE = re.compile(
+    r"\b(?P<times>once|twice|thrice)\s+(?:(?:a|an|per|each|every)\s+(?P<period>" + "|".join(_PERIOD_DAYS) + r")"
+    r"|(?P<adverb>" + "|".join(_FREQUENCIES) + r"))\b",
+    re.IGNORECASE,
+)
+""""twice a day", "once weekly": so many times in a period, read as the time between (half a day)."""
 _RATE_GAP = 12
 """Farthest a frequency word may follow a value it completes ("$20 billed monthly"): that is a rate."""
 
@@ -35,6 +43,14 @@ def frequencies(text: str, values: list[Mention], overlaps: TakenSpans) -> list[
     another; one that completes a value ("$20 billed monthly", "500 cars daily") is that value's rate
     (`_completes`)."""
     found = []
+    # "Take 1 tablet twice a day": how often, never the rate of the count before it.
+    for match in _MULTIPLE.finditer(text):
+        if overlaps(match.span()):
+            continue
+        period = _FREQUENCIES[match["adverb"].lower()] if match["adverb"] else _PERIOD_DAYS[match["period"].lower()]
+        found.append(Mention("duration", match.group(), match.start(), match.end(),
+                             period / _TIMES[match["times"].lower()], "day", ("every",)))
+        overlaps.add(match.span())
     for match in _FREQUENCY.finditer(text):
         if overlaps(match.span()) or any(_completes(text, value, match.start()) for value in values):
             continue
