@@ -3,9 +3,12 @@ written, whatever changed: a negation, a word's opposite, a quantifier, a condit
 time, the clause a word belongs to. The same answers said another way that keeps the meaning are
 proven and released. Each pair is (source, answer); the engine runs with its defaults.
 
-Two kinds of change are left to the scorer and are not here: a verb put for another that is no opposite
-of it ("Data is kept" for "Data is deleted", "Late fees are charged" for "waived"). Holding every one-word
-swap holds as many faithful paraphrases ("plunged" for "fell"), so they are weighed, not ruled on.
+Some changes are left to the scorer and are not here: a verb put for another that is no opposite of it
+("Data is kept" for "Data is deleted", "Late fees are charged" for "waived"), since holding every one-word
+swap holds as many faithful paraphrases ("plunged" for "fell"); and two that the rules do not read yet, a
+billing period changed beside a rate ("$20 per month, billed monthly" for "billed annually") and a value
+moved between parallel clauses whose names are single letters ("Plan A includes 100 GB" for "Plan A
+includes 10 GB and Plan B includes 100 GB").
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ CHANGED = [
     ("Interest is charged at 5% for the first year and 8% thereafter.",
      "Interest is charged at 8% for the first year."),
     ("Take one tablet twice a day.", "Take one tablet once a day."),
+    ("Our headquarters are in Denver, and our support center is in Austin.", "Our headquarters are in Austin."),
+    ("Alice is the CFO and Bob is the CTO.", "Alice is the CTO."),
 ]
 
 SAID_ANOTHER_WAY = [
@@ -80,6 +85,7 @@ SAID_ANOTHER_WAY = [
     ("The event was postponed to March 3.", "The event has been postponed to March 3."),
     ("Smith succeeded Jones as CEO in 2019.", "In 2019, Smith succeeded Jones as CEO."),
     ("Gift cards are non-refundable.", "Gift cards are non-refundable."),
+    ("Alice is the CFO and Bob is the CTO.", "Bob is the CTO."),
 ]
 
 

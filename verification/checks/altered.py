@@ -80,7 +80,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 6
+    version = 7
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -132,7 +132,7 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     if said_by is not None:
         return said_by
     if len(ours) < _MIN_WORDS:
-        return _word_for_word(claim, passage, len(ours))
+        return _across_clauses(ours, passage) or _word_for_word(claim, passage, len(ours))
     # Most retrieved sentences share too few of the claim's words to restate it: ruled out before the diff.
     stems = passage.stem_set  # the index's stems of the sentence: numbers spelled out aside, the diff's keys
     if not _restates(ours, [token.key in stems or token.key[:1] in "<0123456789" for token in ours]):
@@ -177,6 +177,26 @@ def _stated(claim: ClaimView, evidence: Evidence, passage: Passage) -> tuple[
             theirs[said] = min(theirs.get(said, keys[value]), keys[value])
     return (tuple((start, end, keys[(start, end)]) for start, end in mentions),
             sorted((start, end, key) for (start, end), key in theirs.items()))
+
+
+def _across_clauses(ours: list[_Token], passage: Passage) -> _Diff | None:
+    """A claim of two words that carry content apart, a name among them, that the sentence says in two
+    clauses with another name between: "Alice is the CTO" against "Alice is the CFO and Bob is the CTO"
+    (`_skips_into_another_clause`). Two words in one sentence are too few to restate it otherwise."""
+    if len(ours) != 2 or not any(map(_is_name, ours)) or ours[1].joined:
+        return None  # two words written together are one name ("Target Corporation"), said as one
+    theirs = _sentence_tokens(passage.text)
+    keys = [token.key for token in theirs]
+    if ours[0].key not in keys or ours[1].key not in keys:
+        return None
+    first, second = keys.index(ours[0].key), keys.index(ours[1].key)
+    skipped = theirs[first + 1:second]
+    if not skipped or second < first:
+        return None
+    text = passage.text[skipped[0].start:theirs[second].start]
+    if not _skips_into_another_clause(ours, 1, skipped, text, skipped[0].start):
+        return None
+    return _Diff(2, False, (ours[1].surface, skipped[0].surface))
 
 
 def _word_for_word(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | None:
