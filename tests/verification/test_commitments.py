@@ -154,7 +154,9 @@ def test_two_values_side_by_side_are_not_a_range(text):
 
 
 def test_a_monthly_price_grounds_its_yearly_total_but_does_not_contradict_another():
-    (monthly,) = _values("Team plan: $20 per user per month, billed monthly.")
+    # "billed monthly" after the rate is how often it is billed, a value of its own beside the price.
+    monthly, billed = _values("Team plan: $20 per user per month, billed monthly.")
+    assert (billed.kind, billed.value) == ("duration", 30)
     (yearly,) = _values("The Team plan costs $240 per user per year.")
     (discounted,) = _values("The Team plan costs $204 per user per year.")
     assert (monthly.per, yearly.per) == (12, 1)

@@ -499,3 +499,16 @@ DOSING = Source(id="leaflet", text="Take one tablet twice a day with water. Back
 def test_how_many_times_in_a_period_is_a_value_read_and_compared(claim, state):
     # "once" is a function word elsewhere; here it is how often, and half as often as "twice".
     assert _verdict(claim, DOSING).state is state
+
+
+@pytest.mark.parametrize(("claim", "state"), [
+    ("The Pro plan costs $20 per month, billed monthly.", State.REFUTED),
+    ("The Pro plan costs $20 per month, billed annually.", State.SUPPORTED),
+    ("The Basic plan is $240 per year.", State.SUPPORTED),
+])
+def test_how_often_a_price_is_billed_is_a_value_beside_its_rate(claim, state):
+    # "billed annually" after "$20 per month" is a billing cycle of its own; in "$240 billed annually" it is
+    # the price's rate.
+    source = Source(id="pricing", text="The Pro plan costs $20 per month, billed annually. The Basic plan is "
+                                        "$240 billed annually.")
+    assert _verdict(claim, source).state is state

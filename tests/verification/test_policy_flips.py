@@ -5,10 +5,9 @@ proven and released. Each pair is (source, answer); the engine runs with its def
 
 Some changes are left to the scorer and are not here: a verb put for another that is no opposite of it
 ("Data is kept" for "Data is deleted", "Late fees are charged" for "waived"), since holding every one-word
-swap holds as many faithful paraphrases ("plunged" for "fell"); and two that the rules do not read yet, a
-billing period changed beside a rate ("$20 per month, billed monthly" for "billed annually") and a value
-moved between parallel clauses whose names are single letters ("Plan A includes 100 GB" for "Plan A
-includes 10 GB and Plan B includes 100 GB").
+swap holds as many faithful paraphrases ("plunged" for "fell"); and a value moved between parallel
+clauses whose names are single letters ("Plan A includes 100 GB" for "Plan A includes 10 GB and Plan B
+includes 100 GB"), which the rules do not read yet.
 """
 
 from __future__ import annotations
@@ -76,6 +75,7 @@ CHANGED = [
     ("Take one tablet twice a day.", "Take one tablet once a day."),
     ("Our headquarters are in Denver, and our support center is in Austin.", "Our headquarters are in Austin."),
     ("Alice is the CFO and Bob is the CTO.", "Alice is the CTO."),
+    ("The Pro plan costs $20 per month, billed annually.", "The Pro plan costs $20 per month, billed monthly."),
 ]
 
 SAID_ANOTHER_WAY = [

@@ -34,6 +34,7 @@ _MULTIPLE = re.compile(
     re.IGNORECASE,
 )
 """"twice a day", "once weekly": so many times in a period, read as the time between (half a day)."""
+_BILLED = re.compile(r"\b(?:billed|charged|invoiced|paid)\s+$", re.IGNORECASE)
 _RATE_GAP = 12
 """Farthest a frequency word may follow a value it completes ("$20 billed monthly"): that is a rate."""
 
@@ -63,6 +64,11 @@ def _completes(text: str, value: Mention, at: int) -> bool:
     """Whether a frequency word at `at` says the period of `value`: just after it ("500 cars daily"), or
     later in its sentence when the value is a rate already ("$20 per user per month, billed monthly")."""
     if value.end > at:
+        return False
+    billed = _BILLED.search(text, max(value.end, at - _RATE_GAP), at) if value.per is not None else None
+    if billed is not None and text[value.end:billed.start()].strip(" ,"):
+        # "$20 per month, billed annually": how often it is billed, beside the rate it has already (in
+        # "$240 billed annually" the billing is the rate).
         return False
     if at - value.end <= _RATE_GAP:
         return True
