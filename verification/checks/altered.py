@@ -36,6 +36,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
+from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
 from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, is_negating, prefix_negated, stem, words
@@ -56,7 +57,6 @@ _SWAP = 3
 _NAME = 6
 """Most words of a name put for another name ("Quick Start" for "Northwind Cloud Backup Service")."""
 _NEGATION = "<not>"
-_CLAUSE_BREAK = re.compile(r"\b(?:and|or|but)\b|;", re.IGNORECASE)
 _NON = "non"
 """The "non" of "non-refundable": read as one word with the word after the hyphen, which it negates."""
 _VALUE = "<value "
@@ -80,7 +80,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 7
+    version = 8
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -359,7 +359,7 @@ def _skips_into_another_clause(ours: list[_Token], at: int, skipped: list[_Token
     without "water and the tenant pays for". What ends at the "and" is a whole conjunct left out ("The
     company moved to Paris", "offices in London, Paris and Berlin" / "offices in Berlin"); words left out
     with no clause joined are a modifier ("the premium for our Standard plan" / "the premium")."""
-    breaks = list(_CLAUSE_BREAK.finditer(skipped_text))
+    breaks = list(CLAUSE_JOIN.finditer(skipped_text))
     if at >= len(ours) or not breaks:
         return False
     cut = skipped_from + breaks[-1].end()

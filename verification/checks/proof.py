@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
+from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
 from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
@@ -55,7 +56,6 @@ _PREPOSITIONS = frozenset(
     "around throughout".split()
 )
 _CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
-_CLAUSE_BREAK = re.compile(r"\b(?:and|or|but)\b|;", re.IGNORECASE)
 _BE = frozenset("is are was were be been being".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
@@ -78,7 +78,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 4
+    version = 5
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -343,7 +343,7 @@ def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
     water" in the landlord's clause, which "The tenant pays for water" moves into the tenant's."""
     before = max((value for value in rest if value < block[0]), default=None)
     after = min((value for value in rest if value > block[-1]), default=None)
-    return any(_CLAUSE_BREAK.search(text, low, high) is not None
+    return any(CLAUSE_JOIN.search(text, low, high) is not None
                for low, high in ((before, block[0]), (block[-1], after)) if low is not None and high is not None)
 
 

@@ -6,6 +6,7 @@ has read, so a sentence cited for ten claims is read once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
@@ -13,6 +14,8 @@ from typing import NamedTuple
 from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
 
 NEGATORS = frozenset({"not", "n't", "never", "cannot"})
+CLAUSE_JOIN = re.compile(r"\b(?:and|but|or|while|whereas)\b|;", re.IGNORECASE)
+"""What joins one clause to the next: "The landlord pays for water and the tenant pays for electricity"."""
 BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "am"})
 CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until", "ask", "asks", "asked"})
 _CLAUSE_WORDS = frozenset({

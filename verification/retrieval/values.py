@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from verification.claims.clauses import clause_tokens
+from verification.claims.clauses import CLAUSE_JOIN, clause_tokens
 from verification.claims.commitments import (
     MONTHS,
     VALUE_KINDS,
@@ -191,10 +191,6 @@ def _parallel_value(same_sort: list[Mention], passage: Passage, names: frozenset
     return same_sort[naming[0]] if len(naming) == 1 else None
 
 
-_JOINED = re.compile(r"\b(?:and|but|or|while|whereas)\b|;", re.IGNORECASE)
-"""What joins two clauses that each give a value ("$5 for domestic orders and $15 for international ones")."""
-
-
 def _clause_value(same_sort: list[Mention], passage: Passage, claim_stems: frozenset[str],
                   slot: frozenset[str]) -> Mention | None:
     """The value a sentence of joined clauses, one value each, gives in the clause the claim's words are
@@ -212,7 +208,7 @@ def _clause_value(same_sort: list[Mention], passage: Passage, claim_stems: froze
     text = passage.text
     cuts = []
     for before, after in zip(same_sort, same_sort[1:], strict=False):
-        joins = list(_JOINED.finditer(text, before.end, after.start))
+        joins = list(CLAUSE_JOIN.finditer(text, before.end, after.start))
         if not joins:
             return None
         cuts.append(joins[-1].start())
