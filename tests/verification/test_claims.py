@@ -24,6 +24,24 @@ def test_coordinated_predicates_become_claims_that_keep_their_span_and_read_with
         assert text[claim.start : claim.end] == claim.text
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Her application hasn't been approved, but she says it will be.",
+        "The courier can't deliver today, but he will tomorrow.",
+        "The fee was not waived last year, but it will be.",
+    ],
+)
+def test_a_clause_that_leaves_its_verb_to_the_clause_before_stays_with_it(sentence: str):
+    [claim] = extract_claims(sentence)
+    assert claim.text == sentence
+
+
+def test_a_clause_with_its_own_verb_after_an_auxiliary_is_a_claim_of_its_own():
+    claims = extract_claims("The store is closed on Sundays, but it will be open on Monday.")
+    assert [c.text for c in claims] == ["The store is closed on Sundays", "it will be open on Monday."]
+
+
 def test_a_list_of_predicates_is_one_claim_per_predicate_all_sharing_the_subject():
     claims = extract_claims("The museum opens at 9, closes at 5 and is free on Sundays.")
 

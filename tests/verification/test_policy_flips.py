@@ -76,6 +76,7 @@ CHANGED = [
     ("Our headquarters are in Denver, and our support center is in Austin.", "Our headquarters are in Austin."),
     ("Alice is the CFO and Bob is the CTO.", "Alice is the CTO."),
     ("The Pro plan costs $20 per month, billed annually.", "The Pro plan costs $20 per month, billed monthly."),
+    ("The boxes were not packed.", "The boxes were unpacked."),
 ]
 
 SAID_ANOTHER_WAY = [
@@ -86,6 +87,11 @@ SAID_ANOTHER_WAY = [
     ("Smith succeeded Jones as CEO in 2019.", "In 2019, Smith succeeded Jones as CEO."),
     ("Gift cards are non-refundable.", "Gift cards are non-refundable."),
     ("Alice is the CFO and Bob is the CTO.", "Bob is the CTO."),
+    ("Support is not available on weekends.", "Support is unavailable on weekends."),
+    ("Gift cards are non-refundable.", "Gift cards are not refundable."),
+    ("The courier cannot deliver on Sundays.", "The courier can't deliver on Sundays."),
+    ("Her application has not been approved yet, but she says it will be.",
+     "Her application hasn't been approved yet, but she says it will be."),
 ]
 
 

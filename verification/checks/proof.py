@@ -28,7 +28,7 @@ from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
-from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
+from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, prefix_negated, stem, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -49,8 +49,11 @@ _QUALIFIERS = {
         "between", "against", "except", "up", "down", "almost", "nearly", "about", "approximately",
         "around", "first", "last", "also", "too", "again", "still", "already", "yet",
     )},
-    **dict.fromkeys(NEGATION_WORDS, "not"),
+    **dict.fromkeys((*NEGATION_WORDS, "non"), "not"),
 }
+_FUSED = {"cannot": ("can", "not")}
+_DENIABLE = ("able", "ible")
+"""A modal and its negation written as one word: "cannot" qualifies as "can" and "n't" of "can't" do."""
 _PREPOSITIONS = frozenset(
     "in on at by for from to with during after before since until through across within between among "
     "around throughout".split()
@@ -78,7 +81,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 5
+    version = 6
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -279,11 +282,19 @@ def _inside_value(word: _Word, values: Sequence[ValueCheck], span: tuple[Passage
 
 
 def _content_words(read: Sequence[tuple[str, int, int]], offset: int) -> list[_Word]:
-    """The words that carry content, keyed so that both sides compare alike, offsets shifted by `offset`."""
+    """The words that carry content, keyed so that both sides compare alike, offsets shifted by `offset`:
+    "unavailable" by "available", its "un" read as the "not" it is (`_denied`)."""
     return [
-        _Word(_key(word), offset + start, offset + end) for word, start, end in read
+        _Word(_key(_denied(word) or word), offset + start, offset + end) for word, start, end in read
         if (word not in STOP_WORDS and word not in _QUALIFIERS and len(word) > 1) or word[:1].isdigit()
     ]
+
+
+def _denied(word: str) -> str | None:
+    """The quality an "un" or "non" denies in an adjective of what can or cannot be done ("available" of
+    "unavailable", "able" of "unable"), or None. Only those: "unpacked" is not "not packed"."""
+    base = prefix_negated(word)
+    return base if base is not None and base.endswith(_DENIABLE) else None
 
 
 @lru_cache(maxsize=8192)
@@ -299,7 +310,8 @@ def _key(word: str) -> str:
 
 
 def _qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
-    return sorted(_QUALIFIERS[word] for word, _, _ in read if word in _QUALIFIERS)
+    keys = [key for word, _, _ in read for key in _FUSED.get(word, (_QUALIFIERS.get(word),)) if key]
+    return sorted(keys + ["not" for word, _, _ in read if _denied(word)])
 
 
 def _passive(read: Sequence[tuple[str, int, int]]) -> bool:

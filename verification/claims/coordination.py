@@ -9,6 +9,10 @@ Noun phrases joined by "and" ("salt and pepper", "between 9 and 5", "apples and 
 fact and stay together: a part is split off only when it opens with a verb followed by what a verb
 takes (an object, a number, a name, a preposition with a number), since without a parser that is what
 tells "closes at 5" from "pears from Kent".
+
+A clause whose verb is left for the reader to fill in from the clause before ("it hasn't been approved,
+but she says it will be", "he can't come today, but he will tomorrow") says nothing on its own: it stays
+with the clause it leans on.
 """
 
 from __future__ import annotations
@@ -50,6 +54,12 @@ _FINITE_VERB = re.compile(
 _AUXILIARY = re.compile(
     r"(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|shall|should|does|do|did)$"
 )
+# What may follow an auxiliary whose verb is left out: "will be", "did not", "will tomorrow", "does too".
+_AFTER_ELIDED_VERB = frozenset(
+    "be been not so too either also again still yet soon later now then today tomorrow tonight yesterday "
+    "eventually".split()
+)
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 _DETERMINER = re.compile(r"(?i:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every|all|"
                          r"both|some|any|no)")
 _INFLECTED = re.compile(r"[a-z]{2,}(?:ed|s)$")
@@ -73,7 +83,8 @@ def split_parts(sentence: str) -> list[Part]:
     for index, (joint_start, joint_end, predicates_only) in enumerate(joints):
         left = sentence[piece_start:joint_start]
         right = sentence[joint_end:]
-        if not predicates_only and _is_clause(left) and _is_clause(right) and _SUBJECT_START.match(right):
+        if not predicates_only and _is_clause(left) and _is_clause(right) and _SUBJECT_START.match(right) \
+                and not _elliptical(right):
             parts.append(Part(piece_start, joint_start, subject))
             piece_start, subject = joint_end, ""
             continue
@@ -109,6 +120,20 @@ def _is_clause(text: str) -> bool:
     """Enough of a sentence to stand alone: a few words including something verb-like."""
     words = text.split()
     return len(words) >= 3 and bool(_FINITE_VERB.search(" ".join(words[1:6])))
+
+
+def _elliptical(clause: str) -> bool:
+    """Whether a clause ends on an auxiliary whose verb it leaves out: "she says it will be", "he will
+    tomorrow", "it wasn't then". Only "be", a negation and adverbs of time or addition may follow it."""
+    words = [word.lower() for word in _WORD.findall(clause)]
+    last = max((i for i, word in enumerate(words) if _AUXILIARY.fullmatch(_uncontracted(word))), default=None)
+    return last is not None and all(word in _AFTER_ELIDED_VERB for word in words[last + 1:])
+
+
+def _uncontracted(word: str) -> str:
+    """The auxiliary of a negative contraction ("won't" -> "will", "isn't" -> "is"); other words as they are."""
+    stem = re.sub(r"n['’]t$", "", word)
+    return _CONTRACTED.get(stem, stem)
 
 
 def _subject(clause: str) -> str:
