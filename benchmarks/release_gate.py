@@ -1,6 +1,7 @@
 """How often the whole engine releases an inconsistent answer as written, and how much it automates.
 
     .venv/bin/python benchmarks/release_gate.py [--split hold] [--per-group] [--dataset wice ...]
+    .venv/bin/python benchmarks/release_gate.py --cross-fit [CUTS]
 
 Each labelled record becomes a case and runs through `python -m verification check --jsonl`, the
 public CLI a client would use, with the default constitution and repair on. An answer is released as
@@ -16,7 +17,8 @@ The built-in calibration is computed from the hold split's answers, so on that s
 are in-sample. With --cross-fit they are measured out of sample as well: the hold answers of the three
 data sets are cut in two halves (by a hash of each answer's id), each half is gated at the thresholds a
 calibration of the other half sets (`decision.calibration.calibrate`, by stratum, as `calibrate --tune`
-computes it), and the two halves' releases are added up. An answer the run held back for its score alone
+computes it), the two halves' releases are added up, and the figures are the mean over several cuts
+(--cross-fit CUTS, 5 when not given), each by another hash. An answer the run held back for its score alone
 (`BELOW_RELEASE_THRESHOLD`) or released as written is one the gate decides by its score; every other
 answer ends as it did in the run.
 """
@@ -97,8 +99,9 @@ _BY_SCORE = "BELOW_RELEASE_THRESHOLD"
 """The reason of an answer the gate held back for its score alone."""
 
 
-def cross_fit(answers: list[dict], verifier: str) -> dict[str, dict]:
-    """Per data set, the releases of each half of the answers gated at a calibration of the other half.
+def cross_fit(answers: list[dict], verifier: str, cuts: int = 1) -> dict[str, dict]:
+    """Per data set, the releases of each half of the answers gated at a calibration of the other half,
+    averaged over `cuts` different cuts in halves.
 
     Raises RuntimeError when gating every answer at a calibration of them all does not give back the
     run's own releases: then what is counted here is not what the engine does."""
@@ -106,16 +109,17 @@ def cross_fit(answers: list[dict], verifier: str) -> dict[str, dict]:
     wrong = [answer["id"] for answer in answers if _released(answer, whole) != answer["released"]]
     if wrong:
         raise RuntimeError(f"cross-fit: the run's own calibration does not give back its releases for {wrong[:5]}")
-    halves = [[answer for answer in answers if _half(answer["id"]) == half] for half in (0, 1)]
     out: dict[str, dict] = {}
-    for half, other in ((halves[0], halves[1]), (halves[1], halves[0])):
-        calibration = calibrate(_labelled(other), verifier=verifier)
-        for answer in half:
-            figures = out.setdefault(answer["dataset"], {"consistent": 0, "automated": 0, "inconsistent": 0,
-                                                        "unsafe": 0})
-            figures["consistent" if answer["consistent"] else "inconsistent"] += 1
-            figures["automated" if answer["consistent"] else "unsafe"] += _released(answer, calibration)
-    return out
+    for cut in range(cuts):
+        halves = [[answer for answer in answers if _half(answer["id"], cut) == half] for half in (0, 1)]
+        for half, other in ((halves[0], halves[1]), (halves[1], halves[0])):
+            calibration = calibrate(_labelled(other), verifier=verifier)
+            for answer in half:
+                figures = out.setdefault(answer["dataset"], {"consistent": 0, "automated": 0, "inconsistent": 0,
+                                                            "unsafe": 0})
+                figures["consistent" if answer["consistent"] else "inconsistent"] += 1
+                figures["automated" if answer["consistent"] else "unsafe"] += _released(answer, calibration)
+    return {dataset: {key: count / cuts for key, count in figures.items()} for dataset, figures in out.items()}
 
 
 def _released(answer: dict, calibration: ReleaseCalibration) -> bool:
@@ -125,8 +129,9 @@ def _released(answer: dict, calibration: ReleaseCalibration) -> bool:
     return bool(answer["by_score"] and gate.met and answer_score(claims) >= gate.threshold)
 
 
-def _half(record_id: str) -> int:
-    return hashlib.sha256(record_id.encode()).digest()[0] % 2
+def _half(record_id: str, cut: int = 0) -> int:
+    """Which half of cut number `cut` an answer is in: a hash of its id, so every run cuts alike."""
+    return hashlib.sha256(f"{cut}:{record_id}".encode()).digest()[0] % 2
 
 
 def _labelled(answers: list[dict]) -> list[LabelledScores]:
@@ -148,9 +153,12 @@ def main() -> int:
                         help="judge each data set's answers as its own group of the release calibration")
     parser.add_argument("--dataset", action="append", choices=("wice", "summedits", "halueval"))
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--cross-fit", action="store_true",
-                        help="also measure each half of the hold split at a calibration of the other half")
+    parser.add_argument("--cross-fit", type=int, nargs="?", const=5, default=0, metavar="CUTS",
+                        help="also measure each half of the hold split at a calibration of the other half, "
+                        "averaged over CUTS cuts in halves (5 when not given)")
     args = parser.parse_args()
+    if args.cross_fit < 0:
+        parser.error("--cross-fit: CUTS must be a positive number")
     if args.cross_fit and (args.split != "hold" or args.per_group or args.dataset or args.limit):
         parser.error("--cross-fit: the whole hold split of every data set, no group")
     datasets = args.dataset or (["summedits"] if args.split == "report" else ["wice", "summedits", "halueval"])
@@ -167,15 +175,15 @@ def main() -> int:
               f"{figures['consistent']}   {figures['wall_s']:.1f} s   {'ok' if ok else 'OVER BUDGET'}")
         verifier = figures["verifier"]
     if args.cross_fit:
-        print("cross-fitted: each half of the hold answers gated at a calibration of the other half")
-        for dataset, figures in cross_fit(answers, verifier).items():
+        print(f"cross-fitted: each half of the hold answers gated at a calibration of the other half, "
+              f"mean of {args.cross_fit} cuts")
+        for dataset, figures in cross_fit(answers, verifier, args.cross_fit).items():
             rate = figures["unsafe"] / figures["inconsistent"]
             ok = rate <= DEFAULT_MAX_UNSAFE_RELEASE_RATE
             passed &= ok
-            print(f"{dataset + '/hold':<18} unsafe released as written {figures['unsafe']:>4}/"
-                  f"{figures['inconsistent']:<4} = {rate:6.1%} (95% bound "
-                  f"{upper_bound(figures['unsafe'], figures['inconsistent'], 0.95):.1%})   automation "
-                  f"{figures['automated'] / figures['consistent']:6.1%} of {figures['consistent']}   "
+            print(f"{dataset + '/hold':<18} unsafe released as written {figures['unsafe']:>6.1f}/"
+                  f"{figures['inconsistent']:<4.0f} = {rate:6.1%}   automation "
+                  f"{figures['automated'] / figures['consistent']:6.1%} of {figures['consistent']:.0f}   "
                   f"{'ok' if ok else 'OVER BUDGET'}")
     print("PASS" if passed else f"FAIL: an unsafe release rate is above {DEFAULT_MAX_UNSAFE_RELEASE_RATE:.0%}")
     return 0 if passed else 1

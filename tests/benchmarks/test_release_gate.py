@@ -69,3 +69,12 @@ def test_a_half_is_gated_at_the_other_halfs_thresholds_not_its_own() -> None:
                for half in (0, 1) for consistent in (True, False)}
     assert figures["automated"] == in_half[0, True]
     assert figures["unsafe"] == in_half[0, False]
+
+
+def test_several_cuts_in_halves_are_averaged_each_by_another_hash() -> None:
+    answers = _separated(400)
+
+    assert gate.cross_fit(answers, verifier="offline/7 test", cuts=3) == {
+        "wice": {"consistent": 200.0, "automated": 200.0, "inconsistent": 200.0, "unsafe": 0.0}
+    }
+    assert [gate._half("wice-7", cut) for cut in range(8)] != [gate._half("wice-7", 0)] * 8
