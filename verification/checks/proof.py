@@ -293,6 +293,8 @@ def _content_words(read: Sequence[tuple[str, int, int]], offset: int) -> list[_W
 def _denied(word: str) -> str | None:
     """The quality an "un" or "non" denies in an adjective of what can or cannot be done ("available" of
     "unavailable", "able" of "unable"), or None. Only those: "unpacked" is not "not packed"."""
+    if not word.endswith(_DENIABLE):
+        return None  # most words: read before the prefixes are
     base = prefix_negated(word)
     return base if base is not None and base.endswith(_DENIABLE) else None
 
