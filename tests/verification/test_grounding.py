@@ -152,6 +152,32 @@ def test_a_predicate_the_source_denies_of_the_same_thing_is_refuted():
     _cites_exact_spans(verdict, WARRANTY)
 
 
+@pytest.mark.parametrize(("claim", "source_says"), [
+    ("Refunds are available.", "Refunds are unavailable."),
+    ("Refunds are unavailable.", "Refunds are available."),
+    ("The tickets are transferable.", "The tickets are non-transferable."),
+    ("Support is available on weekends.", "Support is unavailable on weekends."),
+])
+def test_a_quality_a_prefix_denies_is_denied_however_short_the_claim(claim: str, source_says: str):
+    source = Source(id="policy", text=source_says)
+
+    verdict = _verdict(claim, source)
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:negation-scope"
+    assert verdict.evidence[0].quote == source_says
+
+
+@pytest.mark.parametrize(("claim", "source_says"), [
+    ("The boxes were unpacked.", "The boxes were not packed."),  # "un" undoes here; it does not deny
+    ("Gift cards are transferable.", "Gift cards are non-refundable, but they are transferable."),
+])
+def test_a_prefix_that_undoes_or_a_denial_of_another_quality_refutes_nothing(claim: str, source_says: str):
+    verdict = _verdict(claim, Source(id="policy", text=source_says))
+
+    assert verdict.state is not State.REFUTED
+
+
 def test_a_denial_of_something_else_refutes_nothing():
     verdict = _verdict("The warranty covers manufacturing defects for two years.", WARRANTY)
 

@@ -45,6 +45,18 @@ def test_what_the_source_plainly_says_is_proven_at_the_top_of_the_scale(answer: 
     assert [span.source_id for span in verdict.evidence] == ["plans"]
 
 
+@pytest.mark.parametrize(("answer", "source_says"), [
+    ("Refunds are unavailable for sale items.", "Refunds are unavailable for sale items."),
+    ("Refunds are not available for sale items.", "Refunds are unavailable for sale items."),
+    ("Refunds are unavailable for sale items.", "Refunds are not available for sale items."),
+    ("Gift cards are not refundable.", "Gift cards are non-refundable."),
+])
+def test_a_quality_denied_by_a_prefix_or_by_a_not_is_proven_either_way(answer: str, source_says: str) -> None:
+    verdict = _verdict(answer, Source(id="policy", text=source_says))
+
+    assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
+
+
 def test_a_proof_records_which_claim_word_each_evidence_word_states() -> None:
     answer = "The Pro plan costs 20 dollars per month."
     verdict = _verdict(answer, PLANS)

@@ -28,7 +28,7 @@ from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
-from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, prefix_negated, stem, words
+from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, denied_quality, stem, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -52,7 +52,6 @@ _QUALIFIERS = {
     **dict.fromkeys((*NEGATION_WORDS, "non"), "not"),
 }
 _FUSED = {"cannot": ("can", "not")}
-_DENIABLE = ("able", "ible")
 """A modal and its negation written as one word: "cannot" qualifies as "can" and "n't" of "can't" do."""
 _PREPOSITIONS = frozenset(
     "in on at by for from to with during after before since until through across within between among "
@@ -81,7 +80,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 6
+    version = 7
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -154,7 +153,7 @@ def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...],
              if not any(check.claim_value.start <= word.start < check.claim_value.end for check in values)}
     out_of_order = None
     for span in _spans(evidence):
-        if not all(key[:1].isdigit() or any(key in passage.stem_set for passage in span) for key in plain):
+        if not all(key[:1].isdigit() or any(_says(passage, key) for passage in span) for key in plain):
             continue  # a word of the claim is not in the span (the index's stems, read already, tell)
         alignment = _align(claim, content, values, span, evidence.index)
         if alignment is not None and alignment.in_order:
@@ -162,6 +161,13 @@ def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...],
         if alignment is not None and out_of_order is None and len(span) == 1:
             out_of_order = span, alignment
     return out_of_order
+
+
+def _says(passage: Passage, key: str) -> bool:
+    """Whether a sentence has the word of `key` among its stems, or it denied by a prefix: "available" of
+    the claim is in "unavailable", which the alignment reads as "not available" (`tokens.denied_quality`)."""
+    stems = passage.stem_set
+    return key in stems or "un" + key in stems or "non" + key in stems
 
 
 def _spans(evidence: Evidence) -> Iterator[tuple[Passage, ...]]:
@@ -283,20 +289,11 @@ def _inside_value(word: _Word, values: Sequence[ValueCheck], span: tuple[Passage
 
 def _content_words(read: Sequence[tuple[str, int, int]], offset: int) -> list[_Word]:
     """The words that carry content, keyed so that both sides compare alike, offsets shifted by `offset`:
-    "unavailable" by "available", its "un" read as the "not" it is (`_denied`)."""
+    "unavailable" by "available", its "un" read as the "not" it is (`tokens.denied_quality`)."""
     return [
-        _Word(_key(_denied(word) or word), offset + start, offset + end) for word, start, end in read
+        _Word(_key(denied_quality(word) or word), offset + start, offset + end) for word, start, end in read
         if (word not in STOP_WORDS and word not in _QUALIFIERS and len(word) > 1) or word[:1].isdigit()
     ]
-
-
-def _denied(word: str) -> str | None:
-    """The quality an "un" or "non" denies in an adjective of what can or cannot be done ("available" of
-    "unavailable", "able" of "unable"), or None. Only those: "unpacked" is not "not packed"."""
-    if not word.endswith(_DENIABLE):
-        return None  # most words: read before the prefixes are
-    base = prefix_negated(word)
-    return base if base is not None and base.endswith(_DENIABLE) else None
 
 
 @lru_cache(maxsize=8192)
@@ -313,7 +310,7 @@ def _key(word: str) -> str:
 
 def _qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
     keys = [key for word, _, _ in read for key in _FUSED.get(word, (_QUALIFIERS.get(word),)) if key]
-    return sorted(keys + ["not" for word, _, _ in read if _denied(word)])
+    return sorted(keys + ["not" for word, _, _ in read if denied_quality(word)])
 
 
 def _passive(read: Sequence[tuple[str, int, int]]) -> bool:

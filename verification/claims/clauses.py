@@ -53,7 +53,7 @@ def clause_tokens(text: str) -> tuple[Token, ...]:
             clause += 1
         previous_end = end
         capital = text[start].isupper() or word[:1].isdigit()
-        out.append(Token(word, _key(word), start, end, clause, _is_content(word), capital))
+        out.append(Token(word, word_key(word), start, end, clause, _is_content(word), capital))
     return tuple(out)
 
 
@@ -64,7 +64,7 @@ def content_keys(text: str) -> frozenset[str]:
     Far cheaper than the tokens: a check looking for a word asks this first, and passes over a sentence
     that has none of the words it looks for without reading it into tokens.
     """
-    return frozenset(_key(word) for word, _, _ in words(text) if _is_content(word))
+    return frozenset(word_key(word) for word, _, _ in words(text) if _is_content(word))
 
 
 def _is_content(word: str) -> bool:
@@ -73,7 +73,7 @@ def _is_content(word: str) -> bool:
 
 # Asked for every word of every text the grounding checks read; a word's key never changes.
 @lru_cache(maxsize=65536)
-def _key(word: str) -> str:
+def word_key(word: str) -> str:
     """A stem that also maps "covers" and "covered" together (the shared stemmer splits them)."""
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s")):
         word = word[:-3] + "y" if word.endswith("ies") else word[:-1]

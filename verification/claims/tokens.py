@@ -223,6 +223,19 @@ def completes_negation(negating: str, word: str) -> bool:
     return (_AS_NOT.get(negating, negating), word) in _NEGATION_PHRASES
 
 
+def denied_quality(word: str) -> str | None:
+    """The adjective of what can or cannot be done that an "un" or "non" denies in `word` ("available" of
+    "unavailable", "refundable" of "nonrefundable"), or None. Only adjectives in "-able" and "-ible" are
+    read so: the "un" of "unpacked" undoes, where "not packed" denies."""
+    if not word.endswith(_DENIABLE):
+        return None  # most words: read before the prefixes are
+    base = prefix_negated(word)
+    return base if base is not None and base.endswith(_DENIABLE) else None
+
+
+_DENIABLE = ("able", "ible")
+
+
 def prefix_negated(word: str) -> str | None:
     """The word an "un" or "non" negates in `word` ("available" in "unavailable", "refundable" in
     "nonrefundable"), or None. A stem that is no word ("derstand" in "understand") is harmless: no other

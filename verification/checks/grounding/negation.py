@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from verification.checks.grounding.clauses import phrase_at, wide_passages
 from verification.checks.grounding.finding import Finding
-from verification.claims.clauses import BE, CONDITIONS, NEGATORS, Token, clause_tokens, covered_keys, same_key
-from verification.claims.tokens import TEXT_CACHE_SIZE, completes_negation
+from verification.claims.clauses import (
+    BE,
+    CONDITIONS,
+    NEGATORS,
+    Token,
+    clause_tokens,
+    covered_keys,
+    same_key,
+    word_key,
+)
+from verification.claims.tokens import TEXT_CACHE_SIZE, completes_negation, denied_quality
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Passage, SourceIndex
 from verification.types import State
@@ -23,7 +32,9 @@ _PREPOSITIONS = frozenset({
     "from", "to", "into", "under", "over", "through", "per", "via", "without", "across", "against",
     "about", "as",
 })
-_NEGATOR_HINT = re.compile(r"\b(?:not|never|cannot|unable|no\s+longer)\b|n[’']t\b|\bnon-", re.IGNORECASE)
+_NEGATOR_HINT = re.compile(
+    r"\b(?:not|never|cannot|unable|no\s+longer)\b|n[’']t\b|\bnon-|\b(?:un|non)[a-z]+[ai]ble\b", re.IGNORECASE
+)
 _ALSO_NEGATING = frozenset({"non", "unable"})
 """Negators beside `NEGATORS`: the "non" of "non-refundable" and "unable" ("unable to accept")."""
 _NEGATION_REACH = 3
@@ -59,14 +70,18 @@ def check_polarity(claim: ClaimView, near: list[Passage], index: SourceIndex) ->
     if not near:
         return None
     claim_keys = {token.key for token in claim.clause_tokens if token.content}
+    claim_keys |= {word_key(quality) for token in claim.clause_tokens
+                   if token.word not in _ALSO_NEGATING and (quality := denied_quality(token.word))}
     claim_denials = [p for p in _denials_in(claim.clause_tokens) if p.key in claim_keys] if claim_negates else []
     prefixes = {key[:4] for key in claim_keys}
     for passage in near:
-        if not claim_denials and not {word[:4] for word in passage.negated_stems} & prefixes:
+        # What a prefix denies ("unavailable") is no word a negation reaches: its denials are read too.
+        qualities = _denied_qualities(passage.text)
+        if not claim_denials and not ({word[:4] for word in passage.negated_stems} | qualities) & prefixes:
             continue
         pairs = [
             (asserted, denied)
-            for denied in (_denials(passage.text) if passage.negated_stems else ())
+            for denied in (_denials(passage.text) if passage.negated_stems or qualities else ())
             for asserted in _predications_in(claim.clause_tokens, denied.key, negated=False)
         ] + [
             (claimed, stated)
@@ -132,6 +147,14 @@ def _names_something(token: Token) -> bool:
     return token.content and token.capitalised and token.word[:1].isalpha()
 
 
+def _denied_qualities(text: str) -> frozenset[str]:
+    """The first four letters of each quality an "un" or "non" denies in `text` ("avai" of "unavailable")."""
+    if not _has_negator(text):
+        return frozenset()
+    return frozenset(word_key(quality)[:4] for token in clause_tokens(text)
+                     if token.word not in _ALSO_NEGATING and (quality := denied_quality(token.word)))
+
+
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _has_negator(text: str) -> bool:
     """Whether `text` has a "not", "never", "cannot" or "n't"; asked of a cited sentence for every claim."""
@@ -180,9 +203,16 @@ def _denials(text: str) -> tuple[_Predication, ...]:
 
 
 def _denials_in(tokens: tuple[Token, ...]) -> tuple[_Predication, ...]:
-    """Every predicate a negation among `tokens` denies, outside conditions and hedges."""
+    """Every predicate a negation among `tokens` denies, outside conditions and hedges: also the quality an
+    "un" or "non" denies ("Refunds are unavailable" denies "available" of refunds)."""
     out = []
     for i, token in enumerate(tokens):
+        quality = None if token.word in _ALSO_NEGATING else denied_quality(token.word)
+        if quality is not None:
+            before = [t.word for t in tokens[:i] if t.clause == token.clause]
+            if not set(before) & CONDITIONS and not set(before[-2:]) & _HEDGES:
+                out.append(replace(_predication(tokens, i, negation=i), key=word_key(quality)))
+            continue
         if not _negates(tokens, i):
             continue
         before = [t.word for t in tokens[:i] if t.clause == token.clause]
