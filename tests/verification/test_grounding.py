@@ -400,6 +400,41 @@ def test_a_condition_kept_or_stated_outright_elsewhere_grounds_the_claim(claim, 
 
 
 @pytest.mark.parametrize(
+    ("claim", "statement", "limit"),
+    [
+        ("Shipping is free.", "Shipping is free on orders over $50.", "over $50"),
+        ("Returns are accepted.", "Returns are accepted within 30 days of purchase.", "within 30 days"),
+        ("The museum is free.", "The museum is free for children under 12.", "under 12"),
+    ],
+)
+def test_a_limit_the_claim_leaves_out_is_unsaid(claim, statement, limit):
+    verdict = _verdict(claim, Source(id="terms", text=statement))
+
+    assert verdict.state is State.INSUFFICIENT_EVIDENCE
+    assert verdict.method == "offline:limit-dropped"
+    assert f'"{limit}"' in verdict.rationale
+    assert [span.quote for span in verdict.evidence] == [statement]
+
+
+@pytest.mark.parametrize(
+    ("claim", "statement"),
+    [
+        ("Shipping is free on orders over $50.", "Shipping is free on orders over $50."),  # kept
+        ("Shipping is free.", "Shipping is free, and orders over $50 ship the next day."),  # another clause's
+        ("People attended the launch in Paris.", "More than 500 people attended the launch in Paris."),  # how many
+        ("The Team plan includes seats.", "The Team plan includes up to 10 seats."),
+        ("The Team plan costs $20 per user per month.",  # another predicate's, left out whole
+         "The Team plan costs $20 per user per month and includes up to 10 seats."),
+    ],
+)
+def test_a_limit_kept_of_another_clause_or_counting_what_the_claim_names_is_not_left_out(claim, statement):
+    verdict = _verdict(claim, Source(id="terms", text=statement))
+
+    assert verdict.method != "offline:limit-dropped"
+    assert verdict.state is State.SUPPORTED
+
+
+@pytest.mark.parametrize(
     ("claim", "statement", "hedge"),
     [
         ("The update rolled out in May.", "The update is expected to roll out in May.", "expected to roll"),

@@ -311,6 +311,13 @@ def test_refuted_when_the_claim_uses_the_opposite_of_a_word_the_source_has_in_th
     assert "increase" in verdict.rationale and "decrease" in verdict.rationale
 
 
+def test_a_claim_of_two_words_that_flips_one_is_refuted():
+    verdict = _verdict("The store is open.", Source(id="sign", text="The store is closed."))
+
+    assert verdict.state is State.REFUTED
+    assert verdict.method == "offline:opposite-word"
+
+
 def test_a_function_word_is_not_read_as_the_opposite_of_its_negation():
     # "with" is in no source's vocabulary (it is a function word), so its absence proves nothing.
     source = Source(id="call", text="Agent: we offer competitive prices without compromising the quality of service.")

@@ -7,7 +7,8 @@ Some changes are left to the scorer and are not here: a verb put for another tha
 ("Data is kept" for "Data is deleted", "Late fees are charged" for "waived"), since holding every one-word
 swap holds as many faithful paraphrases ("plunged" for "fell"); and a value moved between parallel
 clauses whose names are single letters ("Plan A includes 100 GB" for "Plan A includes 10 GB and Plan B
-includes 100 GB"), which the rules do not read yet.
+includes 100 GB"), and a limit worded without a value ("The store is open" for "The store is open on
+weekdays"), which the rules do not read yet.
 """
 
 from __future__ import annotations
@@ -77,6 +78,11 @@ CHANGED = [
     ("Alice is the CFO and Bob is the CTO.", "Alice is the CTO."),
     ("The Pro plan costs $20 per month, billed annually.", "The Pro plan costs $20 per month, billed monthly."),
     ("The boxes were not packed.", "The boxes were unpacked."),
+    ("Shipping is free on orders over $50.", "Shipping is free."),
+    ("Returns are accepted within 30 days of purchase.", "Returns are accepted."),
+    ("Admission is free for children under 12.", "Admission is free."),
+    ("The store is closed.", "The store is open."),
+    ("Refunds are unavailable.", "Refunds are available."),
 ]
 
 SAID_ANOTHER_WAY = [

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 from verification.checks.check import Check, CheckFinding, Role, refuted
 from verification.checks.grounding.comparisons import states_comparison
-from verification.checks.overlap import MIN_STEMS, one_word_swapped, overlap
+from verification.checks.overlap import one_word_swapped, overlap
 from verification.claims.antonyms import flipped_word
 from verification.claims.tokens import content_stems
 from verification.claims.view import ClaimView
 from verification.retrieval.evidence import Evidence
 from verification.retrieval.index import Hit, Passage, SourceIndex
 
+_MIN_STEMS = 2
+"""A claim of two content words may flip one: "The store is open" against "The store is closed" (the
+other word must be the sentence's, and it matches the claim as closely as any)."""
+
 
 class OppositeWord(Check):
     """The claim's word is the opposite of the source's (rise / fall, more / less)."""
 
     name = "opposite-word"
-    version = 1
+    version = 2
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -35,7 +39,7 @@ def flipped(claim: ClaimView, hits: list[Hit], index: SourceIndex) -> tuple[Pass
     The opposite word with the two sides of a comparison swapped says the same thing: "the Enterprise
     plan is more expensive than the Pro plan" is "the Pro plan is cheaper than the Enterprise plan".
     """
-    if len(claim.unique_stems) < MIN_STEMS:
+    if len(claim.unique_stems) < _MIN_STEMS:
         return None
     found = _stated_elsewhere(
         one_word_swapped(claim, hits, flipped_word, allowance=1), hits, claim

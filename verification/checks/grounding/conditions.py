@@ -5,6 +5,12 @@ A source that states something only under a condition ("if", "unless", "as long 
 with an exception ("except", "other than") does not state it outright. A claim that says every other
 word of such a sentence, but not its condition, promises more than the source does. The condition is
 unsaid, not contradicted: the claim may still be true for the reader, so a person decides.
+
+A limit is such a condition: "Shipping is free on orders over $50" does not say "Shipping is free",
+nor "Returns are accepted within 30 days" that returns are accepted. A value of the restated clause that
+bounds it (`commitments.LIMITS`: "over", "under", "within", "up to", "at least") and that the claim
+states no value of its sort for is left out, unless it counts a thing the claim names: "People attended"
+says less than "More than 500 people attended", not more.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from verification.checks.grounding.clauses import (
     unsaid_in_every,
 )
 from verification.checks.grounding.finding import Finding
-from verification.claims.clauses import Token, clause_tokens, covered_keys
+from verification.claims.clauses import CLAUSE_JOIN, Token, clause_tokens, covered_keys
+from verification.claims.commitments import LIMITS, VALUE_KINDS, Mention, comparable, limit_words
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Passage
 
@@ -33,8 +40,9 @@ _CONDITION_KEPT = 0.5
 
 
 def may_apply(near: list[Passage]) -> bool:
-    """Whether any sentence near the evidence has a condition or an exception at all: a cheap look first."""
-    return any_says(near, _MARKER_HINT)
+    """Whether any sentence near the evidence has a condition, an exception or a limit at all: a cheap look
+    first."""
+    return any_says(near, _MARKER_HINT) or any(value.role in LIMITS for passage in near for value in passage.values)
 
 
 def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:
@@ -57,6 +65,64 @@ def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding
     return unsaid_in_every(restating, unmet, "condition-dropped",
                            lambda condition: f"The source says this only with \"{condition}\", which the claim "
                            "leaves out.")
+
+
+def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:
+    """INSUFFICIENT_EVIDENCE when every sentence the claim restates bounds, in the clause the claim's words
+    are from, what the claim says without a bound: "over $50" of "Shipping is free on orders over $50"."""
+    claim_values = [mention for mention in claim_view.mentions if mention.kind in VALUE_KINDS]
+    claim_keys = [token.key for token in claim_view.clause_tokens if token.content]
+
+    def dropped(passage: Passage) -> str | None:
+        limits = [value for value in passage.values if value.role in LIMITS
+                  and not any(comparable(value, said) for said in claim_values)]
+        if not limits:
+            return None
+        tokens = clause_tokens(passage.text)
+        start, end = _restated_clause(tokens, claim_keys)
+        said = [token for token in tokens if start <= token.start < end
+                and token.content and covered_keys([token.key], claim_keys)]
+        limit = next((value for value in limits if start <= value.start < end and said
+                      and _attached(passage.text, value, said[0].start, said[-1].end)
+                      and not _counts_what_the_claim_names(tokens, value, claim_keys)), None)
+        return None if limit is None else limit_words(passage.text, limit)
+
+    return unsaid_in_every(restating, dropped, "limit-dropped",
+                           lambda limit: f"The source says this only for \"{limit}\", which the claim leaves out.")
+
+
+def _attached(text: str, value: Mention, first: int, last: int) -> bool:
+    """Whether a limit bounds the words the claim restates (from offset `first` to `last`): inside them, or
+    beside them with no "and", "or" or "but" between. "includes up to 10 seats" is another predicate of
+    "The Team plan costs $20 per user per month and includes up to 10 seats", which the claim leaves out whole."""
+    if value.start >= last:
+        return CLAUSE_JOIN.search(text, last, value.start) is None
+    if value.end <= first:
+        return CLAUSE_JOIN.search(text, value.end, first) is None
+    return True
+
+
+def _counts_what_the_claim_names(tokens: tuple[Token, ...], value: Mention, claim_keys: list[str]) -> bool:
+    """Whether what a limit counts is a thing the claim names: "more than 500 people" bounds how many people,
+    which "People attended" leaves open without claiming more; "within 30 days" bounds when. What it counts
+    is the noun of the value ("500 people"), else the word after it."""
+    inside = [token for token in tokens if value.start <= token.start < value.end
+              and token.content and not token.word[:1].isdigit()]
+    counted = inside or [token for token in tokens if token.start >= value.end][:1]
+    return any(token.content and covered_keys([token.key], claim_keys) for token in counted)
+
+
+def _restated_clause(tokens: tuple[Token, ...], claim_keys: list[str]) -> tuple[int, int]:
+    """Where the clause that has the most of the claim's words starts and ends (the first such)."""
+    if not tokens:
+        return 0, 0
+    said: dict[int, int] = {}
+    for token in tokens:
+        if token.content and covered_keys([token.key], claim_keys):
+            said[token.clause] = said.get(token.clause, 0) + 1
+    clause = max(said, key=lambda number: (said[number], -number)) if said else tokens[0].clause
+    inside = [token for token in tokens if token.clause == clause]
+    return inside[0].start, inside[-1].end
 
 
 def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str]]]:

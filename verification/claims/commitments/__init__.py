@@ -24,13 +24,14 @@ from verification.claims.commitments.compare import agree, comparable, contradic
 from verification.claims.commitments.mention import Mention
 from verification.claims.commitments.names import _entities, entity_key, find_names
 from verification.claims.commitments.relations import _find_relations, find_relations
-from verification.claims.commitments.values import MONTHS, VALUE_KINDS, WORD_NUMBERS, _find_values
+from verification.claims.commitments.values import LIMITS, MONTHS, VALUE_KINDS, WORD_NUMBERS, _find_values, limit_words
 from verification.claims.tokens import NEGATION_WORDS, TEXT_CACHE_SIZE, words
 from verification.types import Commitment
 
 __all__ = [
-    "MONTHS", "VALUE_KINDS", "WORD_NUMBERS", "Mention", "agree", "comparable", "contradicts", "entity_key",
-    "find_commitments", "find_mentions", "find_names", "find_relations", "find_values", "grounds", "value_words",
+    "LIMITS", "MONTHS", "VALUE_KINDS", "WORD_NUMBERS", "Mention", "agree", "comparable", "contradicts", "entity_key",
+    "find_commitments", "find_mentions", "find_names", "find_relations", "find_values", "grounds", "limit_words",
+    "value_words",
 ]
 
 

@@ -101,6 +101,18 @@ _LABEL_MAX_WORDS = 4
 """Longest label, in words: "Team plan:" is a label, "Sales agent said the price was:" is speech."""
 
 
+LIMITS = frozenset({"upper", "lower"})
+"""The roles of a value that bounds what is said ("within 30 days", "over $50", "under 12")."""
+
+
+def limit_words(text: str, mention: Mention) -> str:
+    """A limit as the text words it: the value with the words that make it one ("over $50", "within 30 days")."""
+    before = text[max(0, mention.start - 30) : mention.start]
+    found = (_UPPER_BEFORE if mention.role == "upper" else _LOWER_BEFORE).search(before)
+    start = mention.start - len(before) + found.start() if found else mention.start
+    return text[start : mention.end]
+
+
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int], ...]]:
     """The values of `text` by position, and the spans they take (no name is read inside a value)."""
