@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from verification.claims.tokens import words
+
 
 @dataclass(frozen=True)
 class Part:
@@ -56,10 +58,9 @@ _AUXILIARY = re.compile(
 )
 # What may follow an auxiliary whose verb is left out: "will be", "did not", "will tomorrow", "does too".
 _AFTER_ELIDED_VERB = frozenset(
-    "be been not so too either also again still yet soon later now then today tomorrow tonight yesterday "
+    "be been not n't so too either also again still yet soon later now then today tomorrow tonight yesterday "
     "eventually".split()
 )
-_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 _DETERMINER = re.compile(r"(?i:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every|all|"
                          r"both|some|any|no)")
 _INFLECTED = re.compile(r"[a-z]{2,}(?:ed|s)$")
@@ -125,15 +126,9 @@ def _is_clause(text: str) -> bool:
 def _elliptical(clause: str) -> bool:
     """Whether a clause ends on an auxiliary whose verb it leaves out: "she says it will be", "he will
     tomorrow", "it wasn't then". Only "be", a negation and adverbs of time or addition may follow it."""
-    words = [word.lower() for word in _WORD.findall(clause)]
-    last = max((i for i, word in enumerate(words) if _AUXILIARY.fullmatch(_uncontracted(word))), default=None)
-    return last is not None and all(word in _AFTER_ELIDED_VERB for word in words[last + 1:])
-
-
-def _uncontracted(word: str) -> str:
-    """The auxiliary of a negative contraction ("won't" -> "will", "isn't" -> "is"); other words as they are."""
-    stem = re.sub(r"n['’]t$", "", word)
-    return _CONTRACTED.get(stem, stem)
+    read = [word for word, _, _ in words(clause)]  # "won't" is read as "will" and "n't"
+    last = max((i for i, word in enumerate(read) if _AUXILIARY.fullmatch(word)), default=None)
+    return last is not None and all(word in _AFTER_ELIDED_VERB for word in read[last + 1:])
 
 
 def _subject(clause: str) -> str:

@@ -223,6 +223,10 @@ def completes_negation(negating: str, word: str) -> bool:
     return (_AS_NOT.get(negating, negating), word) in _NEGATION_PHRASES
 
 
+_DENIABLE = ("able", "ible")
+"""The endings of the adjectives `denied_quality` reads: what can or cannot be done."""
+
+
 def denied_quality(word: str) -> str | None:
     """The adjective of what can or cannot be done that an "un" or "non" denies in `word` ("available" of
     "unavailable", "refundable" of "nonrefundable"), or None. Only adjectives in "-able" and "-ible" are
@@ -232,8 +236,6 @@ def denied_quality(word: str) -> str | None:
     base = prefix_negated(word)
     return base if base is not None and base.endswith(_DENIABLE) else None
 
-
-_DENIABLE = ("able", "ible")
 
 
 def prefix_negated(word: str) -> str | None:

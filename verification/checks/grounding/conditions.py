@@ -15,6 +15,8 @@ says less than "More than 500 people attended", not more.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from verification.checks.grounding.clauses import (
     any_says,
     by_first_word,
@@ -79,12 +81,14 @@ def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | N
         if not limits:
             return None
         tokens = clause_tokens(passage.text)
-        start, end = _restated_clause(tokens, claim_keys)
-        said = [token for token in tokens if start <= token.start < end
-                and token.content and covered_keys([token.key], claim_keys)]
+        # The sentence's words the claim says, matched once (`covered_keys`) for every question below.
+        shared = set(covered_keys([token.key for token in tokens if token.content], claim_keys))
+        said = [token for token in tokens if token.content and token.key in shared]
+        start, end = _restated_clause(tokens, said)
+        said = [token for token in said if start <= token.start < end]
         limit = next((value for value in limits if start <= value.start < end and said
                       and _attached(passage.text, value, said[0].start, said[-1].end)
-                      and not _counts_what_the_claim_names(tokens, value, claim_keys)), None)
+                      and not _counts_what_the_claim_names(tokens, value, shared)), None)
         return None if limit is None else limit_words(passage.text, limit)
 
     return unsaid_in_every(restating, dropped, "limit-dropped",
@@ -102,25 +106,22 @@ def _attached(text: str, value: Mention, first: int, last: int) -> bool:
     return True
 
 
-def _counts_what_the_claim_names(tokens: tuple[Token, ...], value: Mention, claim_keys: list[str]) -> bool:
+def _counts_what_the_claim_names(tokens: tuple[Token, ...], value: Mention, shared: set[str]) -> bool:
     """Whether what a limit counts is a thing the claim names: "more than 500 people" bounds how many people,
     which "People attended" leaves open without claiming more; "within 30 days" bounds when. What it counts
     is the noun of the value ("500 people"), else the word after it."""
     inside = [token for token in tokens if value.start <= token.start < value.end
               and token.content and not token.word[:1].isdigit()]
     counted = inside or [token for token in tokens if token.start >= value.end][:1]
-    return any(token.content and covered_keys([token.key], claim_keys) for token in counted)
+    return any(token.content and token.key in shared for token in counted)
 
 
-def _restated_clause(tokens: tuple[Token, ...], claim_keys: list[str]) -> tuple[int, int]:
-    """Where the clause that has the most of the claim's words starts and ends (the first such)."""
+def _restated_clause(tokens: tuple[Token, ...], said: list[Token]) -> tuple[int, int]:
+    """Where the clause that has the most of the claim's words (`said`) starts and ends (the first such)."""
     if not tokens:
         return 0, 0
-    said: dict[int, int] = {}
-    for token in tokens:
-        if token.content and covered_keys([token.key], claim_keys):
-            said[token.clause] = said.get(token.clause, 0) + 1
-    clause = max(said, key=lambda number: (said[number], -number)) if said else tokens[0].clause
+    counts = Counter(token.clause for token in said)
+    clause = max(counts, key=lambda number: (counts[number], -number)) if counts else tokens[0].clause
     inside = [token for token in tokens if token.clause == clause]
     return inside[0].start, inside[-1].end
 

@@ -70,8 +70,7 @@ def check_polarity(claim: ClaimView, near: list[Passage], index: SourceIndex) ->
     if not near:
         return None
     claim_keys = {token.key for token in claim.clause_tokens if token.content}
-    claim_keys |= {word_key(quality) for token in claim.clause_tokens
-                   if token.word not in _ALSO_NEGATING and (quality := denied_quality(token.word))}
+    claim_keys |= {word_key(quality) for token in claim.clause_tokens if (quality := _quality(token))}
     claim_denials = [p for p in _denials_in(claim.clause_tokens) if p.key in claim_keys] if claim_negates else []
     prefixes = {key[:4] for key in claim_keys}
     for passage in near:
@@ -147,12 +146,19 @@ def _names_something(token: Token) -> bool:
     return token.content and token.capitalised and token.word[:1].isalpha()
 
 
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _denied_qualities(text: str) -> frozenset[str]:
-    """The first four letters of each quality an "un" or "non" denies in `text` ("avai" of "unavailable")."""
+    """The first four letters of each quality an "un" or "non" denies in `text` ("avai" of "unavailable");
+    asked of a cited sentence for every claim."""
     if not _has_negator(text):
         return frozenset()
-    return frozenset(word_key(quality)[:4] for token in clause_tokens(text)
-                     if token.word not in _ALSO_NEGATING and (quality := denied_quality(token.word)))
+    return frozenset(word_key(quality)[:4] for token in clause_tokens(text) if (quality := _quality(token)))
+
+
+def _quality(token: Token) -> str | None:
+    """The quality an "un" or "non" denies in the word (`tokens.denied_quality`); "unable" is a negator
+    of what follows it instead (`_ALSO_NEGATING`)."""
+    return None if token.word in _ALSO_NEGATING else denied_quality(token.word)
 
 
 @lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -207,16 +213,14 @@ def _denials_in(tokens: tuple[Token, ...]) -> tuple[_Predication, ...]:
     "un" or "non" denies ("Refunds are unavailable" denies "available" of refunds)."""
     out = []
     for i, token in enumerate(tokens):
-        quality = None if token.word in _ALSO_NEGATING else denied_quality(token.word)
-        if quality is not None:
-            before = [t.word for t in tokens[:i] if t.clause == token.clause]
-            if not set(before) & CONDITIONS and not set(before[-2:]) & _HEDGES:
-                out.append(replace(_predication(tokens, i, negation=i), key=word_key(quality)))
-            continue
-        if not _negates(tokens, i):
+        quality = _quality(token)
+        if quality is None and not _negates(tokens, i):
             continue
         before = [t.word for t in tokens[:i] if t.clause == token.clause]
         if set(before) & CONDITIONS or set(before[-2:]) & _HEDGES:
+            continue
+        if quality is not None:
+            out.append(replace(_predication(tokens, i, negation=i), key=word_key(quality)))
             continue
         for j in range(i + 1, min(len(tokens), i + 1 + _NEGATION_REACH)):
             if tokens[j].clause != token.clause:
