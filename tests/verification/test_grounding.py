@@ -400,19 +400,26 @@ def test_a_condition_kept_or_stated_outright_elsewhere_grounds_the_claim(claim, 
 
 
 @pytest.mark.parametrize(
-    ("claim", "statement", "limit"),
+    ("claim", "statement", "method", "left_out"),
     [
-        ("Shipping is free.", "Shipping is free on orders over $50.", "over $50"),
-        ("Returns are accepted.", "Returns are accepted within 30 days of purchase.", "within 30 days"),
-        ("The museum is free.", "The museum is free for children under 12.", "under 12"),
+        ("Shipping is free.", "Shipping is free on orders over $50.", "limit-dropped", "over $50"),
+        ("Returns are accepted.", "Returns are accepted within 30 days of purchase.", "limit-dropped",
+         "within 30 days"),
+        ("The museum is free.", "The museum is free for children under 12.", "limit-dropped", "under 12"),
+        ("Refunds are issued.", "Refunds are issued only for damaged items.", "restriction-dropped",
+         "only for damaged items"),
+        ("Support is available.", "Support is available by email only.", "restriction-dropped", "by email only"),
+        ("The offer is valid.", "The offer is only valid in the UK.", "restriction-dropped", "only valid in the uk"),
+        ("Projects can be deleted.", "Only administrators can delete projects.", "restriction-dropped",
+         "only administrators"),
     ],
 )
-def test_a_limit_the_claim_leaves_out_is_unsaid(claim, statement, limit):
+def test_a_limit_or_restriction_the_claim_leaves_out_is_unsaid(claim, statement, method, left_out):
     verdict = _verdict(claim, Source(id="terms", text=statement))
 
     assert verdict.state is State.INSUFFICIENT_EVIDENCE
-    assert verdict.method == "offline:limit-dropped"
-    assert f'"{limit}"' in verdict.rationale
+    assert verdict.method == f"offline:{method}"
+    assert f'"{left_out}' in verdict.rationale
     assert [span.quote for span in verdict.evidence] == [statement]
 
 
@@ -432,6 +439,23 @@ def test_a_limit_kept_of_another_clause_or_counting_what_the_claim_names_is_not_
 
     assert verdict.method != "offline:limit-dropped"
     assert verdict.state is State.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "statement"),
+    [
+        ("Refunds are issued for damaged items.", "Refunds are issued only for damaged items."),  # kept: it says less
+        ("Support is available by email.", "Support is available by email only."),
+        ("Refunds are issued within 30 days.",  # another clause's
+         "Refunds are issued within 30 days, but only store credit is given for sale items."),
+        ("The store opens on Sundays.", "The store is the only one in town that opens on Sundays."),  # an adjective
+        ("Acme sells anvils.", "Acme not only sells anvils but also repairs them."),  # an idiom
+    ],
+)
+def test_a_restriction_kept_or_of_another_clause_or_no_restriction_is_not_left_out(claim, statement):
+    verdict = _verdict(claim, Source(id="terms", text=statement))
+
+    assert verdict.method != "offline:restriction-dropped"
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from verification.engine import check_case
 from verification.loop.contract import (
     RepairContext,
     RepairContract,
@@ -22,7 +23,19 @@ from verification.loop.repair import (
 )
 from verification.loop.reviser import hedges_added
 from verification.policy.constitution import DEFAULT
-from verification.types import Candidate, Claim, EvidenceSpan, Origin, Severity, Source, State, sha256_text
+from verification.types import (
+    Candidate,
+    Case,
+    Claim,
+    EvidenceSpan,
+    Origin,
+    Reason,
+    Severity,
+    Source,
+    State,
+    Terminal,
+    sha256_text,
+)
 
 SOURCES = [Source(id="s", text="Acme was founded in 1999 by Jane Roe. Acme has 40 staff in Oslo.")]
 CONTEXT = RepairContext(question="Tell me about Acme.", sources=SOURCES, constitution=DEFAULT)
@@ -97,6 +110,39 @@ def test_narrowing_drops_the_detail_no_source_has_and_never_hedges() -> None:
 
     assert proposal is not None and proposal.text == "Jane Roe founded Acme."
     assert hedges_added(candidate.text, proposal.text) == []
+
+
+def test_narrowing_a_claim_the_source_states_only_narrower_says_it_as_the_source_does() -> None:
+    source = Source(id="terms", text="Shipping is free on orders over $50.")
+    span = EvidenceSpan(source_id="terms", start=0, end=len(source.text), quote=source.text)
+    claim = Claim(id="k1", text="Shipping is free.", start=0, end=17, state=State.INSUFFICIENT_EVIDENCE,
+                  severity=Severity.MODERATE, evidence=[span], method="offline:limit-dropped", confidence=0.0)
+    candidate = Candidate(id="c0", parent=None, origin=Origin.CLIENT, text=claim.text, sha256=sha256_text(claim.text),
+                          claims=[claim])
+    context = RepairContext(question="Is shipping free?", sources=[source], constitution=DEFAULT)
+
+    proposal = NarrowToSupportedScope().propose(candidate, _contract(("k1",), ()), context)
+
+    assert proposal is not None and proposal.text == "Shipping is free on orders over $50."
+    assert hedges_added(candidate.text, proposal.text) == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "statement"),
+    [
+        ("Shipping is free.", "Shipping is free on orders over $50."),
+        ("Discounts apply.", "Discounts apply only to annual plans."),
+        ("Members can book courts up to 7 days in advance.",
+         "Members can book courts up to 7 days in advance, except on public holidays."),
+    ],
+)
+def test_an_answer_the_source_states_only_narrower_is_released_as_the_source_says_it(answer, statement) -> None:
+    record = check_case(Case(question="What applies?", answer=answer, sources=[Source(id="terms", text=statement)]))
+
+    assert record.candidates[0].claims[0].state is State.INSUFFICIENT_EVIDENCE
+    assert (record.terminal, record.reason) == (Terminal.PERMIT, Reason.REPAIRED)
+    assert record.final_answer == statement
+    assert record.candidates[-1].claims[0].method == "offline:proof"
 
 
 def test_contract_violations_name_each_broken_invariant() -> None:

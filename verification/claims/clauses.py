@@ -24,6 +24,12 @@ _CLAUSE_WORDS = frozenset({
 })
 """Words that open a new clause: a qualifier or a negation does not reach across them."""
 _BOUNDARY_MARKS = frozenset(",;:()[]\"“”—–!?\n")
+PREPOSITIONS = frozenset({
+    "for", "in", "on", "at", "during", "within", "after", "before", "until", "since", "by", "with",
+    "from", "to", "into", "under", "over", "through", "per", "via", "without", "across", "against",
+    "about", "as",
+})
+"""Words that open a phrase saying where, when, for whom or how: where a word's reach stops."""
 
 
 class Token(NamedTuple):

@@ -37,7 +37,7 @@ from verification.loop.contract import (
     state_of,
     surface_blast_radius,
 )
-from verification.loop.repair import RepairPlan
+from verification.loop.repair import RepairPlan, from_evidence
 from verification.loop.stop_policy import Budget, Outcome, permit_or_review, unreadable, unrepaired
 from verification.policy.constitution import Constitution, Policy
 from verification.types import (
@@ -129,7 +129,7 @@ class Controller:
             nothing_supported = bool(failing) and len(failing) == len(judged)
             if nothing_supported:
                 # Omitting would leave nothing worth sending; only corrections from the evidence can salvage it.
-                salvage = [c for c in _by_priority(failing) if c.state is State.REFUTED and c.id not in unrepairable]
+                salvage = [c for c in _by_priority(failing) if from_evidence(c) and c.id not in unrepairable]
                 if salvage and self.plan.by_state and self._budget_stop() is None:
                     result = self._repair_claim(current, salvage[0], salvage_only=True)
                     if isinstance(result, Outcome):

@@ -13,14 +13,16 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from verification.checks.check import PREFIX
+from verification.checks.grounding.conditions import NARROWER_IN_SOURCE
 from verification.claims.clauses import clause_tokens
 from verification.claims.commitments import VALUE_KINDS, agree, comparable, find_mentions
-from verification.claims.extraction import extract_claims
 from verification.claims.sentences import split_sentences
 from verification.claims.tokens import content_stems
 from verification.errors import PermanentError
 from verification.loop.cohesion import restore_cohesion
 from verification.loop.contract import Operation, Operator, Proposal, RepairContext, RepairContract
+from verification.loop.edits import removal, sentence_of, splice, tidy
 from verification.loop.judging import count_words, forbidden_in
 from verification.loop.reviser import ModelRevision
 from verification.policy.constitution import ForbiddenPhrases, RequiredDisclosure, WordLimit
@@ -51,65 +53,6 @@ class RepairPlan:
 
 
 # ---------------------------------------------------------------------------------------------
-# Text surgery shared by the offline operators
-
-
-def _splice(text: str, edits: Sequence[tuple[int, int, str]]) -> str:
-    pieces = []
-    cursor = 0
-    for start, end, replacement in sorted(edits):
-        pieces.append(text[cursor:start])
-        pieces.append(replacement)
-        cursor = max(cursor, end)
-    pieces.append(text[cursor:])
-    return _tidy("".join(pieces))
-
-
-def _tidy(text: str) -> str:
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"[ \t]+(?=[\n.,;!?])|(?<=\n)[ \t]+(?=\S)", "", text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
-
-
-def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
-    for sentence_start, sentence_end in split_sentences(text):
-        if sentence_start <= start and end <= sentence_end:
-            return sentence_start, sentence_end
-    return start, end
-
-
-def _removal(text: str, claim: Claim) -> tuple[int, int, str]:
-    """The edit that removes `claim` with whatever joined it to its sentence."""
-    sentence_start, sentence_end = _sentence_of(text, claim.start, claim.end)
-    pieces = [p for p in extract_claims(text) if sentence_start <= p.start and p.end <= sentence_end]
-    others = [p for p in pieces if (p.start, p.end) != (claim.start, claim.end)]
-    if not others:
-        end = sentence_end
-        while end < len(text) and text[end] in " \t":
-            end += 1
-        return sentence_start, end, ""
-    before = [p for p in others if p.end <= claim.start]
-    if before:
-        # "A costs $5 and B has 3 seats." minus the second piece keeps A's clause and the full stop.
-        stop = claim.text.rstrip()[-1:] if claim.text.rstrip()[-1:] in ".!?" else ""
-        return before[-1].end, claim.end, stop
-    following = min(others, key=lambda p: p.start)
-    if following.subject and text.startswith(following.subject, claim.start):
-        # "The museum opens at 9 and closes at 5." less its first predicate: the subject stays for the second.
-        return claim.start + len(following.subject), following.start, " "
-    replacement = text[following.start].upper()
-    return claim.start, following.start + 1, replacement
-
-
-def tiered_text(text: str, removed: Sequence[Claim], noted: Sequence[Claim], note: str) -> str:
-    """`text` without the `removed` claims and with `note` after the sentence of each `noted` one."""
-    edits = [_removal(text, claim) for claim in removed]
-    ends = {_sentence_of(text, claim.start, claim.end)[1] for claim in noted}
-    edits += [(end, end, f" {note.strip()}") for end in sorted(ends)]
-    return _splice(text, edits)
-
-
-# ---------------------------------------------------------------------------------------------
 # Offline operators
 
 
@@ -123,11 +66,11 @@ class OmitClaim:
         targets = _targets(candidate, contract)
         if not targets:
             return None
-        edits = [_removal(candidate.text, claim) for claim in targets]
+        edits = [removal(candidate.text, claim) for claim in targets]
         # Mark each cut so the cohesion pass knows where a premise may have gone.
         marker = "\u0000"
         # The cut is before a capitalised continuation and after a kept clause's full stop.
-        marked = _splice(candidate.text, [
+        marked = splice(candidate.text, [
             (start, end, replacement + marker if replacement in ("", ".", "!", "?") else marker + replacement)
             for start, end, replacement in edits
         ])
@@ -141,7 +84,7 @@ class OmitClaim:
         if cohesion.warnings:
             # Rebinding the pronoun would mean writing a subject in; refusing keeps the answer honest.
             return Proposal(text="", removed=removed, failure="cohesion: " + "; ".join(cohesion.warnings))
-        return Proposal(text=_tidy(cohesion.text), removed=removed, notes=cohesion.edits)
+        return Proposal(text=tidy(cohesion.text), removed=removed, notes=cohesion.edits)
 
 
 class ReplaceWithEvidence:
@@ -154,13 +97,11 @@ class ReplaceWithEvidence:
         """The text with each target corrected from its evidence; None when no evidence says otherwise."""
 
         def corrected(claim: Claim) -> str | None:
-            quote = claim.evidence[0].quote if claim.evidence else ""
             swapped = _corrected_value(claim)
             if swapped is not None:
                 swapped_text, at = swapped
-                return swapped_text if _anchored(swapped_text, quote, at) else None
-            new_text = _evidence_sentence(candidate.text, claim)
-            return new_text if new_text and _anchored(new_text, quote) else None
+                return swapped_text if _anchored(swapped_text, claim.evidence[0].quote, at) else None
+            return _as_the_source_says(candidate.text, claim)
 
         return _rewrite_targets(candidate, contract, corrected)
 
@@ -218,9 +159,15 @@ def _said_around(text: str, at: int) -> str:
     return text[kept[0].start : kept[-1].end] if kept else text
 
 
+def _as_the_source_says(text: str, claim: Claim) -> str | None:
+    """The claim's first evidence sentence in its place, where that sentence is about what the claim is about."""
+    new_text = _evidence_sentence(text, claim)
+    return new_text if new_text and _anchored(new_text, claim.evidence[0].quote) else None
+
+
 def _evidence_sentence(text: str, claim: Claim) -> str | None:
     # Only a claim that is a whole sentence can become the evidence sentence without breaking grammar.
-    if _sentence_of(text, claim.start, claim.end) != (claim.start, claim.end) or not claim.evidence:
+    if sentence_of(text, claim.start, claim.end) != (claim.start, claim.end) or not claim.evidence:
         return None
     quote = " ".join(claim.evidence[0].quote.split())
     if len(quote.split()) < 4:
@@ -233,9 +180,19 @@ _PREPOSITION = re.compile(
 )
 
 
+def from_evidence(claim: Claim) -> bool:
+    """Whether the evidence can correct the claim rather than only remove it: a REFUTED claim takes the
+    evidence's value or sentence, and one the source states only narrower takes the source's words."""
+    return claim.state is State.REFUTED or (
+        claim.state is State.INSUFFICIENT_EVIDENCE and claim.method.removeprefix(PREFIX) in NARROWER_IN_SOURCE
+    )
+
+
 class NarrowToSupportedScope:
     """INSUFFICIENT_EVIDENCE: drops a prepositional detail no source contains ("founded in 1992" ->
-    "founded"), so the claim asserts only what the evidence can license. Never hedges."""
+    "founded"), so the claim asserts only what the evidence can license; where the source states the
+    claim only under a condition, a restriction or a limit the claim leaves out, says it as the source
+    does ("Shipping is free." -> "Shipping is free on orders over $50."). Never hedges."""
 
     name = Operation.NARROW_TO_SUPPORTED_SCOPE.value
 
@@ -243,9 +200,13 @@ class NarrowToSupportedScope:
         """The text with each target narrowed; None when a target has no detail that can go cleanly."""
         source_mentions = [m for source in context.sources for m in find_mentions(source.text)]
         sources_folded = " ".join(source.text.casefold() for source in context.sources)
-        return _rewrite_targets(
-            candidate, contract, lambda claim: _narrowed(claim.text, source_mentions, sources_folded)
-        )
+
+        def narrowed(claim: Claim) -> str | None:
+            if claim.method.removeprefix(PREFIX) in NARROWER_IN_SOURCE:
+                return _as_the_source_says(candidate.text, claim)
+            return _narrowed(claim.text, source_mentions, sources_folded)
+
+        return _rewrite_targets(candidate, contract, narrowed)
 
 
 def _narrowed(text: str, source_mentions: Sequence, sources_folded: str) -> str | None:
@@ -292,7 +253,7 @@ class RuleRevision:
         for rule in rules:
             if isinstance(rule, WordLimit):
                 text = _trim_to(text, candidate, rule.max_words)
-        text = _tidy(text)
+        text = tidy(text)
         if text == candidate.text:
             return None
         return Proposal(text=text, notes=tuple(notes))
@@ -312,7 +273,7 @@ def _drop_sentences(text: str, candidate: Candidate, matches: object) -> str:
     if text != candidate.text:
         return text  # offsets of the claims no longer apply; one edit per round keeps them honest
     drops = [(start, end, "") for start, end in _loose_sentences(text, candidate) if matches(text[start:end])]  # type: ignore[operator]
-    return _splice(text, drops) if drops else text
+    return splice(text, drops) if drops else text
 
 
 def _trim_to(text: str, candidate: Candidate, max_words: int) -> str:
@@ -326,7 +287,7 @@ def _trim_to(text: str, candidate: Candidate, max_words: int) -> str:
             break
         drops.append((start, end, ""))
         excess -= count_words(text[start:end])
-    return _splice(text, drops) if drops else text
+    return splice(text, drops) if drops else text
 
 
 def _rewrite_targets(
@@ -343,7 +304,7 @@ def _rewrite_targets(
         rewritten[claim.id] = new_text
     if not edits:
         return None
-    return Proposal(text=_splice(candidate.text, edits), rewritten=rewritten)
+    return Proposal(text=splice(candidate.text, edits), rewritten=rewritten)
 
 
 def _targets(candidate: Candidate, contract: RepairContract) -> list[Claim]:

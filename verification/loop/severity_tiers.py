@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from verification.decision.calibration import ReleaseCalibration, held_back
 from verification.loop.cohesion import claim_core
 from verification.loop.contract import Operation, rule_passed
-from verification.loop.repair import tiered_text
+from verification.loop.edits import tiered_text
 from verification.loop.stop_policy import Outcome
 from verification.policy.constitution import MinorTier, Policy
 from verification.types import Candidate, Claim, Reason, Severity, State, Terminal

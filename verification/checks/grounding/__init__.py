@@ -50,12 +50,12 @@ class Grounding(Check):
     """A commitment of the claim beyond its values that the evidence contradicts or leaves unsaid."""
 
     name = "grounding"
-    version = 6
+    version = 7
     role = Role.COMMITMENT
     reasons = (
         "relation-negated", "relation-unstated", "comparison-reversed", "direction-reversed", "negation-scope",
-        "qualifier-restricted", "qualifier-unstated", "condition-dropped", "limit-dropped", "unasserted",
-        "subject-unstated",
+        "qualifier-restricted", "qualifier-unstated", "condition-dropped", "restriction-dropped", "limit-dropped",
+        "unasserted", "subject-unstated",
     )
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -95,6 +95,7 @@ def check(claim: ClaimView, hits: list[Hit], index: SourceIndex, *, unsaid: bool
         (check_polarity(claim, near, index),),
         (check_qualifier(use, claim.clause_tokens, wide, hits, index) for use in uses),
         (conditions.check_conditions(claim, restating),),
+        (conditions.check_restrictions(claim, restating),),
         (conditions.check_limits(claim, restating),),
         (hedges.check_hedges(claim, restating),),
         (subjects.check_subject(claim, restating),),

@@ -11,6 +11,12 @@ nor "Returns are accepted within 30 days" that returns are accepted. A value of 
 bounds it (`commitments.LIMITS`: "over", "under", "within", "up to", "at least") and that the claim
 states no value of its sort for is left out, unless it counts a thing the claim names: "People attended"
 says less than "More than 500 people attended", not more.
+
+So is a restriction: "Refunds are issued only for damaged items" does not say "Refunds are issued", nor
+"Support is available by email only" that support is available. What "only" restricts is the rest of
+its clause ("only for damaged items"), or, where it ends the clause, the phrase before it ("by email
+only"); the claim keeps the restriction by saying every word of it, and then says less than the source
+("Refunds are issued for damaged items"), not more.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from verification.checks.grounding.clauses import (
     unsaid_in_every,
 )
 from verification.checks.grounding.finding import Finding
-from verification.claims.clauses import CLAUSE_JOIN, Token, clause_tokens, covered_keys
+from verification.claims.clauses import CLAUSE_JOIN, PREPOSITIONS, Token, clause_tokens, covered_keys
 from verification.claims.commitments import LIMITS, VALUE_KINDS, Mention, comparable, limit_words
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Passage
@@ -39,19 +45,32 @@ CONDITION_MARKERS = (
 _MARKER_HINT = first_words(CONDITION_MARKERS)
 _CONDITION_KEPT = 0.5
 """Share of a condition's content words the claim must say to have kept the condition."""
+NARROWER_IN_SOURCE = ("condition-dropped", "restriction-dropped", "limit-dropped")
+"""The reasons of this module's findings: each says the source states the claim, but narrower; the source's
+sentence is then the claim narrowed to what the evidence says (`loop.repair.NarrowToSupportedScope`)."""
+RESTRICTING = ("only", "solely", "exclusively")
+"""Words that restrict what their clause says to the phrase they mark."""
+_RESTRICTING_HINT = first_words(RESTRICTING)
+_NOT_RESTRICTING_AFTER = frozenset({"not", "if", "the", "a", "an", "my", "your", "his", "her", "its", "our", "their"})
+"""Before "only" these make an idiom or an adjective ("not only", "if only", "the only store")."""
+_NOT_RESTRICTING_BEFORE = frozenset({"if", "when", "just", "once"})
+"""After "only" these open a condition (`CONDITION_MARKERS`) or an idiom ("only just", "only once")."""
+_RESTRICTION_REACH = 4
+"""Most content words a restriction's phrase is read to: "only for new customers in the UK"."""
 
 
 def may_apply(near: list[Passage]) -> bool:
-    """Whether any sentence near the evidence has a condition, an exception or a limit at all: a cheap look
-    first."""
-    return any_says(near, _MARKER_HINT) or any(value.role in LIMITS for passage in near for value in passage.values)
+    """Whether any sentence near the evidence has a condition, an exception, a restriction or a limit at all:
+    a cheap look first."""
+    return (any_says(near, _MARKER_HINT) or any_says(near, _RESTRICTING_HINT)
+            or any(value.role in LIMITS for passage in near for value in passage.values))
 
 
 def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:
     """INSUFFICIENT_EVIDENCE when every sentence the claim restates (`clauses.restated`) adds a condition
     the claim leaves out."""
     claim = claim_view.clause_tokens
-    if not restating or _conditions(claim):
+    if not restating or _conditions(claim) or _restrictions(claim):
         return None  # the claim states a condition of its own; relations and coverage judge it
     claim_keys = [token.key for token in claim if token.content]
 
@@ -69,6 +88,28 @@ def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding
                            "leaves out.")
 
 
+def check_restrictions(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:
+    """INSUFFICIENT_EVIDENCE when every sentence the claim restates restricts, in the clause the claim's words
+    are from, what the claim says without the restriction: "only for damaged items" of "Refunds are issued
+    only for damaged items" against "Refunds are issued"."""
+    if not restating or _restrictions(claim_view.clause_tokens):
+        return None  # the claim restricts what it says itself: the qualifiers check reads it
+    claim_keys = [token.key for token in claim_view.clause_tokens if token.content]
+
+    def dropped(passage: Passage) -> str | None:
+        if not says(passage.text, _RESTRICTING_HINT):
+            return None
+        tokens = clause_tokens(passage.text)
+        start, end, first, last = _restated_span(tokens, claim_keys)
+        return next((words for words, keys, at in _restrictions(tokens)
+                     if start <= at < end and _attached(passage.text, at, at, first, last)
+                     and len(covered_keys(keys, claim_keys)) < len(keys)), None)
+
+    return unsaid_in_every(restating, dropped, "restriction-dropped",
+                           lambda restriction: f"The source says this only with \"{restriction}\", which the "
+                           "claim leaves out.")
+
+
 def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:
     """INSUFFICIENT_EVIDENCE when every sentence the claim restates bounds, in the clause the claim's words
     are from, what the claim says without a bound: "over $50" of "Shipping is free on orders over $50"."""
@@ -83,11 +124,9 @@ def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | N
         tokens = clause_tokens(passage.text)
         # The sentence's words the claim says, matched once (`covered_keys`) for every question below.
         shared = set(covered_keys([token.key for token in tokens if token.content], claim_keys))
-        said = [token for token in tokens if token.content and token.key in shared]
-        start, end = _restated_clause(tokens, said)
-        said = [token for token in said if start <= token.start < end]
-        limit = next((value for value in limits if start <= value.start < end and said
-                      and _attached(passage.text, value, said[0].start, said[-1].end)
+        start, end, first, last = _restated_span(tokens, claim_keys, shared)
+        limit = next((value for value in limits if start <= value.start < end
+                      and _attached(passage.text, value.start, value.end, first, last)
                       and not _counts_what_the_claim_names(tokens, value, shared)), None)
         return None if limit is None else limit_words(passage.text, limit)
 
@@ -95,14 +134,30 @@ def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | N
                            lambda limit: f"The source says this only for \"{limit}\", which the claim leaves out.")
 
 
-def _attached(text: str, value: Mention, first: int, last: int) -> bool:
-    """Whether a limit bounds the words the claim restates (from offset `first` to `last`): inside them, or
-    beside them with no "and", "or" or "but" between. "includes up to 10 seats" is another predicate of
-    "The Team plan costs $20 per user per month and includes up to 10 seats", which the claim leaves out whole."""
-    if value.start >= last:
-        return CLAUSE_JOIN.search(text, last, value.start) is None
-    if value.end <= first:
-        return CLAUSE_JOIN.search(text, value.end, first) is None
+def _restated_span(tokens: tuple[Token, ...], claim_keys: list[str],
+                   shared: set[str] | None = None) -> tuple[int, int, int, int]:
+    """Where the clause the claim restates starts and ends (`_restated_clause`), and where the claim's words
+    in it start and end; the last two are -1 where it has none of them. `shared`: the sentence's keys the
+    claim says, where the caller has matched them already."""
+    if shared is None:
+        shared = set(covered_keys([token.key for token in tokens if token.content], claim_keys))
+    said = [token for token in tokens if token.content and token.key in shared]
+    start, end = _restated_clause(tokens, said)
+    said = [token for token in said if start <= token.start < end]
+    return (start, end, said[0].start, said[-1].end) if said else (start, end, -1, -1)
+
+
+def _attached(text: str, start: int, end: int, first: int, last: int) -> bool:
+    """Whether a limit or a restriction (at offsets `start` to `end`) bears on the words the claim restates
+    (from offset `first` to `last`): inside them, or beside them with no "and", "or" or "but" between.
+    "includes up to 10 seats" is another predicate of "The Team plan costs $20 per user per month and
+    includes up to 10 seats", which the claim leaves out whole."""
+    if first < 0:
+        return False
+    if start >= last:
+        return CLAUSE_JOIN.search(text, last, start) is None
+    if end <= first:
+        return CLAUSE_JOIN.search(text, end, first) is None
     return True
 
 
@@ -150,4 +205,36 @@ def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str]]]:
         if keys:
             found.append((" ".join(token.word for token in tokens[i:end]), keys))
         i = max(end, i + 1)
+    return found
+
+
+def _restrictions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str], int]]:
+    """Each restriction in `tokens`: its words as written, the keys of the content words it restricts to,
+    and where its restricting word starts.
+
+    "only" restricts to what follows it in its clause ("only for damaged items", "only administrators"),
+    or, ending its clause, to the phrase before it, back to its preposition ("by email only", "for members
+    only"); each to at most `_RESTRICTION_REACH` content words.
+    """
+    found = []
+    for i, token in enumerate(tokens):
+        if token.word not in RESTRICTING:
+            continue
+        clause = [other for other in tokens if other.clause == token.clause]
+        at = clause.index(token)
+        before, after = clause[:at], clause[at + 1 :]
+        if before and before[-1].word in _NOT_RESTRICTING_AFTER or after and after[0].word in _NOT_RESTRICTING_BEFORE:
+            continue
+        if after:
+            counted = [k for k, other in enumerate(after) if other.content]
+            phrase = after[: counted[_RESTRICTION_REACH - 1] + 1] if len(counted) > _RESTRICTION_REACH else after
+        else:
+            back = len(before)
+            while back and before[back - 1].content and before[back - 1].word not in PREPOSITIONS:
+                back -= 1
+            phrase = before[max(0, back - 1) if back and before[back - 1].word in PREPOSITIONS else back :]
+        keys = [other.key for other in phrase if other.content][-_RESTRICTION_REACH:]
+        if keys:
+            words = [*phrase, token] if not after else [token, *phrase]
+            found.append((" ".join(other.word for other in words), keys, tokens[i].start))
     return found

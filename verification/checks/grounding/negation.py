@@ -12,6 +12,7 @@ from verification.claims.clauses import (
     BE,
     CONDITIONS,
     NEGATORS,
+    PREPOSITIONS,
     Token,
     clause_tokens,
     covered_keys,
@@ -27,11 +28,6 @@ _NOT_NEGATING = frozenset({"only", "just", "merely", "always", "necessarily", "a
 """After "not" these make an idiom or a narrower claim, not a denial ("not only", "not always")."""
 _HEDGES = frozenset({"may", "might", "could", "would", "should"})
 _UNASSERTED = frozenset({"to", "could", "may", "might", "would", "should"})
-_PREPOSITIONS = frozenset({
-    "for", "in", "on", "at", "during", "within", "after", "before", "until", "since", "by", "with",
-    "from", "to", "into", "under", "over", "through", "per", "via", "without", "across", "against",
-    "about", "as",
-})
 _NEGATOR_HINT = re.compile(
     r"\b(?:not|never|cannot|unable|no\s+longer)\b|n[’']t\b|\bnon-|\b(?:un|non)[a-z]+[ai]ble\b", re.IGNORECASE
 )
@@ -283,7 +279,7 @@ def _predication(tokens: tuple[Token, ...], i: int, negation: int | None) -> _Pr
     else:  # active: it is said of the object, up to the first preposition
         core = []
         for j in range(i + 1, len(tokens)):
-            if tokens[j].clause != clause or tokens[j].word in _PREPOSITIONS and core:
+            if tokens[j].clause != clause or tokens[j].word in PREPOSITIONS and core:
                 break
             if tokens[j].content:
                 core.append(j)
