@@ -412,9 +412,14 @@ def test_a_condition_kept_or_stated_outright_elsewhere_grounds_the_claim(claim, 
         ("The offer is valid.", "The offer is only valid in the UK.", "restriction-dropped", "only valid in the uk"),
         ("Projects can be deleted.", "Only administrators can delete projects.", "restriction-dropped",
          "only administrators"),
+        # A rule said within a scope the claim leaves out.
+        ("The store is open.", "The store is open on weekdays.", "scope-dropped", "on weekdays"),
+        ("Free shipping is available.", "Free shipping is available for members.", "scope-dropped", "for members"),
+        ("Refunds can be requested.", "Refunds can be requested by phone, and store credit by email.",
+         "scope-dropped", "by phone"),
     ],
 )
-def test_a_limit_or_restriction_the_claim_leaves_out_is_unsaid(claim, statement, method, left_out):
+def test_a_limit_restriction_or_scope_the_claim_leaves_out_is_unsaid(claim, statement, method, left_out):
     verdict = _verdict(claim, Source(id="terms", text=statement))
 
     assert verdict.state is State.INSUFFICIENT_EVIDENCE
@@ -450,12 +455,16 @@ def test_a_limit_kept_of_another_clause_or_counting_what_the_claim_names_is_not_
          "Refunds are issued within 30 days, but only store credit is given for sale items."),
         ("The store opens on Sundays.", "The store is the only one in town that opens on Sundays."),  # an adjective
         ("Acme sells anvils.", "Acme not only sells anvils but also repairs them."),  # an idiom
+        ("The store is open on weekdays.", "The store is open on weekdays."),  # the scope kept
+        # What happened, told without where or when, is what the source tells.
+        ("The company opened a warehouse in Leeds.", "The company opened a warehouse in Leeds in 2019."),
+        ("Support is available by email.", "Support is available by email and phone."),  # more, not narrower
     ],
 )
-def test_a_restriction_kept_or_of_another_clause_or_no_restriction_is_not_left_out(claim, statement):
+def test_a_restriction_or_scope_kept_or_of_another_clause_or_none_is_not_left_out(claim, statement):
     verdict = _verdict(claim, Source(id="terms", text=statement))
 
-    assert verdict.method != "offline:restriction-dropped"
+    assert verdict.method not in ("offline:restriction-dropped", "offline:scope-dropped")
 
 
 @pytest.mark.parametrize(

@@ -134,6 +134,7 @@ def test_narrowing_a_claim_the_source_states_only_narrower_says_it_as_the_source
         ("Discounts apply.", "Discounts apply only to annual plans."),
         ("Members can book courts up to 7 days in advance.",
          "Members can book courts up to 7 days in advance, except on public holidays."),
+        ("The store is open.", "The store is open on weekdays."),
     ],
 )
 def test_an_answer_the_source_states_only_narrower_is_released_as_the_source_says_it(answer, statement) -> None:

@@ -50,11 +50,12 @@ class Grounding(Check):
     """A commitment of the claim beyond its values that the evidence contradicts or leaves unsaid."""
 
     name = "grounding"
-    version = 7
+    version = 8
     role = Role.COMMITMENT
     reasons = (
         "relation-negated", "relation-unstated", "comparison-reversed", "direction-reversed", "negation-scope",
-        "qualifier-restricted", "qualifier-unstated", "condition-dropped", "restriction-dropped", "limit-dropped",
+        "qualifier-restricted", "qualifier-unstated", "condition-dropped", "restriction-dropped", "scope-dropped",
+        "limit-dropped",
         "unasserted", "subject-unstated",
     )
 
@@ -85,7 +86,7 @@ def check(claim: ClaimView, hits: list[Hit], index: SourceIndex, *, unsaid: bool
     # The sentences the claim restates are found only when one of the checks reading them can apply.
     restating = (
         restated(claim, near)
-        if conditions.may_apply(near) or hedges.may_apply(near) or subjects.may_apply(claim)
+        if conditions.may_apply(claim, near) or hedges.may_apply(near) or subjects.may_apply(claim)
         else []
     )
     findings = chain(
@@ -97,6 +98,7 @@ def check(claim: ClaimView, hits: list[Hit], index: SourceIndex, *, unsaid: bool
         (conditions.check_conditions(claim, restating),),
         (conditions.check_restrictions(claim, restating),),
         (conditions.check_limits(claim, restating),),
+        (conditions.check_scope(claim, restating),),
         (hedges.check_hedges(claim, restating),),
         (subjects.check_subject(claim, restating),),
     )

@@ -22,6 +22,7 @@ only"); the claim keeps the restriction by saying every word of it, and then say
 from __future__ import annotations
 
 from collections import Counter
+from itertools import takewhile
 
 from verification.checks.grounding.clauses import (
     any_says,
@@ -45,9 +46,12 @@ CONDITION_MARKERS = (
 _MARKER_HINT = first_words(CONDITION_MARKERS)
 _CONDITION_KEPT = 0.5
 """Share of a condition's content words the claim must say to have kept the condition."""
-NARROWER_IN_SOURCE = ("condition-dropped", "restriction-dropped", "limit-dropped")
+NARROWER_IN_SOURCE = ("condition-dropped", "restriction-dropped", "scope-dropped", "limit-dropped")
 """The reasons of this module's findings: each says the source states the claim, but narrower; the source's
 sentence is then the claim narrowed to what the evidence says (`loop.repair.NarrowToSupportedScope`)."""
+_RULE_WORDS = frozenset({"is", "are", "can", "cannot", "may", "must", "will", "shall"})
+_TOLD_WORDS = frozenset({"was", "were", "had", "did", "been"})
+_SCOPE_PREPOSITIONS = frozenset({"for", "on", "in", "to", "at", "during", "with", "via", "through", "by", "from"})
 RESTRICTING = ("only", "solely", "exclusively")
 """Words that restrict what their clause says to the phrase they mark."""
 _RESTRICTING_HINT = first_words(RESTRICTING)
@@ -59,11 +63,17 @@ _RESTRICTION_REACH = 4
 """Most content words a restriction's phrase is read to: "only for new customers in the UK"."""
 
 
-def may_apply(near: list[Passage]) -> bool:
-    """Whether any sentence near the evidence has a condition, an exception, a restriction or a limit at all:
-    a cheap look first."""
-    return (any_says(near, _MARKER_HINT) or any_says(near, _RESTRICTING_HINT)
+def may_apply(claim: ClaimView, near: list[Passage]) -> bool:
+    """Whether the claim states a rule, or any sentence near the evidence has a condition, an exception, a
+    restriction or a limit at all: a cheap look first."""
+    return (_states_a_rule(claim) or any_says(near, _MARKER_HINT) or any_says(near, _RESTRICTING_HINT)
             or any(value.role in LIMITS for passage in near for value in passage.values))
+
+
+def _states_a_rule(claim: ClaimView) -> bool:
+    """Whether the claim says what holds as a rule ("is", "can", "must"), not what happened ("was", "had")."""
+    words = {token.word for token in claim.clause_tokens}
+    return not words.isdisjoint(_RULE_WORDS) and words.isdisjoint(_TOLD_WORDS)
 
 
 def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:
@@ -108,6 +118,34 @@ def check_restrictions(claim_view: ClaimView, restating: list[Passage]) -> Findi
     return unsaid_in_every(restating, dropped, "restriction-dropped",
                            lambda restriction: f"The source says this only with \"{restriction}\", which the "
                            "claim leaves out.")
+
+
+def check_scope(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:
+    """INSUFFICIENT_EVIDENCE when the claim states as a standing rule what every sentence it restates says
+    within a scope the claim leaves out: "on weekdays" of "The store is open on weekdays" against "The
+    store is open". A rule ("is", "are", "can", "may", "must", "will") said of a narrower scope is not
+    said outright; an event told in the past is: "opened a warehouse in Leeds" is what "opened a
+    warehouse in Leeds in 2019" says."""
+    if not restating or not _states_a_rule(claim_view):
+        return None
+    claim_keys = [token.key for token in claim_view.clause_tokens if token.content]
+
+    def dropped(passage: Passage) -> str | None:
+        tokens = clause_tokens(passage.text)
+        start, end, first, last = _restated_span(tokens, claim_keys)
+        after = [token for token in tokens if last <= token.start < end]
+        if not after or after[0].word not in _SCOPE_PREPOSITIONS or passage.text[last : after[0].start].strip():
+            return None
+        phrase = list(takewhile(lambda token: token.clause == after[0].clause, after))
+        joined = CLAUSE_JOIN.search(passage.text, phrase[0].end, phrase[-1].end)
+        phrase = [token for token in phrase if joined is None or token.start < joined.start()]
+        keys = [token.key for token in phrase if token.content]
+        if not keys or covered_keys(keys, claim_keys):
+            return None
+        return passage.text[phrase[0].start : phrase[-1].end]
+
+    return unsaid_in_every(restating, dropped, "scope-dropped",
+                           lambda scope: f"The source says this \"{scope}\", which the claim leaves out.")
 
 
 def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | None:

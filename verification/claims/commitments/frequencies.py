@@ -13,6 +13,7 @@ import re
 
 from verification.claims.commitments.mention import Mention
 from verification.claims.commitments.spans import TakenSpans
+from verification.claims.commitments.value_patterns import _may_say
 
 _FREQUENCIES = {"hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "biweekly": 14, "fortnightly": 14,
                 "monthly": 30, "quarterly": 91, "yearly": 365, "annually": 365}
@@ -34,6 +35,8 @@ _MULTIPLE = re.compile(
     re.IGNORECASE,
 )
 """"twice a day", "once weekly": so many times in a period, read as the time between (half a day)."""
+_PERIOD_PARTS = ("hour", "day", "dail", "night", "week", "fortnight", "month", "quarter", "year", "annual")
+"""A part of every word of _FREQUENCIES and _PERIOD_DAYS: a text with none of them says how often nowhere."""
 _BILLED = re.compile(r"\b(?:billed|charged|invoiced|paid)\s+$", re.IGNORECASE)
 _RATE_GAP = 12
 """Farthest a frequency word may follow a value it completes ("$20 billed monthly"): that is a rate."""
@@ -43,7 +46,9 @@ def frequencies(text: str, values: list[Mention], overlaps: TakenSpans) -> list[
     """Each "daily", "weekly", ... on its own, as a duration between two times, comparable only with
     another; one that completes a value ("$20 billed monthly", "500 cars daily") is that value's rate
     (`_completes`)."""
-    found = []
+    found: list[Mention] = []
+    if not _may_say(text, _PERIOD_PARTS):
+        return found
     # "Take 1 tablet twice a day": how often, never the rate of the count before it.
     for match in _MULTIPLE.finditer(text):
         if overlaps(match.span()):
