@@ -97,24 +97,18 @@ def same_key(a: str, b: str) -> bool:
 def covered_keys(keys: Iterable[str], pool: Iterable[str]) -> list[str]:
     """The keys among `keys` that some key of `pool` matches (`same_key`): looked up rather than compared
     pair by pair, since it is asked for every value of every sentence a claim's values are compared with."""
-    exact, prefixes = _pool_index(pool if isinstance(pool, tuple | frozenset) else tuple(pool))
-    return [key for key in keys if key in exact or (
-        # A short key matches only itself; a longer one also a key it starts, or one that starts it.
-        len(key) >= SHORTEST_PREFIX and (key in prefixes or not exact.isdisjoint(_shorter(key))))]
-
-
-# The same pool (a claim's keys) is asked about for every sentence its values are compared with.
-@lru_cache(maxsize=4096)
-def _pool_index(pool: tuple[str, ...] | frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """The keys of `pool`, and every prefix of them at least SHORTEST_PREFIX long and shorter than the key."""
     exact = frozenset(pool)
-    return exact, frozenset(key[:end] for key in exact for end in range(SHORTEST_PREFIX, len(key)))
+    longer = [other for other in exact if len(other) > SHORTEST_PREFIX]
 
+    def covered(key: str) -> bool:
+        if key in exact:
+            return True
+        if len(key) < SHORTEST_PREFIX:
+            return False  # a short key matches only itself
+        return any(key[:n] in exact for n in range(SHORTEST_PREFIX, len(key))) or any(
+            len(other) > len(key) and other.startswith(key) for other in longer)
 
-@lru_cache(maxsize=65536)
-def _shorter(key: str) -> frozenset[str]:
-    """The prefixes of `key` at least SHORTEST_PREFIX long and shorter than it."""
-    return frozenset(key[:end] for end in range(SHORTEST_PREFIX, len(key)))
+    return [key for key in keys if covered(key)]
 
 
 SHORTEST_PREFIX = 5

@@ -63,6 +63,8 @@ def grounds(claimed: Mention, found: Mention) -> bool:
     """
     if not _same_direction(claimed, found):
         return False
+    if claimed.kind != found.kind and "number" not in (claimed.kind, found.kind):
+        return False  # only a number is grounded by, or grounds, a value of another kind (below)
     if claimed.kind == found.kind == "number" and claimed.value is not None and found.value is not None:
         if claimed.unit in _ABBREVIATED and found.unit in _ABBREVIATED and claimed.unit != found.unit:
             return False  # "25 GB" is not "25 MB"

@@ -9,7 +9,9 @@ have worked for 6 months"; "closes" of "closes at 5 pm" after "opens at 9 am"). 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
+from operator import attrgetter
 
 from verification.claims.clauses import Token, covered_keys, same_key
 from verification.claims.commitments.compare import comparable
@@ -23,13 +25,17 @@ _PREPOSITIONS = frozenset({
 """Words the stop-word list keeps as content that say how a value is bounded, not what it measures."""
 
 
+_end = attrgetter("end")
+
+
 def said_of(tokens: Sequence[Token], value: Mention, values: Sequence[Mention]) -> tuple[str, ...]:
     """Keys of the content words `value` is said of, nearest first; () when its clause has none before it.
 
     `tokens` are the text's clause tokens, `values` every value of the same text.
     """
-    first = next((i for i, token in enumerate(tokens) if token.end > value.start), None)
-    if first is None:
+    # The first word that ends inside or after the value: words end in order, so it is looked up by halving.
+    first = bisect_right(tokens, value.start, key=_end)
+    if first == len(tokens):
         return ()
     clause = tokens[first].clause
     earlier = [other for other in values if other.start < value.start]
