@@ -318,6 +318,15 @@ def test_a_claim_of_two_words_that_flips_one_is_refuted():
     assert verdict.method == "offline:opposite-word"
 
 
+def test_an_opposite_said_of_something_else_in_the_next_clause_is_no_flip():
+    # "increase" is said of the dividend; the debt, in the clause before it, is reduced, as the claim says.
+    source = Source(id="call", text="The first phase consists of the debt reduction; an increase in the common "
+                                    "dividend to $0.13 per share; and an expanded share repurchase program.")
+    verdict = _verdict("The company is raising its dividend to $0.13 per share and decreasing net debt.", source)
+
+    assert verdict.method != "offline:opposite-word"
+
+
 def test_a_function_word_is_not_read_as_the_opposite_of_its_negation():
     # "with" is in no source's vocabulary (it is a function word), so its absence proves nothing.
     source = Source(id="call", text="Agent: we offer competitive prices without compromising the quality of service.")

@@ -21,7 +21,7 @@ class OppositeWord(Check):
     """The claim's word is the opposite of the source's (rise / fall, more / less)."""
 
     name = "opposite-word"
-    version = 2
+    version = 3
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

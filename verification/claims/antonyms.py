@@ -84,6 +84,8 @@ def flipped_word(
         return None  # asked for every hit of every claim: most sentences have no opposite of any claim word
     claim_stems = frozenset(key for _, key in claim)
     passage = _stemmed(passage_text)
+    claim_clauses = _segments(claim_text if isinstance(claim_text, str) else claim_text.text)
+    passage_clauses = _segments(passage_text)
     for i, (word, key) in enumerate(claim):
         if key in passage_stems or (unsaid_in and (key in unsaid_in or word in STOP_WORDS)):
             continue  # a function word ("with") is in no vocabulary, which says nothing about it
@@ -91,7 +93,7 @@ def flipped_word(
             continue  # asked for every claim word against every hit: most have no opposite there at all
         for j, (found, other) in enumerate(passage):
             if other in OPPOSITES.get(key, ()) and other not in claim_stems and (
-                _context(claim, i) & _context(passage, j)
+                _context(claim, i, claim_clauses) & _context(passage, j, passage_clauses)
             ):
                 return word, found
     return None
@@ -112,6 +114,24 @@ def _stem_set(text: str) -> frozenset[str]:
     return frozenset(key for _, key in _stemmed(text))
 
 
-def _context(sequence: tuple[tuple[str, str], ...], at: int) -> set[str]:
-    around = (*sequence[max(0, at - _REACH) : at], *sequence[at + 1 : at + 1 + _REACH])
-    return {key for word, key in around if word not in STOP_WORDS}
+def _context(sequence: tuple[tuple[str, str], ...], at: int, segments: tuple[int, ...]) -> set[str]:
+    """The content words within `_REACH` of the word at `at`, on its side of a semicolon or a "but": "debt
+    reduction; an increase in the dividend" says nothing of debt increasing."""
+    around = [*range(max(0, at - _REACH), at), *range(at + 1, min(len(sequence), at + 1 + _REACH))]
+    return {sequence[k][1] for k in around if sequence[k][0] not in STOP_WORDS and segments[k] == segments[at]}
+
+
+_CONTRAST = frozenset({"but", "while", "whereas", "although", "though"})
+
+
+@lru_cache(maxsize=8192)
+def _segments(text: str) -> tuple[int, ...]:
+    """For each word of `text` (as `words` reads it), the number of the part it is in: a semicolon or a word
+    of contrast starts the next. A comma does not: "Anchor, a paid tool" is one thing said of Anchor."""
+    found, segment, previous_end = [], 0, 0
+    for word, start, end in words(text):
+        if ";" in text[previous_end:start] or word in _CONTRAST:
+            segment += 1
+        found.append(segment)
+        previous_end = end
+    return tuple(found)
