@@ -133,7 +133,7 @@ def check_scope(claim_view: ClaimView, restating: list[Passage]) -> Finding | No
     def dropped(passage: Passage) -> str | None:
         tokens = clause_tokens(passage.text)
         start, end, first, last = _restated_span(tokens, claim_keys)
-        after = [token for token in tokens if last <= token.start < end]
+        after = [token for token in tokens if last <= token.start < end] if first >= 0 else []
         if not after or after[0].word not in _SCOPE_PREPOSITIONS or passage.text[last : after[0].start].strip():
             return None
         phrase = list(takewhile(lambda token: token.clause == after[0].clause, after))
