@@ -55,9 +55,9 @@ _SCOPE_PREPOSITIONS = frozenset({"for", "on", "in", "to", "at", "during", "with"
 RESTRICTING = ("only", "solely", "exclusively")
 """Words that restrict what their clause says to the phrase they mark."""
 _RESTRICTING_HINT = first_words(RESTRICTING)
-_NOT_RESTRICTING_AFTER = frozenset({"not", "if", "the", "a", "an", "my", "your", "his", "her", "its", "our", "their"})
+_UNRESTRICTING_BEFORE = frozenset({"not", "if", "the", "a", "an", "my", "your", "his", "her", "its", "our", "their"})
 """Before "only" these make an idiom or an adjective ("not only", "if only", "the only store")."""
-_NOT_RESTRICTING_BEFORE = frozenset({"if", "when", "just", "once"})
+_UNRESTRICTING_AFTER = frozenset({"if", "when", "just", "once"})
 """After "only" these open a condition (`CONDITION_MARKERS`) or an idiom ("only just", "only once")."""
 _RESTRICTION_REACH = 4
 """Most content words a restriction's phrase is read to: "only for new customers in the UK"."""
@@ -261,7 +261,7 @@ def _restrictions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str], int]]
         clause = [other for other in tokens if other.clause == token.clause]
         at = clause.index(token)
         before, after = clause[:at], clause[at + 1 :]
-        if before and before[-1].word in _NOT_RESTRICTING_AFTER or after and after[0].word in _NOT_RESTRICTING_BEFORE:
+        if before and before[-1].word in _UNRESTRICTING_BEFORE or after and after[0].word in _UNRESTRICTING_AFTER:
             continue
         if after:
             counted = [k for k, other in enumerate(after) if other.content]
