@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from verification.claims.antonyms import opposites_of
 from verification.claims.clauses import Token, clause_tokens
@@ -65,6 +66,11 @@ class ClaimView:
     def stem_set(self) -> frozenset[str]:
         """The content stems as a set."""
         return frozenset(self.unique_stems)
+
+    @cached_property
+    def content_keys(self) -> tuple[str, ...]:
+        """The matching keys of its content words (`clause_tokens`): what a sentence must say to restate it."""
+        return tuple(token.key for token in self.clause_tokens if token.content)
 
 
 def read_claim(text: str, context: str = "", language: str = ENGLISH) -> ClaimView:

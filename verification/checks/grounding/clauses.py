@@ -29,7 +29,7 @@ def restated(claim: ClaimView, passages: Iterable[Passage]) -> list[Passage]:
     """The sentences the claim restates: those saying at least RESTATES of its content words (as
     `covered_keys` matches them). The checks of what else such a sentence says (a condition, a hedge,
     another doer) ask only about these."""
-    claim_keys = [token.key for token in claim.clause_tokens if token.content]
+    claim_keys = claim.content_keys
     if len(claim_keys) < MIN_RESTATED_WORDS:
         return []
     needed = RESTATES * len(claim_keys)

@@ -22,6 +22,7 @@ only"); the claim keeps the restriction by saying every word of it, and then say
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from itertools import takewhile
 
 from verification.checks.grounding.clauses import (
@@ -82,7 +83,7 @@ def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding
     claim = claim_view.clause_tokens
     if not restating or _conditions(claim) or _restrictions(claim):
         return None  # the claim states a condition of its own; relations and coverage judge it
-    claim_keys = [token.key for token in claim if token.content]
+    claim_keys = claim_view.content_keys
 
     def unmet(passage: Passage) -> str | None:
         if not says(passage.text, _MARKER_HINT):
@@ -104,7 +105,7 @@ def check_restrictions(claim_view: ClaimView, restating: list[Passage]) -> Findi
     only for damaged items" against "Refunds are issued"."""
     if not restating or _restrictions(claim_view.clause_tokens):
         return None  # the claim restricts what it says itself: the qualifiers check reads it
-    claim_keys = [token.key for token in claim_view.clause_tokens if token.content]
+    claim_keys = claim_view.content_keys
 
     def dropped(passage: Passage) -> str | None:
         if not says(passage.text, _RESTRICTING_HINT):
@@ -128,7 +129,7 @@ def check_scope(claim_view: ClaimView, restating: list[Passage]) -> Finding | No
     warehouse in Leeds in 2019" says."""
     if not restating or not _states_a_rule(claim_view):
         return None
-    claim_keys = [token.key for token in claim_view.clause_tokens if token.content]
+    claim_keys = claim_view.content_keys
 
     def dropped(passage: Passage) -> str | None:
         tokens = clause_tokens(passage.text)
@@ -152,7 +153,7 @@ def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | N
     """INSUFFICIENT_EVIDENCE when every sentence the claim restates bounds, in the clause the claim's words
     are from, what the claim says without a bound: "over $50" of "Shipping is free on orders over $50"."""
     claim_values = [mention for mention in claim_view.mentions if mention.kind in VALUE_KINDS]
-    claim_keys = [token.key for token in claim_view.clause_tokens if token.content]
+    claim_keys = claim_view.content_keys
 
     def dropped(passage: Passage) -> str | None:
         limits = [value for value in passage.values if value.role in LIMITS
@@ -172,7 +173,7 @@ def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | N
                            lambda limit: f"The source says this only for \"{limit}\", which the claim leaves out.")
 
 
-def _restated_span(tokens: tuple[Token, ...], claim_keys: list[str],
+def _restated_span(tokens: tuple[Token, ...], claim_keys: Sequence[str],
                    shared: set[str] | None = None) -> tuple[int, int, int, int]:
     """Where the clause the claim restates starts and ends (`_restated_clause`), and where the claim's words
     in it start and end; the last two are -1 where it has none of them. `shared`: the sentence's keys the
