@@ -1,8 +1,10 @@
-"""A bare yes or no is never scored: "No." (or "No, they are not.") to "Are both plans billed monthly?" is
-right or wrong by what the question asserts, and its own words say nothing a source could state or
-contradict. It is not supported as written: beside statements that say what it means ("Yes. You can
-cancel at any time.") a repair may leave it out; alone, a person or the model reads it with its question,
-and the answer is never rejected unseen (`decision.methods.unread_methods`)."""
+"""A bare yes or no whose question makes no statement is never scored: "Yes." to "Which plans can I
+cancel?" asserts nothing its own words or the question's say, and nothing a source could state or
+contradict. It is not supported as written: beside statements that say what it means a repair may leave
+it out; alone, a person or the model reads it with its question, and the answer is never rejected unseen
+(`decision.methods.unread_methods`). A yes or no to a yes-or-no question is checked as the statement the
+question makes (`claims.polar.asserted`); where that statement is not SUPPORTED, the verifier gives the
+claim this check's finding too (`decision.offline`), for the statement is built from the question."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ class PolarAnswer(Check):
     """A claim that says only yes or no: INSUFFICIENT_EVIDENCE, for what it is and not for a low score."""
 
     name = "polar-answer"
-    version = 1
+    version = 2
     role = Role.UNREAD
     languages = frozenset(POLAR_WORDS)
 

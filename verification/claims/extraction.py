@@ -19,7 +19,7 @@ from verification.claims import language as languages
 from verification.claims.commitments import find_mentions
 from verification.claims.commitments.localized import find_localized_values
 from verification.claims.coordination import Part, split_parts
-from verification.claims.polar import polar
+from verification.claims.polar import asserted, polar
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
@@ -53,10 +53,17 @@ class ExtractedClaim:
     of "The museum opens at 9 and closes at 5"); never inside the claim's span."""
     language: str = languages.ENGLISH
     """The language the claim is written in (`language.detect`, of the whole answer)."""
+    asserts: str = ""
+    """For a bare yes or no, its question as the statement it asserts (`polar.asserted`): "you can cancel at
+    any time" for "Yes." to "Can I cancel at any time?"; empty where the question is no yes-or-no one (the
+    claim then has the question as its context). The statement reads on its own: it needs no context."""
 
     @property
     def statement(self) -> str:
-        """The claim as it reads on its own, and as a verifier checks it: its subject, then its text."""
+        """The claim as it reads on its own, and as a verifier checks it: its subject, then its text; for a
+        bare yes or no, the statement it asserts."""
+        if self.asserts:
+            return self.asserts
         return f"{self.subject} {self.text}" if self.subject else self.text
 
     @property
@@ -228,7 +235,10 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
     if context:
         # A yes or no, or words that only echo one ("Yes, you can."), asserts its question: "yes" merely ends
         # as a verb does.
+        # A yes-or-no question makes that claim a statement of its own (`polar.asserted`), checked as any other.
         claims = [claim if _FINITE_VERB.search(claim.statement) and not polar(claim.statement)
+                  else dataclasses.replace(claim, asserts=statement) if polar(claim.statement)
+                  and (statement := asserted(question, claim.text))
                   else dataclasses.replace(claim, context=context) for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
 

@@ -3,10 +3,14 @@
 "Yes." to "Can I cancel at any time?" says that one can; the words the offline rules align and score are
 the question's, not the answer's, and whether the sources say yes or no takes reading the question as a
 statement. The words are a closed class per language, not a list grown from cases.
+
+`asserted` makes that statement for an English question that opens with an auxiliary ("Can I ...?",
+"Is the Pro plan ...?", "Are A and B both ...?"): the answer is then checked as its question's claim.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from verification.claims.language import ENGLISH
@@ -37,3 +41,58 @@ def polar(text: str, language: str = ENGLISH, stems: Sequence[str] | None = None
     if text.strip(_EDGES).lower() in POLAR_WORDS.get(language, frozenset()):
         return True
     return language == ENGLISH and set(content_stems(text) if stems is None else stems) <= _ANSWER_STEMS
+
+
+_AUXILIARIES = frozenset({
+    "am", "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
+    "shall", "should", "may", "might", "must",
+})
+"""The words an English yes-or-no question opens with: the auxiliary moved before its subject."""
+
+_SUBJECTS = frozenset({"i", "you", "we", "they", "he", "she", "it", "there", "this", "that", "these", "those"})
+"""Subjects of one word: where the question's subject ends is then known."""
+
+_ASKER = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "we": "you", "us": "you",
+          "our": "your", "ours": "yours", "ourselves": "yourselves"}
+"""The asker's words as the answer speaks of them: "Can I cancel my plan?" is answered "you can cancel your plan"."""
+
+_AGREEING = {("am", "you"): "are", ("was", "you"): "were"}
+"""The auxiliary that agrees with the subject the asker's word becomes ("am I" is "you are")."""
+
+_SET_APART = re.compile(r"\b(?:both|either|all)\b", re.IGNORECASE)
+"""Words that end a coordinated subject: "Are Jane and Elle both magazines?"."""
+
+_NEGATIVE = frozenset({"no", "nope", "nah", "not", "never", "n't"})
+"""Words that make an answer word a no."""
+
+_QUESTION = re.compile(r"(?:^|(?<=[.!?:;\n]))\s*(?P<aux>[A-Za-z]+)\s+(?P<rest>[^?.!:;\n]+?)\s*\?\s*$")
+"""The last sentence of a question, where it opens with a word and ends with its only question mark."""
+
+
+def asserted(question: str, answer: str) -> str | None:
+    """The statement a bare yes or no to an English yes-or-no question asserts, or None where the question is
+    not one ("Which plan ...?", two questions, a negative "Can't I ...?").
+
+    "Yes." to "Can I cancel my plan at any time?" asserts "you can cancel your plan at any time"; "No." to it
+    "you cannot cancel your plan at any time". Where the subject is longer than a word, the auxiliary
+    stays where the question puts it unless a word such as "both" ends the subject: "is the Pro plan billed
+    monthly" says what "the Pro plan is billed monthly" says to every check, which reads its words, not
+    their order around an auxiliary.
+    """
+    if question.count("?") != 1 or not (found := _QUESTION.search(question)):
+        return None
+    aux = found["aux"].lower()
+    if aux not in _AUXILIARIES:
+        return None
+    words = [_ASKER.get(word.lower(), word) for word in found["rest"].split()]
+    negative = bool(_NEGATIVE & set(re.findall(r"n't|\w+", answer.lower())))
+    said = ("cannot" if aux == "can" else f"{aux} not") if negative else aux
+    if words[0].lower() in _SUBJECTS:
+        subject = words[0].lower()
+        said = said.replace(aux, _AGREEING.get((aux, subject), aux), 1)
+        return " ".join([subject, said, *words[1:]])
+    apart = _SET_APART.search(" ".join(words))
+    if apart is not None and apart.start() > 0:
+        head = " ".join(words)
+        return f"{head[:apart.start()].strip()} {said} {head[apart.start():]}"
+    return " ".join([said, *words])

@@ -30,10 +30,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verification.checks import registry
 from verification.checks.check import Check, CheckFinding, Role, first_finding
+from verification.checks.polar_answer import PolarAnswer
 from verification.checks.proof import Proof
 from verification.checks.verbatim import Verbatim
 from verification.claims.antonyms import OPPOSITES
@@ -51,7 +52,7 @@ from verification.scorers import Scorer, make_scorer
 from verification.scorers.features import FEATURE_NAMES, Assessment, measure
 from verification.types import Source, State
 
-STAGES: tuple[tuple[str, int], ...] = (("claims", 5), ("retrieval", 3), ("features", 1))
+STAGES: tuple[tuple[str, int], ...] = (("claims", 6), ("retrieval", 3), ("features", 1))
 """The stages before the checks, each with its version: bumped by whoever changes what the claim view,
 retrieval or the measures produce."""
 
@@ -113,12 +114,16 @@ class OfflineVerifier:
                        for r in ruled if r.verdict is None]
         probabilities = iter(self.scorer.probabilities(assessments) if assessments else [])
         found, rulings = iter(assessments), iter(ruled)
-        return [
+        verdicts = [
             _NOT_CHECKABLE if not claim.checkable
             else self._ruled_or_decided(next(rulings), found, probabilities) if scored(claim.language)
             else self._by_rules(read_claim(claim.statement, claim.context, claim.language), index)
             for claim in claims
         ]
+        if not any(check.name == PolarAnswer.name for check in self.checks):
+            return verdicts
+        return [_as_its_question(verdict, claim) if claim.asserts else verdict
+                for claim, verdict in zip(claims, verdicts, strict=True)]
 
     def _ruled_or_decided(self, ruling: _Ruling, found: Iterator[Assessment],
                           probabilities: Iterator[float]) -> Verdict:
@@ -297,6 +302,22 @@ def _finished(verdict: Verdict, claim: ClaimView, evidence: Evidence, release_sc
         state=verdict.state, evidence=covered, confidence=verdict.confidence, release_score=score,
         method=verdict.method, rationale=verdict.rationale, extra=verdict.extra,
         stratum=stratum(verdict, claim, evidence),
+    )
+
+
+def _as_its_question(verdict: Verdict, claim: ExtractedClaim) -> Verdict:
+    """The verdict on a bare yes or no, checked as the statement its question makes (`polar.asserted`).
+
+    It is released only where that statement is SUPPORTED. Anything else is a person's (or the model's) to
+    read, as a yes or no is without a statement: the statement is built from the question's words, so a
+    verdict against it is no reason to reject the answer unseen."""
+    read_as = f'Read as its question\'s statement, "{claim.asserts}": '
+    if verdict.state is State.SUPPORTED:
+        return replace(verdict, rationale=read_as + verdict.rationale)
+    return replace(
+        verdict, state=State.INSUFFICIENT_EVIDENCE, confidence=0.5, release_score=0.0, method=PolarAnswer.methods()[0],
+        rationale=read_as + f"{verdict.state.value.lower().replace('_', ' ')} ({verdict.rationale.rstrip('.')}). "
+                  "A yes or no asserts what its question asks; a person reads it with the question.",
     )
 
 
