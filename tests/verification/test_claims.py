@@ -83,6 +83,27 @@ def test_a_bare_answer_carries_the_question_and_a_sentence_does_not():
     assert extract_claims("Delhi")[0].context == ""
 
 
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("No. Refunds are not given after 30 days.", ["No.", "Refunds are not given after 30 days."]),
+        ("The answer is no. Refunds are given.", ["The answer is no.", "Refunds are given."]),
+        ("We sat in the sun. It was hot.", ["We sat in the sun.", "It was hot."]),
+        ("Ticket No. 5 is open. See Fig. 2 for it.", ["Ticket No. 5 is open.", "See Fig. 2 for it."]),
+    ],
+)
+def test_a_word_that_abbreviates_only_before_a_number_ends_its_sentence_elsewhere(answer, claims):
+    assert [claim.text for claim in extract_claims(answer)] == claims
+
+
+def test_a_no_before_a_sentence_is_a_bare_answer_to_the_question_and_the_sentence_a_claim_of_its_own():
+    question = "Can I get a refund after 30 days?"
+    no, sentence = extract_claims("No. Refunds are not given after 30 days.", question)
+
+    assert (no.text, no.asserts) == ("No.", "you cannot get a refund after 30 days")
+    assert (sentence.text, sentence.context) == ("Refunds are not given after 30 days.", "")
+
+
 def test_ids_follow_text_order():
     claims = extract_claims("Acme was founded in 1987. It has 200 employees. Its office is in Boston.")
     assert [c.id for c in claims] == ["k1", "k2", "k3"]

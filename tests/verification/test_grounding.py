@@ -10,8 +10,9 @@ from verification.claims.commitments import entity_key, find_relations
 from verification.claims.extraction import extract_claims
 from verification.claims.view import read_claim
 from verification.decision.offline import OfflineVerifier
+from verification.engine import check_case
 from verification.retrieval.index import SourceIndex
-from verification.types import Source, State
+from verification.types import Case, Source, State, Terminal
 
 DEAL = Source(
     id="press-release",
@@ -617,3 +618,39 @@ def test_a_denial_refutes_nothing_the_sentence_sets_apart_from_it(statement, tru
 
     assert _verdict(true, source).state is not State.REFUTED
     assert _verdict(false, source).state is not State.SUPPORTED
+
+
+MAGAZINES = [Source(id="jane", text="Jane is an American women's magazine."),
+             Source(id="elle", text="Elle is a French women's magazine.")]
+
+
+def test_a_name_the_claim_opens_with_that_no_source_says_is_never_released():
+    swapped = check_case(Case(question="Tell me about it.", answer="Vogue is an American women's magazine.",
+                              sources=MAGAZINES))
+    copied = check_case(Case(question="Tell me about it.", answer="Jane is an American women's magazine.",
+                             sources=MAGAZINES))
+    bare = check_case(Case(question="Which magazine is French?", answer="Vogue", sources=MAGAZINES))
+
+    # The opening capital alone named nothing, so "Vogue" went unread and the claim was released.
+    assert swapped.terminal is not Terminal.PERMIT and bare.terminal is not Terminal.PERMIT
+    assert copied.terminal is Terminal.PERMIT
+
+
+@pytest.mark.parametrize(
+    ("claim", "opening"),
+    [("Vogue is a magazine.", "vogu"), ("Portugal.", "portugal"), ("Refunds are due.", "refund"),
+     ("Later, Mike asks Ann.", None), ("The plan is free.", None), ("it is free.", None)],
+)
+def test_the_word_a_claim_opens_with_may_name_something_unless_a_comma_sets_it_apart(claim, opening):
+    assert read_claim(claim).opening_stem == opening
+
+
+def test_a_name_coordinated_with_the_sentences_own_is_no_name_put_in_its_place():
+    both = _verdict("Jane and Elle are women's magazines.", *MAGAZINES)
+    wrong = _verdict("Jane and Elle are American women's magazines.", *MAGAZINES)
+
+    # "Jane and Elle" adds a name beside Jane's: what the sources say of Elle decides, not a swap for "American".
+    assert both.state is State.SUPPORTED and both.method != "offline:altered"
+    assert {span.source_id for span in both.evidence} == {"jane", "elle"}
+    assert (wrong.state, wrong.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
+    assert '"American" where it says "French"' in wrong.rationale

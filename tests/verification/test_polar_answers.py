@@ -80,7 +80,12 @@ def test_a_yes_to_more_than_the_sources_say_is_not_released() -> None:
         (CANCEL, "No.", "you cannot cancel your subscription at any time"),
         ("Am I eligible for a refund?", "Yes", "you are eligible for a refund"),
         ("Hi! Do you ship to Canada?", "Yep.", "you do ship to Canada"),
-        ("Are Jane and Elle both women's magazines?", "yes", "Jane and Elle are both women's magazines"),
+        # A yes to "both" says of each what the question asks, a no only that not both are.
+        ("Are Jane and Elle both women's magazines?", "yes", "Jane and Elle are women's magazines"),
+        ("Are Jane and Elle both women's magazines?", "no", "Jane and Elle are not both women's magazines"),
+        ("Did both Carl Boese and Franco Zeffirelli direct films?", "Yes.",
+         "did Carl Boese and Franco Zeffirelli direct films"),
+        ("Are all plans billed monthly?", "Yes.", "are all plans billed monthly"),  # "all" is no "both"
         # A subject of several words keeps the auxiliary where the question has it: the checks read words.
         ("Is the Pro plan billed monthly?", "No.", "is not the Pro plan billed monthly"),
     ],
@@ -106,6 +111,29 @@ def test_a_yes_to_a_question_that_makes_no_statement_goes_to_a_person() -> None:
 
     assert (record.terminal, record.reason) == (Terminal.REVIEW, Reason.UNSUPPORTED_CLAIM)
     assert record.candidates[-1].claims[0].method == "offline:polar-answer"
+
+
+def test_a_yes_to_both_is_supported_where_the_sources_say_it_of_each_without_saying_both() -> None:
+    source = Source(id="about", text="Jane and Elle are American women's magazines.")
+
+    record = check_case(Case(question="Are Jane and Elle both women's magazines?", answer="Yes", sources=[source]))
+
+    (claim,) = record.candidates[-1].claims
+    # Before, the "both" the source never states held it back as a polar answer it did not support.
+    assert claim.state is State.SUPPORTED and claim.method != "offline:polar-answer"
+    assert '"Jane and Elle are women\'s magazines"' in claim.rationale
+
+
+@pytest.mark.parametrize("answer", ["R&B", "B", "A."])
+def test_an_answer_of_letters_names_something_and_is_no_yes_or_no(answer: str) -> None:
+    source = Source(id="song", text="The song is an R&B ballad. Option B is the cheaper one.")
+
+    record = check_case(Case(question="What genre is the song?", answer=answer, sources=[source]))
+
+    (claim,) = record.candidates[-1].claims
+    assert claim.method != "offline:polar-answer" and "yes or no" not in claim.rationale
+    # No rule compares letters with the sources, so a person reads it: never rejected unseen.
+    assert (record.terminal, claim.method) == (Terminal.REVIEW, "offline:wordless")
 
 
 def test_lower_case_yes_is_a_bare_answer_not_a_verb() -> None:

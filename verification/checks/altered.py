@@ -80,7 +80,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 8
+    version = 9
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -150,11 +150,12 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     # Only the stretch of the sentence the claim restates counts, and what the claim puts in place of the
     # words just before and just after it: the rest of the sentence the claim may leave out.
     first, last = blocks[0].b, blocks[-1].b + blocks[-1].size
-    opcodes = [_edge(op, first, theirs) if op[3] < first else _tail(op, last, theirs) for op in matcher.get_opcodes()
-               if op[0] != "equal" and (first <= op[3] or op[4] == first)
-               and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
+    cut = [_edge(op, first, theirs) if op[3] < first else _tail(op, last, theirs) for op in matcher.get_opcodes()
+           if op[0] != "equal" and (first <= op[3] or op[4] == first)
+           and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
     whole = matched == len(ours) and _negations_reach_alike(ours, blocks)
-    return _Diff(matched, whole, _first_change(ours, theirs, [op for op in opcodes if op], last, passage.text))
+    opcodes = [_without_conjunct(op, ours, claim.text) for op in cut if op]
+    return _Diff(matched, whole, _first_change(ours, theirs, opcodes, last, passage.text))
 
 
 def _stated(claim: ClaimView, evidence: Evidence, passage: Passage) -> tuple[
@@ -287,6 +288,29 @@ def _speaker(label: str) -> tuple[str, ...]:
 
 
 _Opcode = tuple[str, int, int, int, int]
+
+_CONJUNCT_GAP = re.compile(r"\s*(?:,\s*)?(?:and|or|&|as well as)?\s*", re.IGNORECASE)
+"""What joins a name to the name before it in a coordination: "Jane and Elle", "Jane, Elle", "Jane & Elle"."""
+
+
+def _without_conjunct(op: _Opcode, ours: list[_Token], claim_text: str) -> _Opcode:
+    """An edit that opens with a name the claim coordinates with the name just before it, the name left out:
+    "Jane and Elle are women's magazines" against "Jane is an American women's magazine" adds a conjunct,
+    which says nothing in the place of "American"; whether the sources say it of Elle too is what the other
+    checks and the scorer read. A name put for a name is a swap still: "Elle is ..." for "Jane is ..."."""
+    kind, i1, i2, j1, j2 = op
+    if kind not in ("replace", "insert") or i1 == 0 or not _is_name(ours[i1]):
+        return op
+    before = ours[i1 - 1]
+    if not (_is_name(before) or before.start == 0 and before.surface[:1].isupper()):
+        return op  # (the name a claim opens with is capitalised as any first word is: not `named`)
+    gap = claim_text[before.start + len(before.surface):ours[i1].start]
+    if not gap.strip() or not _CONJUNCT_GAP.fullmatch(gap):
+        return op  # "Jane Elle" is one name, and a name said apart from the one before is no conjunct
+    end = i1
+    while end < i2 and _is_name(ours[end]):
+        end += 1
+    return kind, end, i2, j1, j2
 
 
 def _edge(op: _Opcode, first: int, theirs: list[_Token]) -> _Opcode | None:

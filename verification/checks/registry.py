@@ -20,9 +20,11 @@ from verification.checks.stated_values import StatedValues
 from verification.checks.typed_mismatch import TypedMismatch
 from verification.checks.ungrounded_value import UngroundedValue
 from verification.checks.verbatim import Verbatim
+from verification.checks.wordless import Wordless
 
 CHECKS: tuple[Check, ...] = (
     PolarAnswer(),
+    Wordless(),
     SourceConflict(),
     TypedMismatch(),
     RelationMismatch(),

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from verification.claims.language import ENGLISH
-from verification.claims.tokens import content_stems, stem
+from verification.claims.tokens import STOP_WORDS, content_stems, stem, words
 
 POLAR_WORDS: dict[str, frozenset[str]] = {
     ENGLISH: frozenset({"yes", "no", "yeah", "yep", "nope", "nah"}),
@@ -40,7 +40,11 @@ def polar(text: str, language: str = ENGLISH, stems: Sequence[str] | None = None
     `stems`: the text's content stems where they are read already (a claim's view has them)."""
     if text.strip(_EDGES).lower() in POLAR_WORDS.get(language, frozenset()):
         return True
-    return language == ENGLISH and set(content_stems(text) if stems is None else stems) <= _ANSWER_STEMS
+    if language != ENGLISH or not set(content_stems(text) if stems is None else stems) <= _ANSWER_STEMS:
+        return False
+    # Letters are no function words: "R&B", "B" and "A." name something, as a yes or no never does.
+    found = [word for word, _, _ in words(text)]
+    return any(len(word) > 1 for word in found) and all(len(word) > 1 or word in STOP_WORDS for word in found)
 
 
 _AUXILIARIES = frozenset({
@@ -84,15 +88,20 @@ def asserted(question: str, answer: str) -> str | None:
     aux = found["aux"].lower()
     if aux not in _AUXILIARIES:
         return None
-    words = [_ASKER.get(word.lower(), word) for word in found["rest"].split()]
+    parts = [_ASKER.get(word.lower(), word) for word in found["rest"].split()]
     negative = bool(_NEGATIVE & set(re.findall(r"n't|\w+", answer.lower())))
     said = ("cannot" if aux == "can" else f"{aux} not") if negative else aux
-    if words[0].lower() in _SUBJECTS:
-        subject = words[0].lower()
+    if parts[0].lower() in _SUBJECTS:
+        subject = parts[0].lower()
         said = said.replace(aux, _AGREEING.get((aux, subject), aux), 1)
-        return " ".join([subject, said, *words[1:]])
-    apart = _SET_APART.search(" ".join(words))
-    if apart is not None and apart.start() > 0:
-        head = " ".join(words)
-        return f"{head[:apart.start()].strip()} {said} {head[apart.start():]}"
-    return " ".join([said, *words])
+        return " ".join([subject, said, *parts[1:]])
+    apart = next((i for i, word in enumerate(parts) if _SET_APART.fullmatch(word)), None)
+    if apart is None:
+        return " ".join([said, *parts])
+    # "Yes" to "Are A and B both magazines?" says of each that it is one, which is what "A and B are
+    # magazines" says; a "both" stated nowhere would hold back what the sources say of each. A no keeps
+    # it: "not both" is no "neither".
+    distributive = parts[apart].lower() == "both" and not negative and "and" in parts
+    # The subject ends at the word; where the word opens the question ("Did both A and B ...?"), the
+    # auxiliary stays first.
+    return " ".join([*parts[:apart], said, *parts[apart + 1 if distributive else apart:]])

@@ -17,6 +17,9 @@ _ABBREVIATIONS = frozenset(
     p.m gen col lt sgt capt rev gov sen rep ph.d b.a m.a c ca fl
     """.split()
 )
+# Of those, the ones that are also words a sentence can end with ("The answer is no.", "We sat in the
+# sun.") abbreviate only before a number: "No. 5", "Fig. 2", "Sat. 14 May".
+_ABBREVIATING_BEFORE_A_NUMBER = frozenset({"no", "nos", "fig", "figs", "sat", "sun", "wed"})
 
 # A candidate end: terminal punctuation, optional closing quotes or brackets, then whitespace; or a
 # period run straight into the next sentence's capital ("... west of Boston.Stanford University is"),
@@ -91,10 +94,20 @@ def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int) -> boo
     if before:
         word = before.group(1).lower().rstrip(".")
         # Initials ("J. R. Smith") and known abbreviations do not end sentences.
-        if word in _ABBREVIATIONS or (len(word) == 1 and before.group(1).isupper()):
+        if word in _ABBREVIATING_BEFORE_A_NUMBER:
+            if _number_follows(text, punct_end, limit):
+                return False
+        elif word in _ABBREVIATIONS or (len(word) == 1 and before.group(1).isupper()):
             return False
     # "... costs approx. $5 per month" is caught above; a lower-case continuation is not a new sentence.
     return not _continues(text, punct_end, limit)
+
+
+def _number_follows(text: str, position: int, limit: int) -> bool:
+    """Whether the next word after `position` starts with a digit (or a "#")."""
+    while position < limit and text[position].isspace():
+        position += 1
+    return position < limit and (text[position].isdigit() or text[position] == "#")
 
 
 def _continues(text: str, position: int, limit: int) -> bool:

@@ -72,6 +72,19 @@ class ClaimView:
         """The matching keys of its content words (`clause_tokens`): what a sentence must say to restate it."""
         return tuple(token.key for token in self.clause_tokens if token.content)
 
+    @cached_property
+    def opening_stem(self) -> str | None:
+        """The stem of the word the claim opens with where that word may be a name: capitalised and carrying
+        content ("Vogue is ...", a bare "Portugal"). `name_stems` leaves it out: every sentence opens with a
+        capital, so it may as well be "Refunds" or "Later,"."""
+        if self.language != ENGLISH or not self.words:
+            return None
+        word, start, end = self.words[0]
+        if not self.text[start].isupper() or word in STOP_WORDS or len(word) < 2 or word[:1].isdigit():
+            return None
+        # A word set apart by a comma opens the sentence without being what it is about ("Later, ...").
+        return None if self.text[end:].lstrip().startswith(",") else stem(word)
+
 
 def read_claim(text: str, context: str = "", language: str = ENGLISH) -> ClaimView:
     """The claim read once into its view, in its language (`language.detect`)."""

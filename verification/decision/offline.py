@@ -52,7 +52,7 @@ from verification.scorers import Scorer, make_scorer
 from verification.scorers.features import FEATURE_NAMES, Assessment, measure
 from verification.types import Source, State
 
-STAGES: tuple[tuple[str, int], ...] = (("claims", 6), ("retrieval", 3), ("features", 1))
+STAGES: tuple[tuple[str, int], ...] = (("claims", 7), ("retrieval", 4), ("features", 1))
 """The stages before the checks, each with its version: bumped by whoever changes what the claim view,
 retrieval or the measures produce."""
 
@@ -339,7 +339,12 @@ def _names_grounded(claim: ClaimView, evidence: Evidence) -> float:
     "held in San Diego" against sentences that never name San Diego may well be true, but nothing cited
     shows it, so it is the first a person should see.
     """
-    if not claim.name_stems:
+    # The word the claim opens with is no name for all its capital, unless no source says it anywhere:
+    # "Vogue is an American women's magazine" against sources that name Jane and Elle, a bare "Portugal".
+    opener = claim.opening_stem
+    unknown = opener is not None and opener not in claim.name_stems and not any(
+        opener in evidence.index.source_stems(source) for source in evidence.index.sources)
+    if not claim.name_stems and not unknown:
         return 1.0
     window = evidence.window
-    return sum(name in window for name in claim.name_stems) / len(claim.name_stems)
+    return sum(name in window for name in claim.name_stems) / (len(claim.name_stems) + unknown)
