@@ -105,16 +105,20 @@ def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int) -> boo
 
 def _number_follows(text: str, position: int, limit: int) -> bool:
     """Whether the next word after `position` starts with a digit (or a "#")."""
-    while position < limit and text[position].isspace():
-        position += 1
-    return position < limit and (text[position].isdigit() or text[position] == "#")
+    following = _next_character(text, position, limit)
+    return following.isdigit() or following == "#"
 
 
 def _continues(text: str, position: int, limit: int) -> bool:
     """Whether the next word after `position` starts in lower case, so the sentence goes on."""
+    return _next_character(text, position, limit).islower()
+
+
+def _next_character(text: str, position: int, limit: int) -> str:
+    """The first character after `position` that is not whitespace, before `limit`; "" where there is none."""
     while position < limit and text[position].isspace():
         position += 1
-    return position < limit and text[position].islower()
+    return text[position] if position < limit else ""
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int] | None:

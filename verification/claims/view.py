@@ -80,7 +80,7 @@ class ClaimView:
         if self.language != ENGLISH or not self.words:
             return None
         word, start, end = self.words[0]
-        if not self.text[start].isupper() or word in STOP_WORDS or len(word) < 2 or word[:1].isdigit():
+        if not _capitalised_content(self.text, word, start):
             return None
         # A word set apart by a comma opens the sentence without being what it is about ("Later, ...").
         return None if self.text[end:].lstrip().startswith(",") else stem(word)
@@ -136,8 +136,13 @@ def _stems_of(mentions: Iterable[Mention]) -> frozenset[str]:
 
 
 def _name_stems(text: str, tokens: tuple[tuple[str, int, int], ...]) -> frozenset[str]:
-    # A lone initial ("J." in "Michael J. Fox") names nothing a source must repeat.
     return frozenset(
         stem(word) for word, start, _ in tokens
-        if word[:1].isdigit() or (start > 0 and text[start].isupper() and word not in STOP_WORDS and len(word) > 1)
+        if word[:1].isdigit() or (start > 0 and _capitalised_content(text, word, start))
     )
+
+
+def _capitalised_content(text: str, word: str, start: int) -> bool:
+    """Whether the word at `start` is written with a capital and may name something: not a function word, not
+    a lone initial ("J." in "Michael J. Fox"), not a number."""
+    return text[start].isupper() and word not in STOP_WORDS and len(word) > 1 and not word[:1].isdigit()
