@@ -57,6 +57,10 @@ def test_a_list_of_predicates_is_one_claim_per_predicate_all_sharing_the_subject
         "The museum is open between 9 and 5.",
         "The shop sells apples and pears from Kent.",
         "The kit includes a tent and poles for camping.",
+        # What follows the "and" shows no verb before its first preposition, or only a noun in -is:
+        "The company had a decrease in net income on a non-GAAP and GAAP basis in Q2 compared to last year.",
+        "The bank offers savings accounts, a quick application process and a 15% discount for new customers.",
+        "The firm changed its name and its tax status in 2019.",
     ],
 )
 def test_nouns_joined_by_and_are_one_fact_and_stay_one_claim(sentence: str):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from verification.claims.clauses import PREPOSITIONS
 from verification.claims.tokens import words
 
 
@@ -74,6 +75,8 @@ _PREPOSITION_WITH_NUMBER = re.compile(
     r"around|during|since|up\s+to)\s+[$€£¥]?\d"
 )
 _WORD = re.compile(r"[A-Za-z][\w'’-]*|[$€£¥]?\d[\d.,:]*")
+_WINDOW_WORD = re.compile(r"[\w'’]+")
+_PREPOSITIONS = PREPOSITIONS | {"of"}
 
 
 def split_parts(sentence: str) -> list[Part]:
@@ -84,7 +87,7 @@ def split_parts(sentence: str) -> list[Part]:
     for index, (joint_start, joint_end, predicates_only) in enumerate(joints):
         left = sentence[piece_start:joint_start]
         right = sentence[joint_end:]
-        if not predicates_only and _is_clause(left) and _is_clause(right) and _SUBJECT_START.match(right) \
+        if not predicates_only and _is_clause(left) and _opens_clause(right) and _SUBJECT_START.match(right) \
                 and not _elliptical(right):
             parts.append(Part(piece_start, joint_start, subject))
             piece_start, subject = joint_end, ""
@@ -121,6 +124,21 @@ def _is_clause(text: str) -> bool:
     """Enough of a sentence to stand alone: a few words including something verb-like."""
     words = text.split()
     return len(words) >= 3 and bool(_FINITE_VERB.search(" ".join(words[1:6])))
+
+
+def _opens_clause(text: str) -> bool:
+    """Whether what follows a joint is a clause of its own (`_is_clause`), with its verb before any
+    preposition: a verb-like word after one is a participle ("GAAP basis in Q2 compared to last year") or a
+    noun ("a 15% discount for new customers"), and a word in -is or -us a noun ("basis", "status"). Without
+    that the joint joins noun phrases: "on a non-GAAP and GAAP basis in Q2 compared to last year"."""
+    if not _is_clause(text):
+        return False
+    for word in _WINDOW_WORD.findall(" ".join(text.split()[1:6])):
+        if word.lower() in _PREPOSITIONS:
+            return False
+        if _AUXILIARY.fullmatch(word) or (_FINITE_VERB.fullmatch(word) and not word.endswith(("is", "us"))):
+            return True
+    return False
 
 
 def _elliptical(clause: str) -> bool:
