@@ -103,6 +103,29 @@ def test_replace_with_evidence_refuses_a_span_about_something_else() -> None:
     assert ReplaceWithEvidence().propose(candidate, _contract(("k1",), ()), CONTEXT) is None
 
 
+def _refuted_by(text: str, quote: str) -> Candidate:
+    """A one-sentence answer whose claim the sentence `quote` of its source refutes."""
+    claim = Claim(id="k1", text=text, start=0, end=len(text), state=State.REFUTED, severity=Severity.MODERATE,
+                  evidence=[EvidenceSpan(source_id="s", start=0, end=len(quote), quote=quote)], method="t",
+                  confidence=1.0)
+    return Candidate(id="c0", parent=None, origin=Origin.CLIENT, text=text, sha256=sha256_text(text), claims=[claim])
+
+
+def test_replace_with_evidence_never_puts_in_a_sentence_whose_pronoun_points_outside_it() -> None:
+    # In its source "She" is Jane Roe, named in the sentence before; in the answer it would name no one.
+    candidate = _refuted_by("Jane Roe was born in Bergen.", "She was born in Oslo and moved to Acme.")
+
+    assert ReplaceWithEvidence().propose(candidate, _contract(("k1",), ()), CONTEXT) is None
+
+
+def test_replace_with_evidence_keeps_a_pronoun_the_claim_opens_with_too() -> None:
+    candidate = _refuted_by("She was born in Bergen.", "She was born in Oslo and moved to Acme.")
+
+    proposal = ReplaceWithEvidence().propose(candidate, _contract(("k1",), ()), CONTEXT)
+
+    assert proposal is not None and proposal.text == "She was born in Oslo and moved to Acme."
+
+
 def test_narrowing_drops_the_detail_no_source_has_and_never_hedges() -> None:
     candidate = _candidate("Jane Roe founded Acme in Lisbon in 2003.", {"k1": State.INSUFFICIENT_EVIDENCE})
 

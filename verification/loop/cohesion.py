@@ -3,7 +3,7 @@
 Cutting "This was due to inflation." out of an answer can leave "Therefore, we must cut costs." leaning
 on a premise that is gone. The pass strips the leading connective of the sentence that followed a cut;
 it never writes a replacement premise, because that would be a new, unverified assertion. A sentence
-that opens with a bare pronoun ("It", "This") whose referent may have been cut is reported, not fixed.
+that opens with a bare pronoun ("It", "He", "This") whose referent may have been cut is reported, not fixed.
 """
 
 from __future__ import annotations
@@ -22,8 +22,12 @@ _CONNECTIVE = re.compile(
     r"\s*,?\s*",
     re.IGNORECASE,
 )
-_PRONOUN_START = re.compile(r"^(?:this|that|these|those|it|its|they|their)\b(?!\s+(?:plan|policy|product|service)\b)",
-                            re.IGNORECASE)
+# Words whose referent is in the sentence before: "He", "Her album" and "This change" as much as "It".
+_PRONOUN_START = re.compile(
+    r"^(?:this|that|these|those|it|its|they|their|them|he|she|his|her|him)\b"
+    r"(?!\s+(?:plan|policy|product|service)\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -68,13 +72,20 @@ def restore_cohesion(text: str, cut_points: Sequence[int]) -> CohesionResult:
         fixed = strip_connective(sentence)
         if fixed != sentence:
             edits.append(f"removed the dangling {sentence[: len(sentence) - len(fixed)].strip()!r}")
-        elif _PRONOUN_START.match(sentence):
+        elif opening_pronoun(sentence):
             warnings.append(f"{sentence!r} opens with a pronoun whose referent may have been omitted")
         pieces.append(text[cursor:start])
         pieces.append(fixed)
         cursor = end
     pieces.append(text[cursor:])
     return CohesionResult("".join(pieces), tuple(edits), tuple(warnings))
+
+
+def opening_pronoun(sentence: str) -> str | None:
+    """The pronoun a sentence opens with, whose referent is outside it ("It", "He", "This change"), lower-cased;
+    None when it opens otherwise."""
+    match = _PRONOUN_START.match(sentence.lstrip())
+    return match.group().lower() if match else None
 
 
 def claim_core(text: str) -> str:

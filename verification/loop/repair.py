@@ -20,7 +20,7 @@ from verification.claims.commitments import VALUE_KINDS, agree, comparable, find
 from verification.claims.sentences import split_sentences
 from verification.claims.tokens import content_stems
 from verification.errors import PermanentError
-from verification.loop.cohesion import restore_cohesion
+from verification.loop.cohesion import opening_pronoun, restore_cohesion
 from verification.loop.contract import Operation, Operator, Proposal, RepairContext, RepairContract
 from verification.loop.edits import removal, sentence_of, splice, tidy
 from verification.loop.judging import count_words, forbidden_in
@@ -171,6 +171,12 @@ def _evidence_sentence(text: str, claim: Claim) -> str | None:
         return None
     quote = " ".join(claim.evidence[0].quote.split())
     if len(quote.split()) < 4:
+        return None
+    # "He was then employed by ..." names its subject in the source's sentence before: put in the answer,
+    # its pronoun would point at whatever the answer's sentence before is about. Only where the claim opens
+    # with the same pronoun does the answer already say whom it means.
+    pronoun = opening_pronoun(quote)
+    if pronoun is not None and opening_pronoun(claim.text) != pronoun:
         return None
     return quote if quote[-1:] in ".!?。！？" else quote + "."
 
