@@ -97,6 +97,17 @@ def test_swapped_arguments_are_never_supported(answer: str, source_says: str) ->
     assert source_says in [span.quote for span in verdict.evidence]
 
 
+def test_a_name_moved_out_of_its_phrase_is_an_argument_swapped_not_a_phrase_moved() -> None:
+    # "on their Globex tour" moves as a whole or not at all: its name alone leaves "tour" behind.
+    tour = Source(id="tour", text="Initech have been on their Globex tour since 2019.")
+
+    swapped = _verdict("Globex have been on their Initech tour since 2019.", tour)
+    moved = _verdict("Since 2019, Initech have been on their Globex tour.", tour)
+
+    assert (swapped.state, swapped.method) == (State.INSUFFICIENT_EVIDENCE, "offline:reordered")
+    assert (moved.state, moved.method) == (State.SUPPORTED, "offline:proof")
+
+
 def test_a_bare_answer_is_never_proven_by_naming_what_the_source_names() -> None:
     # Whether "Fabrikam" answers the question is not something the words of the source can show.
     (claim,) = extract_claims("Fabrikam", "Which company did Contoso acquire in 2015?")

@@ -17,6 +17,9 @@ def _sentences(text: str) -> list[str]:
         # "c." is circa, not the end of a sentence.
         ("The panel dates from c. 1491–1510. It hangs in Bruges.",
          ["The panel dates from c. 1491–1510.", "It hangs in Bruges."]),
+        # A case name's "v." is versus, as "vs." is.
+        ("Maddox and Howard v. Moore concerned a monument. It stood in Montgomery.",
+         ["Maddox and Howard v. Moore concerned a monument.", "It stood in Montgomery."]),
         # A title ending in "!" inside quotes does not end the sentence around it.
         ('They recorded it for the "Kerrang!" release "Remastered". Sales were modest.',
          ['They recorded it for the "Kerrang!" release "Remastered".', "Sales were modest."]),

@@ -58,6 +58,7 @@ _PREPOSITIONS = frozenset(
     "around throughout".split()
 )
 _CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
+_PHRASE_MARK = re.compile(r"[,;:()\[\]—–]")
 _BE = frozenset("is are was were be been being".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
@@ -80,7 +81,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 7
+    version = 8
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -91,7 +92,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 1
+    version = 2
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -250,8 +251,7 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     if any(word in _CONDITIONS and word not in claim_words for word, _, _ in words(sentences)):
         return None
     # The words of one value share the place of the value they state ("20 dollars" -> "$20").
-    movable = _phrase_starts(span, source_words)
-    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), movable, text))
+    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), _phrases(span), text))
 
 
 def _only_conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
@@ -332,18 +332,20 @@ def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], fi
     return text[start:end]
 
 
-def _one_move_from_order(positions: list[int], movable: frozenset[int], text: str) -> bool:
+def _one_move_from_order(positions: list[int], phrases: dict[int, int], text: str) -> bool:
     """Whether the positions are in order once at most one run of them is moved elsewhere, a run that is a
-    phrase the source opens with a preposition (`movable`): "in 2010" moves freely, "American" from
-    "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb."""
+    whole phrase the source opens with a preposition (`phrases`): "in 2010" moves freely, "American" from
+    "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb, nor the
+    name alone of "on their Michelle Obama ish", which leaves "ish" behind."""
     if _ascending(positions):
         return True
     n = len(positions)
     for i in range(n):
         for j in range(i + 1, n + 1):
             block, rest = positions[i:j], positions[:i] + positions[j:]
-            if block[0] in movable and _ascending(block) and _ascending(rest) and _fits(block, rest) \
-                    and not _across_clauses(block, rest, text):
+            end = phrases.get(block[0])
+            if end is not None and not any(block[0] < value < end for value in rest) and _ascending(block) \
+                    and _ascending(rest) and _fits(block, rest) and not _across_clauses(block, rest, text):
                 return True
     return False
 
@@ -358,23 +360,32 @@ def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
                for low, high in ((before, block[0]), (block[-1], after)) if low is not None and high is not None)
 
 
-def _phrase_starts(span: tuple[Passage, ...], source_words: list[_Word]) -> frozenset[int]:
-    """The content words of the span that open a prepositional phrase ("2010" of "In 2010,", "Leeds" of
-    "in the Leeds office"): where a phrase may be moved from without changing what it says."""
-    opens: set[int] = set()
+def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
+    """Where each prepositional phrase of the span opens and ends: its first content word ("2010" of "In
+    2010,", "Leeds" of "in the Leeds office") and the start of the next preposition, conjunction or mark
+    that ends a phrase (or the sentence's end). Such a phrase may be moved whole without changing what it says."""
+    phrases: dict[int, int] = {}
     for passage in span:
+        read = list(words(passage.text))
         after_preposition = False
-        for word, start, _ in words(passage.text):
+        for k, (word, start, _) in enumerate(read):
             if word in _PREPOSITIONS:
                 after_preposition = True
             elif word in _DETERMINERS:
                 continue
             else:
                 if after_preposition:
-                    opens.add(passage.start + start)
+                    phrases[passage.start + start] = passage.start + _phrase_end(passage.text, read, k)
                 after_preposition = False
-    content = {word.start for word in source_words}
-    return frozenset(opens & content)
+    return phrases
+
+
+def _phrase_end(text: str, read: list[tuple[str, int, int]], opening: int) -> int:
+    """Where the phrase that opens at word `opening` of `text` ends."""
+    for (_, _, previous_end), (word, start, _) in zip(read[opening:], read[opening + 1:], strict=False):
+        if word in _PREPOSITIONS or _CONJUNCTION.fullmatch(word) or _PHRASE_MARK.search(text, previous_end, start):
+            return start
+    return len(text)
 
 
 def _ascending(values: list[int]) -> bool:

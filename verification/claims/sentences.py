@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 
 # A period after one of these does not end a sentence ("Dr. Smith", "approx. 30", "U.S. law",
-# "c. 1491", "fl. 1200").
+# "c. 1491", "fl. 1200", "Roe v. Wade").
 _ABBREVIATIONS = frozenset(
     """
     mr mrs ms dr prof sr jr st mt ft vs etc inc ltd co corp dept est approx no nos vol fig figs al
     jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun e.g i.e u.s u.k a.m
-    p.m gen col lt sgt capt rev gov sen rep ph.d b.a m.a c ca fl
+    p.m gen col lt sgt capt rev gov sen rep ph.d b.a m.a c ca fl v
     """.split()
 )
 # Of those, the ones that are also words a sentence can end with ("The answer is no.", "We sat in the
