@@ -108,6 +108,14 @@ def test_a_name_moved_out_of_its_phrase_is_an_argument_swapped_not_a_phrase_move
     assert (moved.state, moved.method) == (State.SUPPORTED, "offline:proof")
 
 
+def test_a_clause_opened_by_until_moves_whole_past_its_pronoun() -> None:
+    notice = Source(id="notice", text="Until we resolve the issues, subscribers need not log in to read articles.")
+
+    verdict = _verdict("Subscribers need not log in to read articles until we resolve the issues.", notice)
+
+    assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
+
+
 def test_a_bare_answer_is_never_proven_by_naming_what_the_source_names() -> None:
     # Whether "Fabrikam" answers the question is not something the words of the source can show.
     (claim,) = extract_claims("Fabrikam", "Which company did Contoso acquire in 2015?")

@@ -60,6 +60,7 @@ _PREPOSITIONS = frozenset(
 _CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 _PHRASE_MARK = re.compile(r"[,;:()\[\]—–]")
 _BE = frozenset("is are was were be been being".split())
+_SUBJECT_PRONOUNS = frozenset("i we you he she it they".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
 # states as fact what the source does not, wherever in the sentence they stand.
@@ -362,8 +363,9 @@ def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
 
 def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
     """Where each prepositional phrase of the span opens and ends: its first content word ("2010" of "In
-    2010,", "Leeds" of "in the Leeds office") and the start of the next preposition, conjunction or mark
-    that ends a phrase (or the sentence's end). Such a phrase may be moved whole without changing what it says."""
+    2010,", "Leeds" of "in the Leeds office", "resolve" of "until we resolve the issues") and the start of
+    the next preposition, conjunction or mark that ends a phrase (or the sentence's end). Such a phrase may
+    be moved whole without changing what it says."""
     phrases: dict[int, int] = {}
     for passage in span:
         read = list(words(passage.text))
@@ -371,8 +373,8 @@ def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
         for k, (word, start, _) in enumerate(read):
             if word in _PREPOSITIONS:
                 after_preposition = True
-            elif word in _DETERMINERS:
-                continue
+            elif word in _DETERMINERS or (after_preposition and word in _SUBJECT_PRONOUNS):
+                continue  # "until we resolve the issues" opens at "resolve"
             else:
                 if after_preposition:
                     phrases[passage.start + start] = passage.start + _phrase_end(passage.text, read, k)
