@@ -252,7 +252,7 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     if any(word in _CONDITIONS and word not in claim_words for word, _, _ in words(sentences)):
         return None
     # The words of one value share the place of the value they state ("20 dollars" -> "$20").
-    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), _phrases(span), text))
+    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), span, text))
 
 
 def _only_conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
@@ -333,13 +333,14 @@ def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], fi
     return text[start:end]
 
 
-def _one_move_from_order(positions: list[int], phrases: dict[int, int], text: str) -> bool:
+def _one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: str) -> bool:
     """Whether the positions are in order once at most one run of them is moved elsewhere, a run that is a
-    whole phrase the source opens with a preposition (`phrases`): "in 2010" moves freely, "American" from
+    whole phrase the span opens with a preposition (`_phrases`): "in 2010" moves freely, "American" from
     "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb, nor the
     name alone of "on their Michelle Obama ish", which leaves "ish" behind."""
     if _ascending(positions):
         return True
+    phrases = _phrases(span)  # read only for a claim out of the span's order: most proofs keep it
     n = len(positions)
     for i in range(n):
         for j in range(i + 1, n + 1):
@@ -362,10 +363,8 @@ def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
 
 
 def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
-    """Where each prepositional phrase of the span opens and ends: its first content word ("2010" of "In
-    2010,", "Leeds" of "in the Leeds office", "resolve" of "until we resolve the issues") and the start of
-    the next preposition, conjunction or mark that ends a phrase (or the sentence's end). Such a phrase may
-    be moved whole without changing what it says."""
+    """Where each prepositional phrase of the span opens (its first content word: "2010" of "In 2010,",
+    "resolve" of "until we resolve the issues") and ends (the next preposition, conjunction or mark)."""
     phrases: dict[int, int] = {}
     for passage in span:
         read = list(words(passage.text))
