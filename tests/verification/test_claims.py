@@ -61,6 +61,8 @@ def test_a_list_of_predicates_is_one_claim_per_predicate_all_sharing_the_subject
         "The company had a decrease in net income on a non-GAAP and GAAP basis in Q2 compared to last year.",
         "The bank offers savings accounts, a quick application process and a 15% discount for new customers.",
         "The firm changed its name and its tax status in 2019.",
+        # What brackets hold is an aside, not a verb: "drums" names an instrument.
+        "The band consists of Ann Lee (vocals, piano), Bo Ray (bass), and Cy Dunn (drums).",
     ],
 )
 def test_nouns_joined_by_and_are_one_fact_and_stay_one_claim(sentence: str):

@@ -108,6 +108,20 @@ def test_a_name_moved_out_of_its_phrase_is_an_argument_swapped_not_a_phrase_move
     assert (moved.state, moved.method) == (State.SUPPORTED, "offline:proof")
 
 
+def test_arguments_swapped_beside_a_word_the_sentence_says_twice_are_caught() -> None:
+    # "offer" is said twice and the sentence has a passive of its own; neither hides the swap.
+    fire = Source(id="fire", text=(
+        "When the hall was destroyed by fire in 1834, the King offered the Palace as a new home for the "
+        "council, but the offer was declined."
+    ))
+
+    swapped = _verdict("When the hall was destroyed by fire in 1834, the Palace offered the King.", fire)
+    kept = _verdict("When the hall was destroyed by fire in 1834, the King offered the Palace.", fire)
+
+    assert (swapped.state, swapped.method) == (State.INSUFFICIENT_EVIDENCE, "offline:reordered")
+    assert (kept.state, kept.method) == (State.SUPPORTED, "offline:proof")
+
+
 def test_a_clause_opened_by_until_moves_whole_past_its_pronoun() -> None:
     notice = Source(id="notice", text="Until we resolve the issues, subscribers need not log in to read articles.")
 
@@ -274,6 +288,8 @@ FILM = Source(id="film", text=(
     (MEETING, "Finance Officer: the budget is approved .", '"Finance Officer" where it says "Project Lead"'),
     # A speaker named in words the diff otherwise skips ("Can", "I").
     (MEETING, "Can I: I will send you our price list on Friday .", '"Can I" where it says "Sales Agent"'),
+    # A speaker of stop words only, which no proof aligns, is a speaker still.
+    (MEETING, "Am I: the budget is approved .", '"Am I" where it says "Project Lead"'),
     # A name of three words for one of three: two of the claim's five words are the sentence's, but two of
     # its three once each name counts as one.
     (HONOURS, "By 1952, Margaret Hale had been given the Arctic Rescue Service.",
@@ -291,6 +307,28 @@ def test_a_claim_that_restates_a_sentence_with_a_name_a_speaker_or_a_negation_ch
     assert verdict.state is not State.SUPPORTED and verdict.release_score == 0.0
     assert verdict.method == "offline:altered" and says in verdict.rationale
 
+
+
+CHART = Source(id="chart", text=(
+    'The song was the lead single from the album "No Fences". It reached #1 on "Billboard\'s" Top Country '
+    'Albums chart. The film stars Tom Hale, Ann Ruiz and Bo Park. Its music is by Stan Kray. We visited your '
+    'business, Thomas Water Park, last week. Our Three-Step Cleaning Process is unique.'))
+
+
+@pytest.mark.parametrize(("answer", "says"), [
+    # A name in a list put for the list's name there, the new one said elsewhere in the source.
+    ("The film stars Tom Hale, Ann Ruiz and Stan Kray.", '"Stan Kray" where it says "Bo Park"'),
+    # A capital after a closing quote is a name, not a line's first word.
+    ('It reached #1 on "Billboard\'s" Fences chart.', '"Fences" where it says "Top Country Albums"'),
+    # A number word in a name is the name's: "Three-Step" is no number put for "Thomas".
+    ("We visited your business, Three-Step Cleaning Process, last week.", 'where it says "Thomas Water Park"'),
+])
+def test_a_name_swapped_in_a_list_after_a_quote_or_with_a_number_word_is_never_supported(
+        answer: str, says: str) -> None:
+    verdict = _verdict(answer, CHART)
+
+    assert verdict.state is not State.SUPPORTED and verdict.release_score == 0.0
+    assert verdict.method == "offline:altered" and says in verdict.rationale
 
 
 STORY = Source(id="story", text=(

@@ -28,6 +28,7 @@ from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
+from verification.claims.speaker import SPEAKER, speaker
 from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, denied_quality, stem, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
@@ -82,7 +83,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 8
+    version = 9
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -93,7 +94,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 2
+    version = 3
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -103,7 +104,7 @@ class Reordered(Check):
 def prove(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     """The proof of the claim by the first span of its evidence that proves it, or None."""
     found = None if claim.context else _aligned(claim, evidence)
-    if found is None or not found[1].in_order:
+    if found is None or not found[1].in_order or not _said_by_the_same(claim.text, found[0][0].text):
         return None
     span, alignment = found
     pairs = [
@@ -128,7 +129,7 @@ def reordered(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     if found is None or found[1].in_order:
         return None
     span, _ = found
-    if _passive(claim.words) or any(_passive(words(passage.text)) for passage in span):
+    if _passives(claim.words) != sum(_passives(words(passage.text)) for passage in span):
         return None  # "B was acquired by A" is "A acquired B": a change of voice moves the arguments
     return CheckFinding(
         state=State.INSUFFICIENT_EVIDENCE,
@@ -163,6 +164,16 @@ def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...],
         if alignment is not None and out_of_order is None and len(span) == 1:
             out_of_order = span, alignment
     return out_of_order
+
+
+def _said_by_the_same(claim: str, sentence: str) -> bool:
+    """Whether a claim that opens with whom it is said by ("Sales Agent: ...") is the span's line by the
+    same speaker: the label is what the line claims, though its words may be none a proof aligns ("Am I")."""
+    ours = SPEAKER.match(claim)
+    if ours is None:
+        return True
+    theirs = SPEAKER.match(sentence)
+    return theirs is not None and speaker(ours[1]) == speaker(theirs[1])
 
 
 def _says(passage: Passage, key: str) -> bool:
@@ -216,30 +227,75 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     by_key: dict[str, list[_Word]] = {}
     for other in source_words:
         by_key.setdefault(other.key, []).append(other)
-    pairs: list[tuple[_Word, _Word]] = []
-    places: list[int] = []  # where each claim word stands in the span: a value's words at the value's start
-    taken: set[int] = set()  # each word of the span states one word of the claim: "2020 and 2020" is not "2020"
-    previous = -1
+    options = _options(content, stated, by_key)
+    if options is None:
+        return None
+    reading = _judged(claim, _matched(content, options, stated, compact=False), values, span, source_words, text)
+    if reading is not None and reading.in_order or all(len(found) < 2 for found in options):
+        return reading
+    # A word the span says twice was matched to the wrong one: "offered" to "the offer was declined" after
+    # its subject. Matched near the words the span says once instead, the claim reads as the span does,
+    # or shows the arguments it swapped.
+    compact = _judged(claim, _matched(content, options, stated, compact=True), values, span, source_words, text)
+    return compact if compact is not None and (reading is None or compact.in_order) else reading
+
+
+def _options(content: list[_Word], stated: dict[int, _Word],
+             by_key: dict[str, list[_Word]]) -> list[list[_Word]] | None:
+    """The span's words each content word of the claim may match, or None when one has none. A number is
+    matched digit for digit, inside the value that states it where there is one: a value check that finds
+    "$291 million" within a source's range must not stand for the 291 itself."""
+    options = []
     for word in content:
         value = stated.get(word.start)
         if value is not None and not word.key[:1].isdigit():
-            pairs.append((word, value))  # "dollars" of "20 dollars" is stated by "$20" as a whole
-            places.append(value.start)
+            options.append([value])  # "dollars" of "20 dollars" is stated by "$20" as a whole
             continue
-        # A number is matched digit for digit, inside the value that states it where there is one: a value
-        # check that finds "$291 million" within a source's range must not stand for the 291 itself.
-        options = [other for other in by_key.get(word.key, ()) if other.start not in taken
-                   and (value is None or value.start <= other.start < value.end)]
-        if not options:
+        found = [other for other in by_key.get(word.key, ()) if value is None or value.start <= other.start < value.end]
+        if not found:
             return None
-        match = next((other for other in options if other.start > previous), options[0])
+        options.append(found)
+    return options
+
+
+def _matched(content: list[_Word], options: list[list[_Word]], stated: dict[int, _Word],
+             compact: bool) -> list[tuple[_Word, _Word, int]] | None:
+    """Each claim word with the span word it matches and its place in the span (a value's words at the
+    value's start), or None when the span has too few of a word. Each span word states one claim word
+    ("2020 and 2020" is not "2020"). A word the span has more than once takes the next one after the word
+    before it, or, `compact`, the one nearest a word the span has once."""
+    anchors = [found[0].start for found in options if len(found) == 1]
+    matched: list[tuple[_Word, _Word, int]] = []
+    taken: set[int] = set()
+    previous = -1
+    for word, found in zip(content, options, strict=True):
+        value = stated.get(word.start)
+        if value is not None and not word.key[:1].isdigit():
+            matched.append((word, value, value.start))
+            continue
+        free = [other for other in found if other.start not in taken]
+        if not free:
+            return None
+        if compact and anchors:
+            match = min(free, key=lambda other: min(abs(other.start - anchor) for anchor in anchors))
+        else:
+            match = next((other for other in free if other.start > previous), free[0])
         previous = match.start
         taken.add(match.start)
-        pairs.append((word, match))
-        places.append(match.start if value is None else value.start)
-    matched = [source for _, source in pairs]
-    first, last = min(word.start for word in matched), max(word.start for word in matched)
-    used = {word.start for word in matched}
+        matched.append((word, match, match.start if value is None else value.start))
+    return matched
+
+
+def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, values: Sequence[ValueCheck],
+            span: tuple[Passage, ...], source_words: list[_Word], text: str) -> _Alignment | None:
+    """The alignment the matches make, or None when the span says more between them, or qualifies or
+    conditions what the claim states plainly."""
+    if matched is None:
+        return None
+    pairs = [(word, source) for word, source, _ in matched]
+    places = [place for _, _, place in matched]
+    first, last = min(source.start for _, source in pairs), max(source.start for _, source in pairs)
+    used = {source.start for _, source in pairs}
     region_words = [word for word in source_words if first <= word.start <= last]
     omitted = [word.start not in used and not _inside_value(word, values, span) for word in region_words]
     if not _only_conjuncts_left_out(text, region_words, omitted, span):
@@ -314,11 +370,12 @@ def _qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
     return sorted(keys + ["not" for word, _, _ in read if denied_quality(word)])
 
 
-def _passive(read: Sequence[tuple[str, int, int]]) -> bool:
-    """Whether a text puts a verb in the passive with its agent ("was acquired by"): a form of "be" and,
-    within a few words after it, "by"."""
+def _passives(read: Sequence[tuple[str, int, int]]) -> int:
+    """How many verbs a text puts in the passive with their agent ("was acquired by"): a form of "be" and,
+    within a few words after it, "by". A claim with as many as its span changed no voice ("when the
+    Houses were destroyed by fire" on both sides), so its voice does not explain its order."""
     tokens = [word for word, _, _ in read]
-    return any(word in _BE and "by" in tokens[i + 1:i + 5] for i, word in enumerate(tokens))
+    return sum(word in _BE and "by" in tokens[i + 1:i + 5] for i, word in enumerate(tokens))
 
 
 def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], first: int, last: int) -> str:
@@ -347,9 +404,19 @@ def _one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: 
             block, rest = positions[i:j], positions[:i] + positions[j:]
             end = phrases.get(block[0])
             if end is not None and not any(block[0] < value < end for value in rest) and _ascending(block) \
-                    and _ascending(rest) and _fits(block, rest) and not _across_clauses(block, rest, text):
+                    and _ascending(rest) and _fits(block, rest) and not _across_clauses(block, rest, text) \
+                    and _moved_within_its_sentence(block, positions[i - 1:i] + positions[j:j + 1], span):
                 return True
     return False
+
+
+def _moved_within_its_sentence(block: list[int], beside: list[int], span: tuple[Passage, ...]) -> bool:
+    """Whether the claim's words beside a moved run are of the run's own sentence: "in version 3.1" of the
+    sentence before is not moved into "Support for custom domains was added in version 5.0"."""
+    def sentence(position: int) -> int:
+        return next(k for k, passage in enumerate(span) if passage.start <= position < passage.end)
+
+    return all(sentence(position) == sentence(block[0]) for position in beside)
 
 
 def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:

@@ -43,6 +43,7 @@ _JOINT = re.compile(r"\s*(?:;|,?\s+(?:and|but|while|whereas|although|though)\s+|
 # commas in a list that an "and" closes ("opens at 9, closes at 5 and is free on Sundays").
 _PREDICATE_JOINT = re.compile(r",?\s+(?:and|but)\s+|,\s+(?:and|but)\s+")
 _LIST_COMMA = re.compile(r",\s+")
+_ASIDE = re.compile(r"\([^()]*\)")
 _SUBJECT_START = re.compile(
     r"^(?:it|they|he|she|we|you|i|this|that|these|those|there|its|their|his|her|our|your|the|a|an|each|"
     r"every|all|both|[A-Z][\w&'.-]*)\b"
@@ -133,7 +134,8 @@ def _opens_clause(text: str) -> bool:
     that the joint joins noun phrases: "on a non-GAAP and GAAP basis in Q2 compared to last year"."""
     if not _is_clause(text):
         return False
-    for word in _WINDOW_WORD.findall(" ".join(text.split()[1:6])):
+    # What brackets hold is an aside, never the verb: "and Dean Garcia (drums)" names a fourth member.
+    for word in _WINDOW_WORD.findall(" ".join(_ASIDE.sub(" ", text).split()[1:6])):
         if word.lower() in _PREPOSITIONS:
             return False
         if _AUXILIARY.fullmatch(word) or (_FINITE_VERB.fullmatch(word) and not word.endswith(("is", "us"))):

@@ -31,15 +31,24 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 
+from verification.checks.altered.tokens import (
+    NEGATION,
+    Token,
+    digits,
+    is_name,
+    is_value,
+    read_tokens,
+    sentence_tokens,
+    sort_of,
+)
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
-from verification.claims.commitments.value_patterns import WORD_NUMBERS
-from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, is_negating, prefix_negated, stem, words
+from verification.claims.speaker import SPEAKER, speaker
+from verification.claims.tokens import NEGATION_WORDS, prefix_negated, stem, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -56,31 +65,13 @@ _SWAP = 3
 """Most words on either side of a substitution ("Ravens" for "Falcons", "New York" for "Boston")."""
 _NAME = 6
 """Most words of a name put for another name ("Quick Start" for "Northwind Cloud Backup Service")."""
-_NEGATION = "<not>"
-_NON = "non"
-"""The "non" of "non-refundable": read as one word with the word after the hyphen, which it negates."""
-_VALUE = "<value "
-_SPEAKER = re.compile(r"\s*([A-Za-z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s")
-"""A line that opens with whom it is said by ("Project Lead: ...", "Client: ...")."""
-
-
-@dataclass(frozen=True)
-class _Token:
-    key: str
-    surface: str
-    named: bool
-    """A name or a number: capitalised past the first word, or a digit."""
-    joined: bool = False
-    """Written right after the token before it, a space between: one name with it where both are names."""
-    start: int = 0
-    """Where it starts in its text."""
 
 
 class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 9
+    version = 10
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -92,7 +83,7 @@ def altered(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     restates one sentence with a change and another word for word is the other's."""
     # The claim's tokens for each set of its values a sentence states (most sentences state none): read
     # once for all the retrieved sentences, not again for each.
-    claim_tokens: dict[tuple[tuple[int, int, int], ...], list[_Token]] = {}
+    claim_tokens: dict[tuple[tuple[int, int, int], ...], list[Token]] = {}
     restated = [(diff, hit.passage) for hit in evidence.hits
                 if (diff := _diff(claim, evidence, hit.passage, claim_tokens))]
     if any(diff.whole and diff.change is None for diff, _ in restated):
@@ -121,13 +112,13 @@ class _Diff:
 
 
 def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
-          claim_tokens: dict[tuple[tuple[int, int, int], ...], list[_Token]]) -> _Diff | None:
+          claim_tokens: dict[tuple[tuple[int, int, int], ...], list[Token]]) -> _Diff | None:
     """How the claim differs from a sentence it restates; None when it does not restate it. `claim_tokens`:
     the claim's tokens read so far, by the values stated."""
     spans, theirs_values = _stated(claim, evidence, passage)
     ours = claim_tokens.get(spans)
     if ours is None:
-        ours = claim_tokens[spans] = _tokens(claim.text, claim.words, spans)
+        ours = claim_tokens[spans] = read_tokens(claim.text, claim.words, spans)
     said_by = _said_by(claim, passage, spans, theirs_values)
     if said_by is not None:
         return said_by
@@ -137,8 +128,8 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     stems = passage.stem_set  # the index's stems of the sentence: numbers spelled out aside, the diff's keys
     if not _restates(ours, [token.key in stems or token.key[:1] in "<0123456789" for token in ours]):
         return None
-    theirs = (_tokens(passage.text, words(passage.text), theirs_values) if theirs_values
-              else _sentence_tokens(passage.text))
+    theirs = (read_tokens(passage.text, words(passage.text), theirs_values) if theirs_values
+              else sentence_tokens(passage.text))
     matcher = SequenceMatcher(None, [token.key for token in ours], [token.key for token in theirs], autojunk=False)
     blocks = [block for block in matcher.get_matching_blocks() if block.size]
     matched = sum(block.size for block in blocks)
@@ -154,7 +145,7 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
            if op[0] != "equal" and (first <= op[3] or op[4] == first)
            and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
     whole = matched == len(ours) and _negations_reach_alike(ours, blocks)
-    opcodes = [_without_conjunct(op, ours, claim.text) for op in cut if op]
+    opcodes = [_without_conjunct(op, ours, claim.text, theirs, passage.text) for op in cut if op]
     return _Diff(matched, whole, _first_change(ours, theirs, opcodes, last, passage.text))
 
 
@@ -180,13 +171,13 @@ def _stated(claim: ClaimView, evidence: Evidence, passage: Passage) -> tuple[
             sorted((start, end, key) for (start, end), key in theirs.items()))
 
 
-def _across_clauses(ours: list[_Token], passage: Passage) -> _Diff | None:
+def _across_clauses(ours: list[Token], passage: Passage) -> _Diff | None:
     """A claim of two words that carry content apart, a name among them, that the sentence says in two
     clauses with another name between: "Alice is the CTO" against "Alice is the CFO and Bob is the CTO"
     (`_skips_into_another_clause`). Two words in one sentence are too few to restate it otherwise."""
-    if len(ours) != 2 or not any(map(_is_name, ours)) or ours[1].joined:
+    if len(ours) != 2 or not any(map(is_name, ours)) or ours[1].joined:
         return None  # two words written together are one name ("Target Corporation"), said as one
-    theirs = _sentence_tokens(passage.text)
+    theirs = sentence_tokens(passage.text)
     keys = [token.key for token in theirs]
     if ours[0].key not in keys or ours[1].key not in keys:
         return None
@@ -224,7 +215,7 @@ def _word_for_word(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | N
     return _Diff(tokens, False, changes[0]) if changes else None
 
 
-def _restates(ours: list[_Token], found: list[bool]) -> bool:
+def _restates(ours: list[Token], found: list[bool]) -> bool:
     """Whether the sentence has enough of the claim's words to restate it: counted word by word, or with
     each name written as several words counted once (a swapped name of three words in a claim of five
     leaves two of five words, and two of three)."""
@@ -234,29 +225,25 @@ def _restates(ours: list[_Token], found: list[bool]) -> bool:
     return sum(weight for weight, here in zip(weights, found, strict=True) if here) >= _RESTATES * sum(weights)
 
 
-def _weights(tokens: list[_Token]) -> list[float]:
+def _weights(tokens: list[Token]) -> list[float]:
     """Each token's share of one word: 1, or 1/k for each of a name written as k words ("Arctic Rescue
     Service"); names apart ("Leeds, the Pennines") count one each."""
     weights: list[float] = []
     start = 0
     while start < len(tokens):
         end = start + 1
-        while _is_name(tokens[start]) and end < len(tokens) and _is_name(tokens[end]) and tokens[end].joined:
+        while is_name(tokens[start]) and end < len(tokens) and is_name(tokens[end]) and tokens[end].joined:
             end += 1
         weights.extend([1 / (end - start)] * (end - start))
         start = end
     return weights
 
 
-def _is_name(token: _Token) -> bool:
-    return token.named and not token.key[:1].isdigit()
-
-
-def _negations_reach_alike(ours: list[_Token], blocks: Sequence[tuple[int, int, int]]) -> bool:
+def _negations_reach_alike(ours: list[Token], blocks: Sequence[tuple[int, int, int]]) -> bool:
     """Whether each negation of the claim that the sentence matches reaches the same words there: a matched
     stretch that ends on a negation the claim goes on from means the sentence negates other words first
     ("there are not real dogs" / "Who doesn't want to see two real dogs")."""
-    return not any(ours[a + size - 1].key == _NEGATION and a + size < len(ours) for a, _, size in blocks)
+    return not any(ours[a + size - 1].key == NEGATION and a + size < len(ours) for a, _, size in blocks)
 
 
 def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int, int]],
@@ -264,16 +251,16 @@ def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int
     """Where the claim and the sentence are both lines said by someone ("Client: ..."): a change when the
     claim's line is the sentence's said by another, a restatement when it is the same line by the same
     speaker; else None, and the words are compared as any others."""
-    ours_by, theirs_by = _SPEAKER.match(claim.text), _SPEAKER.match(passage.text)
+    ours_by, theirs_by = SPEAKER.match(claim.text), SPEAKER.match(passage.text)
     if ours_by is None or theirs_by is None:
         return None
-    ours = _tokens(claim.text, [word for word in claim.words if word[1] >= ours_by.end()], values)
-    theirs = _tokens(passage.text, [word for word in words(passage.text) if word[1] >= theirs_by.end()],
+    ours = read_tokens(claim.text, [word for word in claim.words if word[1] >= ours_by.end()], values)
+    theirs = read_tokens(passage.text, [word for word in words(passage.text) if word[1] >= theirs_by.end()],
                      theirs_values)
     keys, their_keys = [token.key for token in ours], [token.key for token in theirs]
     if not keys:
         return None
-    if _speaker(ours_by[1]) == _speaker(theirs_by[1]):
+    if speaker(ours_by[1]) == speaker(theirs_by[1]):
         # The same line by the same speaker, however short, is no change; any other is compared word by word.
         return _Diff(len(keys), True, None) if keys == their_keys else None
     blocks = [block for block in SequenceMatcher(None, keys, their_keys, autojunk=False).get_matching_blocks()
@@ -283,37 +270,43 @@ def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int
     return _Diff(len(keys), False, (ours_by[1], theirs_by[1]))
 
 
-def _speaker(label: str) -> tuple[str, ...]:
-    return tuple(stem(word) for word in label.lower().split())
-
-
 _Opcode = tuple[str, int, int, int, int]
 
 _CONJUNCT_GAP = re.compile(r"\s*(?:,\s*)?(?:and|or|&|as well as)?\s*", re.IGNORECASE)
 """What joins a name to the name before it in a coordination: "Jane and Elle", "Jane, Elle", "Jane & Elle"."""
 
 
-def _without_conjunct(op: _Opcode, ours: list[_Token], claim_text: str) -> _Opcode:
+def _without_conjunct(op: _Opcode, ours: list[Token], claim_text: str, theirs: list[Token],
+                      text: str) -> _Opcode:
     """An edit that opens with a name the claim coordinates with the name just before it, the name left out:
     "Jane and Elle are women's magazines" against "Jane is an American women's magazine" adds a conjunct,
     which says nothing in the place of "American"; whether the sources say it of Elle too is what the other
-    checks and the scorer read. A name put for a name is a swap still: "Elle is ..." for "Jane is ..."."""
+    checks and the scorer read. A name put for a name is a swap still: "Elle is ..." for "Jane is ...", and
+    "starring Hope, Russell and Kerr" for "starring Hope, Russell and Rogers", where the sentence
+    coordinates a name of its own in that place."""
     kind, i1, i2, j1, j2 = op
-    if kind not in ("replace", "insert") or i1 == 0 or not _is_name(ours[i1]):
+    if kind not in ("replace", "insert") or i1 == 0 or not is_name(ours[i1]):
         return op
-    before = ours[i1 - 1]
-    if not (_is_name(before) or before.start == 0 and before.surface[:1].isupper()):
-        return op  # (the name a claim opens with is capitalised as any first word is: not `named`)
-    gap = claim_text[before.start + len(before.surface):ours[i1].start]
-    if not gap.strip() or not _CONJUNCT_GAP.fullmatch(gap):
-        return op  # "Jane Elle" is one name, and a name said apart from the one before is no conjunct
+    if not _conjunct(ours, i1, claim_text) or kind == "replace" and j1 > 0 and _conjunct(theirs, j1, text):
+        return op
     end = i1
-    while end < i2 and _is_name(ours[end]):
+    while end < i2 and is_name(ours[end]):
         end += 1
     return kind, end, i2, j1, j2
 
 
-def _edge(op: _Opcode, first: int, theirs: list[_Token]) -> _Opcode | None:
+def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
+    """Whether the name at `at` is coordinated with a name just before it: "Jane and Elle", "Jane, Elle",
+    "Jane & Elle". The name a text opens with is capitalised as any first word is (not `named`); "Jane
+    Elle" is one name, and a name said apart from the one before is no conjunct."""
+    before = tokens[at - 1]
+    if not is_name(tokens[at]) or not (is_name(before) or before.start == 0 and before.surface[:1].isupper()):
+        return False
+    gap = text[before.start + len(before.surface):tokens[at].start]
+    return bool(gap.strip()) and _CONJUNCT_GAP.fullmatch(gap) is not None
+
+
+def _edge(op: _Opcode, first: int, theirs: list[Token]) -> _Opcode | None:
     """An edit that ends where the restated stretch begins, cut to the sentence's words just before it:
     the name the claim opens with in place of the sentence's ("Rob Jenkins (born 1975) is" / "Peter
     Spierig (born 1975) is"), or a negation the claim drops just before its first word ("is not a
@@ -322,23 +315,23 @@ def _edge(op: _Opcode, first: int, theirs: list[_Token]) -> _Opcode | None:
     if kind == "replace":
         return kind, i1, i2, max(op[3], j2 - _SWAP), j2
     # Nothing of the claim in its place: only a negation right before the stretch changes what it says.
-    return (kind, i1, i2, j2 - 1, j2) if theirs[first - 1].key == _NEGATION else None
+    return (kind, i1, i2, j2 - 1, j2) if theirs[first - 1].key == NEGATION else None
 
 
-def _tail(op: _Opcode, last: int, theirs: list[_Token]) -> _Opcode:
+def _tail(op: _Opcode, last: int, theirs: list[Token]) -> _Opcode:
     """An edit that goes on past the restated stretch, cut to the sentence's words just after it: the name
     there, or a few words where none is ("... directed by Polar Sound" / "... directed by Maria Lopez and
     stars an ensemble cast featuring ..."). What the sentence says further on the claim may leave out."""
     kind, i1, i2, j1, j2 = op
     if j2 <= last:
         return op
-    end = j1 + 1 if _is_name(theirs[j1]) else min(j2, j1 + _SWAP)
-    while end < min(j2, j1 + _NAME) and _is_name(theirs[end - 1]) and _is_name(theirs[end]) and theirs[end].joined:
+    end = j1 + 1 if is_name(theirs[j1]) else min(j2, j1 + _SWAP)
+    while end < min(j2, j1 + _NAME) and is_name(theirs[end - 1]) and is_name(theirs[end]) and theirs[end].joined:
         end += 1
     return kind, i1, i2, j1, end
 
 
-def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_Opcode],
+def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[_Opcode],
                   last: int, text: str) -> tuple[str, str] | None:
     """(what the claim says, what the sentence says there) for the first change that matters, or None."""
     added = Counter(ours[i].key for op in opcodes for i in range(op[1], op[2]))
@@ -349,22 +342,22 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
     for kind, i1, i2, j1, j2 in opcodes:
         said = [ours[i] for i in range(i1, i2) if not moved[ours[i].key]]
         instead = [theirs[j] for j in range(j1, j2) if not moved[theirs[j].key]]
-        names = kind == "replace" and all(map(_is_name, said + instead)) and max(len(said), len(instead)) <= _NAME
+        names = kind == "replace" and all(map(is_name, said + instead)) and max(len(said), len(instead)) <= _NAME
         if (len(said) > _SWAP or len(instead) > _SWAP) and not names:
             continue  # a longer stretch is the claim saying other things, which is the scorer's to weigh
         there = " ".join(token.surface for token in instead) or "nothing"
         if kind == "replace" and _same_denial(said, instead):
             continue
-        if any(token.key == _NEGATION for token in said + instead) and j2 <= last:
+        if any(token.key == NEGATION for token in said + instead) and j2 <= last:
             return (" ".join(token.surface for token in said) or "no negation", there)
         # A substitution is a name for a name or a number for a number the sentence does not say at all.
         # A stated value is new where the claim says it more often than the sentence, in place of another
         # number: "between 2021 and 2021" says the sentence's 2021 where it says 2018.
-        numbers = {_digits(token.surface) for token in instead}
-        new = {_sort(token) for token in said
-               if (said_times[token.key] > stated_times[token.key] and _digits(token.surface) not in numbers
-                   if _is_value(token) else token.named and token.key not in everywhere)}
-        if kind == "replace" and new & {_sort(token) for token in instead if token.named}:
+        numbers = {digits(token.surface) for token in instead}
+        new = {sort_of(token) for token in said
+               if (said_times[token.key] > stated_times[token.key] and digits(token.surface) not in numbers
+                   if is_value(token) else token.named and token.key not in everywhere)}
+        if kind == "replace" and new & {sort_of(token) for token in instead if token.named}:
             return " ".join(token.surface for token in said), there
         if kind == "replace" and _negated_by_prefix(said, instead, everywhere):
             return said[0].surface, there
@@ -374,7 +367,7 @@ def _first_change(ours: list[_Token], theirs: list[_Token], opcodes: Sequence[_O
     return None
 
 
-def _skips_into_another_clause(ours: list[_Token], at: int, skipped: list[_Token], skipped_text: str,
+def _skips_into_another_clause(ours: list[Token], at: int, skipped: list[Token], skipped_text: str,
                                skipped_from: int) -> bool:
     """Whether the claim leaves out, inside the restated stretch, the end of one clause and the start of
     the next, and goes on with the next one's words: "The company was founded in Paris" restates "The
@@ -387,7 +380,7 @@ def _skips_into_another_clause(ours: list[_Token], at: int, skipped: list[_Token
     if at >= len(ours) or not breaks:
         return False
     cut = skipped_from + breaks[-1].end()
-    joined = [token for token in skipped if token.start >= cut and token.key != _NEGATION]
+    joined = [token for token in skipped if token.start >= cut and token.key != NEGATION]
     if not joined:
         return False
     # The next clause says again a word the claim takes from the first ("pays"), or the claim puts the next
@@ -395,10 +388,10 @@ def _skips_into_another_clause(ours: list[_Token], at: int, skipped: list[_Token
     # "born in Warsaw and later worked in Paris" / "worked in Paris".
     said = {token.key for token in ours}
     return any(token.key in said for token in joined) or (
-        _is_name(ours[at]) and any(_is_name(token) for token in skipped if token.start < cut))
+        is_name(ours[at]) and any(is_name(token) for token in skipped if token.start < cut))
 
 
-def _negated_by_prefix(said: list[_Token], instead: list[_Token], everywhere: set[str]) -> bool:
+def _negated_by_prefix(said: list[Token], instead: list[Token], everywhere: set[str]) -> bool:
     """A word put for its negation inside the restated stretch, the claim's word nowhere in the sentence:
     "Support is available on public holidays" for "Support is unavailable on public holidays". Other
     words put for words are paraphrase as often as change ("plunged" for "fell"): the scorer's to weigh."""
@@ -407,91 +400,16 @@ def _negated_by_prefix(said: list[_Token], instead: list[_Token], everywhere: se
     return _negates(instead[0], said[0]) or _negates(said[0], instead[0])
 
 
-def _same_denial(said: list[_Token], instead: list[_Token]) -> bool:
+def _same_denial(said: list[Token], instead: list[Token]) -> bool:
     """A "not" and a word on one side, that word negated by a prefix on the other: "not available" for
     "unavailable", "not refundable" for "non-refundable"."""
     for one, other in ((said, instead), (instead, said)):
-        if len(one) == 2 and len(other) == 1 and one[0].key == _NEGATION and _negates(other[0], one[1]):
+        if len(one) == 2 and len(other) == 1 and one[0].key == NEGATION and _negates(other[0], one[1]):
             return True
     return False
 
 
-def _negates(prefixed: _Token, word: _Token) -> bool:
+def _negates(prefixed: Token, word: Token) -> bool:
     """Whether `prefixed` is `word` negated by a prefix ("unavailable", "non-refundable" / "available")."""
     base = prefix_negated(prefixed.surface.lower().replace("-", ""))
     return base is not None and stem(base) == word.key
-
-
-def _sort(token: _Token) -> str:
-    return "number" if token.key[:1].isdigit() or _is_value(token) else "name"
-
-
-def _digits(text: str) -> str:
-    return "".join(character for character in text if character.isdigit())
-
-
-def _is_value(token: _Token) -> bool:
-    return token.key.startswith(_VALUE)
-
-
-@lru_cache(maxsize=8192)
-def _sentence_tokens(text: str) -> list[_Token]:
-    """A sentence's tokens where it states none of the claim's values: read once per sentence."""
-    return _tokens(text, words(text), [])
-
-
-def _tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequence[tuple[int, int, int]]) -> list[_Token]:
-    """The words that carry content, and negations, keyed to compare alike; each stated value (start, end,
-    key) is one token."""
-    tokens: list[_Token] = []
-    last = 0  # where the last token ends
-    non: int | None = None  # where a "non-" just read starts
-    for index, (word, start, end) in enumerate(read):
-        value = next(((low, high, key) for low, high, key in values if low <= start < high), None) if values else None
-        if value is not None:
-            key = f"{_VALUE}{value[2]}>"
-            if last != value[1]:  # a value's first word: the value's other words are the same token
-                tokens.append(_Token(key, text[value[0]:value[1]], False, start=value[0]))
-            last = value[1]
-        elif word == _NON and text[end:end + 1] == "-":
-            if text[end + 1:end + 2].islower():
-                non = start  # read with the word after the hyphen, as one word: "non-refundable"
-                continue
-            tokens.append(_Token(_NON, text[start:end], False, start=start))  # "non-GAAP" names a measure
-            last = end
-        elif is_negating(word):
-            tokens.append(_Token(_NEGATION, text[start:end], False, start=start))
-            last = end
-        elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit():
-            number = WORD_NUMBERS.get(word)
-            named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start))
-            joined = bool(tokens) and text[last:start].isspace()
-            if named and joined and not word[:1].isdigit() and _opens_name(tokens[-1]):
-                # The capital that opens a line opens a name where a name goes on from it ("Blank Slate
-                # among others."): the line's first word is read as a name then, not as a word.
-                tokens[-1] = replace(tokens[-1], named=True)
-            key = str(number) if number is not None else stem(word)
-            if non is not None and non + len(_NON) + 1 == start:
-                key, start = _NON + key, non
-            tokens.append(_Token(key, text[start:end], named, joined, start))
-            last = end
-        non = None
-    return tokens
-
-
-def _opens_name(token: _Token) -> bool:
-    return not token.named and token.surface[:1].isupper() and token.key not in (_NEGATION,) and not _is_value(token)
-
-
-def _opens_line(text: str, index: int, start: int) -> bool:
-    """Whether the word at `start` opens a line: a capital after a colon or a quote ("Ann: Darling, ...")
-    opens one rather than names. The character before it is found by stepping back over spaces, not by
-    copying the text before every capitalised word."""
-    if index == 0:
-        return True
-    before = start
-    while before > 0 and text[before - 1].isspace():
-        before -= 1
-    # Nothing but spaces before it opens the text, as the first word does.
-    return before == 0 or text[before - 1] in ":;\"“(["
-

@@ -1,0 +1,16 @@
+"""Whom a line is said by: a transcript line opens with its speaker ("Project Lead: ...", "Client: ..."),
+which is what the line claims as much as its words."""
+
+from __future__ import annotations
+
+import re
+
+from verification.claims.tokens import stem
+
+SPEAKER = re.compile(r"\s*([A-Za-z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s")
+"""A line that opens with whom it is said by; group 1 is the label."""
+
+
+def speaker(label: str) -> tuple[str, ...]:
+    """A speaker's label keyed to compare alike: "Sales agent" is "Sales Agent"."""
+    return tuple(stem(word) for word in label.lower().split())
