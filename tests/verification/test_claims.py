@@ -87,6 +87,8 @@ def test_a_bare_answer_carries_the_question_and_a_sentence_does_not():
     assert yes.context == question
     assert sentence.context == ""
     assert extract_claims("Delhi")[0].context == ""
+    # A past tense that no -ed shows is a verb still: the sentence states something of its own.
+    assert extract_claims("Its founder ran for the Senate in 2016.", question)[0].context == ""
 
 
 @pytest.mark.parametrize(

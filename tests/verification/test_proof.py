@@ -122,6 +122,28 @@ def test_arguments_swapped_beside_a_word_the_sentence_says_twice_are_caught() ->
     assert (kept.state, kept.method) == (State.SUPPORTED, "offline:proof")
 
 
+def test_a_copy_with_a_year_said_twice_is_proven() -> None:
+    # The value checks cite the first mention of 2013; the album's "(2013)" states the claim's last 2013.
+    single = Source(id="single", text=(
+        'It was released in Australia on 10 May 2013, and in Ireland on 23 June 2013, as the third single '
+        'from the album "Word of Mouth" (2013).'))
+
+    verdict = _verdict(single.text, single)
+
+    assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
+
+
+def test_a_conjunct_left_out_takes_its_modal_with_it_only_where_the_next_has_a_verb_of_its_own() -> None:
+    gunman = Source(id="gunman", text="Abe Weinberg would become a top gunman and was a later suspect in the killings.")
+    museum = Source(id="museum", text="The museum would open at 9 and close at 5.")
+
+    suspect = _verdict("Abe Weinberg was a later suspect in the killings.", gunman)
+    closes = _verdict("The museum closes at 5.", museum)
+
+    assert (suspect.state, suspect.method) == (State.SUPPORTED, "offline:proof")
+    assert closes.method != "offline:proof"
+
+
 def test_a_clause_opened_by_until_moves_whole_past_its_pronoun() -> None:
     notice = Source(id="notice", text="Until we resolve the issues, subscribers need not log in to read articles.")
 

@@ -20,6 +20,7 @@ span names the thing, but whether it answers the question is not something words
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -59,6 +60,9 @@ _PREPOSITIONS = frozenset(
     "around throughout".split()
 )
 _CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
+_AUXILIARY_NEXT = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|shall|should|"
+                             r"does|do|did)\b", re.IGNORECASE)
+"""A conjunct that opens with an auxiliary has its own tense and modality ("and was a later suspect")."""
 _PHRASE_MARK = re.compile(r"[,;:()\[\]—–]")
 _BE = frozenset("is are was were be been being".split())
 _SUBJECT_PRONOUNS = frozenset("i we you he she it they".split())
@@ -83,7 +87,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 9
+    version = 10
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -230,13 +234,14 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     options = _options(content, stated, by_key)
     if options is None:
         return None
-    reading = _judged(claim, _matched(content, options, stated, compact=False), values, span, source_words, text)
+    greedy = _matched(content, options, stated, by_key, compact=False)
+    reading = _judged(claim, greedy, values, span, source_words, text)
     if reading is not None and reading.in_order or all(len(found) < 2 for found in options):
         return reading
     # A word the span says twice was matched to the wrong one: "offered" to "the offer was declined" after
     # its subject. Matched near the words the span says once instead, the claim reads as the span does,
     # or shows the arguments it swapped.
-    compact = _judged(claim, _matched(content, options, stated, compact=True), values, span, source_words, text)
+    compact = _judged(claim, _matched(content, options, stated, by_key, compact=True), values, span, source_words, text)
     return compact if compact is not None and (reading is None or compact.in_order) else reading
 
 
@@ -259,7 +264,7 @@ def _options(content: list[_Word], stated: dict[int, _Word],
 
 
 def _matched(content: list[_Word], options: list[list[_Word]], stated: dict[int, _Word],
-             compact: bool) -> list[tuple[_Word, _Word, int]] | None:
+             by_key: dict[str, list[_Word]], compact: bool) -> list[tuple[_Word, _Word, int]] | None:
     """Each claim word with the span word it matches and its place in the span (a value's words at the
     value's start), or None when the span has too few of a word. Each span word states one claim word
     ("2020 and 2020" is not "2020"). A word the span has more than once takes the next one after the word
@@ -274,6 +279,10 @@ def _matched(content: list[_Word], options: list[list[_Word]], stated: dict[int,
             matched.append((word, value, value.start))
             continue
         free = [other for other in found if other.start not in taken]
+        if not free and value is not None:
+            # The value check cites one sentence's first mention of a value: "2013" of "... (2013)." is
+            # cited at "10 May 2013", whose 2013 the date took. Another 2013 of the span states it there.
+            value, free = None, [other for other in by_key.get(word.key, ()) if other.start not in taken]
         if not free:
             return None
         if compact and anchors:
@@ -298,10 +307,15 @@ def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, va
     used = {source.start for _, source in pairs}
     region_words = [word for word in source_words if first <= word.start <= last]
     omitted = [word.start not in used and not _inside_value(word, values, span) for word in region_words]
-    if not _only_conjuncts_left_out(text, region_words, omitted, span):
+    conjuncts = _conjuncts_left_out(text, region_words, omitted, span)
+    if conjuncts is None:
         return None  # the span says more between the words it shares with the claim
     region = _widened(text, span, source_words, first, last)
-    if _qualifiers(claim.words) != _qualifiers(words(region)):
+    # The modal of a conjunct left out is its own where the next one has its own verb: "would" of "Abe
+    # Weinberg would become a gunman and was a later suspect" says nothing of the suspect.
+    qualifiers = Counter(_qualifiers(words(region)))
+    qualifiers.subtract(key for start, end in conjuncts for key in _qualifiers(words(text[start:end])))
+    if sorted(_qualifiers(claim.words)) != sorted(qualifiers.elements()):
         return None
     sentences = text[span[0].start:span[-1].end]
     claim_words = {word for word, _, _ in claim.words}
@@ -311,23 +325,28 @@ def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, va
     return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), span, text))
 
 
-def _only_conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
-                             span: tuple[Passage, ...]) -> bool:
-    """Whether every run of the span's words the claim leaves out is a whole conjunct, ended by "and" or
-    "or" before the claim's next word: "The museum [opens at 9 and] closes at 5" states the second
-    predicate of its subject; "vice president" is not "president", nor "in rare cases, causes" "causes".
-    A conjunct is in one sentence with the word it is joined to: words left out across a sentence's end
-    ("Project Lead: [Yeah . Finance Officer:] and I think ...") are the rest of one line and the speaker of
-    the next, not a conjunct."""
+def _conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
+                        span: tuple[Passage, ...]) -> list[tuple[int, int]] | None:
+    """The runs of the span the claim leaves out whose next conjunct has a verb of its own ("[would become a
+    gunman and] was a later suspect"), as (start, end) in the source's text; None unless every run left out
+    is a whole conjunct, ended by "and" or "or" before the claim's next word: "The museum [opens at 9 and]
+    closes at 5" states the second predicate of its subject; "vice president" is not "president", nor "in
+    rare cases, causes" "causes". A conjunct is in one sentence with the word it is joined to: words left out
+    across a sentence's end ("Project Lead: [Yeah . Finance Officer:] and I think ...") are the rest of one
+    line and the speaker of the next, not a conjunct."""
+    runs: list[tuple[int, int]] = []
     opened = 0  # where the run being read began
     for i, left_out in enumerate(omitted):
         if left_out and (i == 0 or not omitted[i - 1]):
             opened = i
         if left_out and (i + 1 == len(region) or not omitted[i + 1]):
             gap = text[region[i].end:region[i + 1].start] if i + 1 < len(region) else ""
-            if not _CONJUNCTION.search(gap) or _sentence(region[opened], span) is not _sentence(region[i + 1], span):
-                return False
-    return True
+            joint = _CONJUNCTION.search(gap)
+            if not joint or _sentence(region[opened], span) is not _sentence(region[i + 1], span):
+                return None
+            if _AUXILIARY_NEXT.match(gap, joint.end()):
+                runs.append((region[opened - 1].end if opened else region[opened].start, region[i].end + joint.start()))
+    return runs
 
 
 def _sentence(word: _Word, span: tuple[Passage, ...]) -> Passage:

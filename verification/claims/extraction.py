@@ -23,6 +23,7 @@ from verification.claims.polar import asserted, polar
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
+from verification.claims.tokens import SIMPLE_PAST, words
 from verification.types import Commitment, Severity
 
 
@@ -236,11 +237,17 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
         # A yes or no, or words that only echo one ("Yes, you can."), asserts its question: "yes" merely ends
         # as a verb does.
         # A yes-or-no question makes that claim a statement of its own (`polar.asserted`), checked as any other.
-        claims = [claim if _FINITE_VERB.search(claim.statement) and not polar(claim.statement)
+        claims = [claim if _has_verb(claim.statement) and not polar(claim.statement)
                   else dataclasses.replace(claim, asserts=statement) if polar(claim.statement)
                   and (statement := asserted(question, claim.text))
                   else dataclasses.replace(claim, context=context) for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
+
+
+def _has_verb(statement: str) -> bool:
+    """Whether a claim states something of its own, with a finite verb, or only names what its question
+    asks for ("Sergei Grinkov"): read with the question then."""
+    return _FINITE_VERB.search(statement) is not None or any(word in SIMPLE_PAST for word, _, _ in words(statement))
 
 
 def _copied(sentence: str, sources: Sequence[str]) -> bool:

@@ -48,6 +48,12 @@ _IRREGULAR = {
     "fell": "fall", "fallen": "fall", "children": "child", "men": "man", "women": "woman",
     "people": "person", "did": "do", "done": "do", "does": "do", "says": "say", "said": "say",
 }
+SIMPLE_PAST = frozenset(
+    "won lost led left became began wrote held met paid told made took gave went got knew grew ran saw spent "
+    "built sent brought thought felt kept chose rose fell bought sold did said".split()
+)
+"""The irregular past forms above that are finite on their own ("He ran for the Senate"); no ending in -ed
+shows them a verb. Participles ("written", "taken") need an auxiliary, which shows it."""
 # A source writes "Nov 10" where a claim writes "November 10": one key for both.
 _MONTH_ABBREVIATIONS = {
     short: full for full, short in (
