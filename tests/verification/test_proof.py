@@ -144,6 +144,15 @@ def test_a_conjunct_left_out_takes_its_modal_with_it_only_where_the_next_has_a_v
     assert closes.method != "offline:proof"
 
 
+def test_a_copy_that_says_free_of_something_is_proven_not_read_as_its_opposite() -> None:
+    # "worry-free" denies worry in the claim's reading; the source sentence must be read the same way.
+    pool = Source(id="pool", text="Our system works with minimal intervention, providing worry-free pool care.")
+
+    verdict = _verdict(pool.text, pool)
+
+    assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
+
+
 def test_a_clause_opened_by_until_moves_whole_past_its_pronoun() -> None:
     notice = Source(id="notice", text="Until we resolve the issues, subscribers need not log in to read articles.")
 
@@ -334,7 +343,8 @@ def test_a_claim_that_restates_a_sentence_with_a_name_a_speaker_or_a_negation_ch
 CHART = Source(id="chart", text=(
     'The song was the lead single from the album "No Fences". It reached #1 on "Billboard\'s" Top Country '
     'Albums chart. The film stars Tom Hale, Ann Ruiz and Bo Park. Its music is by Stan Kray. We visited your '
-    'business, Thomas Water Park, last week. Our Three-Step Cleaning Process is unique.'))
+    'business, Thomas Water Park, last week. Our Three-Step Cleaning Process is unique. The results go up on '
+    'iTunes that afternoon. We are on iFifa too.'))
 
 
 @pytest.mark.parametrize(("answer", "says"), [
@@ -342,6 +352,8 @@ CHART = Source(id="chart", text=(
     ("The film stars Tom Hale, Ann Ruiz and Stan Kray.", '"Stan Kray" where it says "Bo Park"'),
     # A capital after a closing quote is a name, not a line's first word.
     ('It reached #1 on "Billboard\'s" Fences chart.', '"Fences" where it says "Top Country Albums"'),
+    # A capital inside a word names as one at its start: "iFifa" is put for "iTunes".
+    ("The results go up on iFifa that afternoon.", '"iFifa" where it says "iTunes"'),
     # A number word in a name is the name's: "Three-Step" is no number put for "Thomas".
     ("We visited your business, Three-Step Cleaning Process, last week.", 'where it says "Thomas Water Park"'),
 ])

@@ -111,8 +111,11 @@ class Passage:
 
     @property
     def negated_stems(self) -> frozenset[str]:
-        """The words a negation in the sentence applies to; most sentences have no negation to read."""
-        return negated_stems(self.text) if self.negated else _NOTHING_NEGATED
+        """The words a negation in the sentence applies to; most sentences have no negation to read. "Worry-free"
+        denies worry as a claim's view reads it (`tokens.negated_stems`), with no negating word."""
+        if self.negated or "-free" in self.text.lower():
+            return negated_stems(self.text)
+        return _NOTHING_NEGATED
 
     def span(self, covers: Sequence[str] = ()) -> EvidenceSpan:
         """The passage as an evidence span, with what of the claim it grounds or contradicts."""

@@ -74,7 +74,9 @@ def read_tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequenc
             last = end
         elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit():
             number = WORD_NUMBERS.get(word)
-            named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start))
+            # A capital inside a word names as one at its start does: "iTunes", "eBay".
+            named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start)) \
+                or any(character.isupper() for character in text[start + 1:end])
             joined = bool(tokens) and text[last:start].isspace()
             if named and joined and not word[:1].isdigit() and _opens_name(tokens[-1]):
                 # The capital that opens a line opens a name where a name goes on from it ("Blank Slate
