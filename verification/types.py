@@ -124,7 +124,7 @@ class EvidenceSpan(_Frozen):
 
 
 class AlignedWord(_Frozen):
-    """One word of a proven claim and the word of its evidence that states it (`checks/proof.py`)."""
+    """One word of a proven claim and the word of its evidence that states it (`checks/proof/`)."""
 
     word: str
     """The claim's word, as the claim writes it."""

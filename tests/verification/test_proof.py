@@ -153,6 +153,33 @@ def test_a_copy_that_says_free_of_something_is_proven_not_read_as_its_opposite()
     assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
 
 
+def test_initials_are_words_a_proof_must_match() -> None:
+    call = Source(id="call", text=(
+        "In 1997, J. K. Rowling wrote a book. As Vicki mentioned, the first phase consists of debt reduction."))
+
+    copied = _verdict("In 1997, J. K. Rowling wrote a book.", call)
+    swapped = _verdict("As S&P mentioned, the first phase consists of debt reduction.", call)
+
+    assert (copied.state, copied.method) == (State.SUPPORTED, "offline:proof")
+    assert swapped.method != "offline:proof"
+
+
+def test_a_negation_reaches_each_verb_or_joins_and_a_proof_stops_at_the_next_conjunct() -> None:
+    policy = Source(id="policy", text=(
+        "We do not sell or rent your data. The west tower will extend 995 ft up to its roof and will be one of "
+        "the tallest buildings in the city. Both Sam Witwer and Katee Sackhoff reprise their roles."))
+
+    rented = _verdict("We rent your data.", policy)
+    tower = _verdict("The west tower will extend 995 ft up to its roof.", policy)
+    both = _verdict("Both Sam Witwer and Katee Sackhoff reprise their roles.", policy)
+
+    assert rented.state is State.REFUTED and "not sell or rent your data" in rented.rationale
+    # The "will" of "and will be one of the tallest" is the next conjunct's, not one the claim left out.
+    assert (tower.state, tower.method) == (State.SUPPORTED, "offline:proof")
+    # "both A and B reprise" says the predicate of each name: it follows both of them.
+    assert (both.state, both.method) == (State.SUPPORTED, "offline:proof")
+
+
 def test_a_clause_opened_by_until_moves_whole_past_its_pronoun() -> None:
     notice = Source(id="notice", text="Until we resolve the issues, subscribers need not log in to read articles.")
 
@@ -344,7 +371,7 @@ CHART = Source(id="chart", text=(
     'The song was the lead single from the album "No Fences". It reached #1 on "Billboard\'s" Top Country '
     'Albums chart. The film stars Tom Hale, Ann Ruiz and Bo Park. Its music is by Stan Kray. We visited your '
     'business, Thomas Water Park, last week. Our Three-Step Cleaning Process is unique. The results go up on '
-    'iTunes that afternoon. We are on iFifa too.'))
+    'iTunes that afternoon. We are on iFifa too. I work at AquaSonic, where we sell pool maintenance kits.'))
 
 
 @pytest.mark.parametrize(("answer", "says"), [
@@ -354,6 +381,8 @@ CHART = Source(id="chart", text=(
     ('It reached #1 on "Billboard\'s" Fences chart.', '"Fences" where it says "Top Country Albums"'),
     # A capital inside a word names as one at its start: "iFifa" is put for "iTunes".
     ("The results go up on iFifa that afternoon.", '"iFifa" where it says "iTunes"'),
+    # A capitalised word the sentence says in lower case elsewhere is a name put for its name there.
+    ("I work at Maintenance, where we sell pool maintenance kits.", '"Maintenance" where it says "AquaSonic"'),
     # A number word in a name is the name's: "Three-Step" is no number put for "Thomas".
     ("We visited your business, Three-Step Cleaning Process, last week.", 'where it says "Thomas Water Park"'),
 ])

@@ -206,6 +206,7 @@ _NEGATION_PHRASES = frozenset({
 """A negating word and the word that completes it: the negated word comes after both."""
 _AS_NOT = {"n't": "not", "cannot": "not"}
 """Negating words that are a "not" to `_NEGATION_PHRASES`: "hasn't yet been approved" negates "approved"."""
+_ALTERNATIVE = frozenset({"or", "nor"})
 _NOT_A_NEGATION = frozenset({"only", "merely"})
 """After "not" these make "not only ... but also", which asserts both parts and denies nothing."""
 _NON = "non"
@@ -271,11 +272,16 @@ def negated_stems(text: str) -> frozenset[str]:
             continue
         if word == _NON and (i + 1 == len(tokens) or text[tokens[i + 1][1]].isupper()):
             continue  # "non-Muslim nations" names a group; it denies nothing about Muslims
-        for following, _, _ in tokens[i + 1 : i + 1 + _NEGATION_REACH]:
+        for k, (following, _, _) in enumerate(tokens[i + 1 : i + 1 + _NEGATION_REACH], start=i + 1):
             if completes_negation(word, following):
                 continue  # "no longer refundable" negates "refundable", not "longer"
             if following not in STOP_WORDS and following not in NEGATION_WORDS:
                 negated.add(stem(following))
+                # A negation reaches each word "or" joins to the one it negates: "do not sell or rent".
+                while tokens[k + 1 : k + 2] and tokens[k + 1][0] in _ALTERNATIVE and k + 2 < len(tokens) \
+                        and tokens[k + 2][0] not in STOP_WORDS and tokens[k + 2][0] not in NEGATION_WORDS:
+                    k += 2
+                    negated.add(stem(tokens[k][0]))
                 break
     return frozenset(negated)
 

@@ -12,7 +12,7 @@
    stacked with the rules' logistic model; rules-only on request;
 5. one decider (`OfflineVerifier._rule`, then `_decide`): a contradiction is REFUTED or CONFLICTING
    whatever the scorer says; otherwise a commitment the grounding rules find contradicted or unsaid
-   decides; otherwise a proof (`checks/proof.py`: the claim aligned to one or two adjacent sentences, every
+   decides; otherwise a proof (`checks/proof/`: the claim aligned to one or two adjacent sentences, every
    word, value, negation and qualifier accounted for) is SUPPORTED at the top of the scale; otherwise
    the score, held back where a value is unstated and proven where the scorer doubts.
 
@@ -52,7 +52,7 @@ from verification.scorers import Scorer, make_scorer
 from verification.scorers.features import FEATURE_NAMES, Assessment, measure
 from verification.types import Source, State
 
-STAGES: tuple[tuple[str, int], ...] = (("claims", 11), ("retrieval", 6), ("features", 1))
+STAGES: tuple[tuple[str, int], ...] = (("claims", 12), ("retrieval", 7), ("features", 1))
 """The stages before the checks, each with its version: bumped by whoever changes what the claim view,
 retrieval or the measures produce."""
 

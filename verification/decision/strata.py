@@ -13,7 +13,7 @@ PROVEN = "proven"
 
 STRATA = (PROVEN, "aligned", "partial", "bare")
 """What the evidence of an answer's claims is, strongest first; an answer is in the stratum of its weakest
-claim. proven: every claim aligned word for word to a cited span (`checks/proof.py`); aligned: every
+claim. proven: every claim aligned word for word to a cited span (`checks/proof/`); aligned: every
 word of each claim is in the sentences retrieved for it, though no span proves it; partial: some word of
 a claim is in no retrieved sentence; bare: a claim without a verb, read with the question it answers."""
 

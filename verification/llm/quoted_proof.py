@@ -2,7 +2,7 @@
 
 The model's quotes are found verbatim in the sources before its verdict is accepted (`cove._QuoteAligner`).
 Where the sentences it quotes prove the claim word for word, by the offline verifier's own proof checks
-(`checks/proof.py`, `checks/verbatim.py`), the verdict is proven: release score 1 and stratum `proven`,
+(`checks/proof/`, `checks/verbatim.py`), the verdict is proven: release score 1 and stratum `proven`,
 with the alignment a reviewer reads. A proof is not a probability, so such a claim needs no calibration
 of the model path: with an LLM endpoint the gate releases what is proven from the first day, and holds
 everything else until the model path is calibrated on the team's labels.

@@ -243,7 +243,7 @@ def _claim_record(claim: ExtractedClaim, verdict: Verdict) -> Claim:
 
 
 def _alignment(verdict: Verdict) -> list[AlignedWord]:
-    """The words a proof aligned (`checks/proof.py` keeps them in the verdict's details); none otherwise."""
+    """The words a proof aligned (`checks/proof/` keeps them in the verdict's details); none otherwise."""
     found = verdict.extra.get("alignment")
     return [word for word in found if isinstance(word, AlignedWord)] if isinstance(found, list) else []
 

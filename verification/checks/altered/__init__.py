@@ -71,7 +71,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 11
+    version = 12
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -338,6 +338,9 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[_Opc
     dropped = Counter(theirs[j].key for op in opcodes for j in range(op[3], op[4]))
     moved = added & dropped  # a phrase moved is on both sides of the diff
     everywhere = {token.key for token in theirs}
+    # A name is new where the sentence names nothing so: its "maintenance solutions" does not name the
+    # "Maintenance" put for "AquaSonic".
+    named_there = {token.key for token in theirs if token.named}
     said_times, stated_times = Counter(token.key for token in ours), Counter(token.key for token in theirs)
     for kind, i1, i2, j1, j2 in opcodes:
         said = [ours[i] for i in range(i1, i2) if not moved[ours[i].key]]
@@ -356,7 +359,7 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[_Opc
         numbers = {digits(token.surface) for token in instead}
         new = {sort_of(token) for token in said
                if (said_times[token.key] > stated_times[token.key] and digits(token.surface) not in numbers
-                   if is_value(token) else token.named and token.key not in everywhere)}
+                   if is_value(token) else token.named and token.key not in named_there)}
         if kind == "replace" and new & {sort_of(token) for token in instead if token.named}:
             return " ".join(token.surface for token in said), there
         if kind == "replace" and _negated_by_prefix(said, instead, everywhere):

@@ -50,7 +50,20 @@ def _segment(passage: Passage, names: list[str], others: list[list[str]]) -> lis
     tokens = clause_tokens(passage.text)
     stems = [stem(token.word) for token in tokens]
     here = next((k for k, word in enumerate(stems) if word == names[0]), 0)
-    other_mentions = [k for other in others for k, word in enumerate(stems) if word == other[0]]
+    # A name joined to this one ("both Sam Witwer and Katee Sackhoff reprise ...") shares its predicate:
+    # only a mention said apart from it ends this name's part of the sentence.
+    other_mentions = [k for other in others for k, word in enumerate(stems) if word == other[0]
+                      and not _joined(stems, min(here, k), max(here, k))]
     low = max((k + 1 for k in other_mentions if k < here), default=0)
     high = min((k for k in other_mentions if k > here), default=len(tokens))
     return [token.key for token in tokens[low:high] if token.content]
+
+
+_JOINS = frozenset({"and", "or", "&"})
+
+
+def _joined(stems: list[str], low: int, high: int) -> bool:
+    """Whether the names at `low` and `high` are one coordination: between them only the first name's
+    words and one joining word ("Sam Witwer and Katee")."""
+    between = stems[low + 1:high]
+    return sum(word in _JOINS for word in between) == 1 and between[-1] in _JOINS and len(between) <= 4

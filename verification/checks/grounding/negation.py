@@ -225,6 +225,11 @@ def _denials_in(tokens: tuple[Token, ...]) -> tuple[_Predication, ...]:
                 continue  # "has not yet been approved" denies "approved", not "yet"
             if tokens[j].content:
                 out.append(_predication(tokens, j, negation=i))
+                # It denies each predicate "or" joins to the one it denies: "do not sell or rent".
+                while j + 2 < len(tokens) and tokens[j + 1].word in ("or", "nor") and tokens[j + 2].content \
+                        and tokens[j + 2].clause == token.clause:
+                    j += 2
+                    out.append(_predication(tokens, j, negation=i))
                 break
     return tuple(out)
 

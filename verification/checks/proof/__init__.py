@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
-from verification.claims.clauses import CLAUSE_JOIN
+from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK, one_move_from_order
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
 from verification.claims.speaker import SPEAKER, speaker
@@ -55,18 +55,11 @@ _QUALIFIERS = {
 }
 _FUSED = {"cannot": ("can", "not")}
 """A modal and its negation written as one word: "cannot" qualifies as "can" and "n't" of "can't" do."""
-_PREPOSITIONS = frozenset(
-    "in on at by for from to with during after before since until through across within between among "
-    "around throughout".split()
-)
-_CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 _AUXILIARY_NEXT = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|shall|should|"
                              r"does|do|did)\b", re.IGNORECASE)
 """A conjunct that opens with an auxiliary has its own tense and modality ("and was a later suspect")."""
-_PHRASE_MARK = re.compile(r"[,;:()\[\]—–]")
+_WORD_AT = re.compile(r"\w+")
 _BE = frozenset("is are was were be been being".split())
-_SUBJECT_PRONOUNS = frozenset("i we you he she it they".split())
-_DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
 # states as fact what the source does not, wherever in the sentence they stand.
 _CONDITIONS = frozenset(
@@ -87,7 +80,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 10
+    version = 11
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -160,8 +153,9 @@ def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...],
              if not any(check.claim_value.start <= word.start < check.claim_value.end for check in values)}
     out_of_order = None
     for span in _spans(evidence):
-        if not all(key[:1].isdigit() or any(_says(passage, key) for passage in span) for key in plain):
-            continue  # a word of the claim is not in the span (the index's stems, read already, tell)
+        if not all(key[:1].isdigit() or len(key) == 1 or any(_says(passage, key) for passage in span) for key in plain):
+            continue  # a word of the claim is not in the span (the index's stems, read already, tell, but
+            # of an initial: "J" of "J. K. Rowling", "S" of "S&P", which the alignment reads)
         alignment = _align(claim, content, values, span, evidence.index)
         if alignment is not None and alignment.in_order:
             return span, alignment
@@ -317,12 +311,27 @@ def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, va
     qualifiers.subtract(key for start, end in conjuncts for key in _qualifiers(words(text[start:end])))
     if sorted(_qualifiers(claim.words)) != sorted(qualifiers.elements()):
         return None
+    if _denied_in_clause(text, span, first, last, conjuncts) > _qualifiers(claim.words).count("not"):
+        return None  # "We rent your data" is denied by "We do not sell or rent your data"
     sentences = text[span[0].start:span[-1].end]
     claim_words = {word for word, _, _ in claim.words}
     if any(word in _CONDITIONS and word not in claim_words for word, _, _ in words(sentences)):
         return None
     # The words of one value share the place of the value they state ("20 dollars" -> "$20").
-    return _Alignment(pairs, _one_move_from_order(list(dict.fromkeys(places)), span, text))
+    return _Alignment(pairs, one_move_from_order(list(dict.fromkeys(places)), span, text))
+
+
+def _denied_in_clause(text: str, span: tuple[Passage, ...], first: int, last: int,
+                      conjuncts: list[tuple[int, int]]) -> int:
+    """How many negations the clause of the matched words has, from the mark before the first to the mark
+    after the last, those of a conjunct left out with its own verb aside: a negation reaches past "or"
+    and "and" to every verb it is joined to ("do not sell or rent"), however far from the claim's words."""
+    opening = next(passage for passage in span if passage.start <= first < passage.end)
+    closing = next(passage for passage in span if passage.start <= last < passage.end)
+    start = max([opening.start, *(mark.end() for mark in PHRASE_MARK.finditer(text, opening.start, first))])
+    stop = PHRASE_MARK.search(text, last, closing.end)
+    clause = _qualifiers(words(text[start:stop.start() if stop else closing.end])).count("not")
+    return clause - sum(_qualifiers(words(text[low:high])).count("not") for low, high in conjuncts)
 
 
 def _conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
@@ -341,7 +350,7 @@ def _conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
             opened = i
         if left_out and (i + 1 == len(region) or not omitted[i + 1]):
             gap = text[region[i].end:region[i + 1].start] if i + 1 < len(region) else ""
-            joint = _CONJUNCTION.search(gap)
+            joint = CONJUNCTION.search(gap)
             if not joint or _sentence(region[opened], span) is not _sentence(region[i + 1], span):
                 return None
             if _AUXILIARY_NEXT.match(gap, joint.end()):
@@ -368,7 +377,8 @@ def _content_words(read: Sequence[tuple[str, int, int]], offset: int) -> list[_W
     "unavailable" by "available", its "un" read as the "not" it is (`tokens.denied_quality`)."""
     return [
         _Word(_key(denied_quality(word) or word), offset + start, offset + end) for word, start, end in read
-        if (word not in STOP_WORDS and word not in _QUALIFIERS and len(word) > 1) or word[:1].isdigit()
+        if (word not in STOP_WORDS and word not in _QUALIFIERS and (len(word) > 1 or word.isalpha()))
+        or word[:1].isdigit()
     ]
 
 
@@ -406,81 +416,13 @@ def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], fi
     closing = next(passage for passage in span if passage.start <= last < passage.end)
     start = max((word.end for word in source_words if opening.start <= word.start < first), default=opening.start)
     end = min((word.start for word in source_words if last < word.start < closing.end), default=closing.end)
-    return text[start:end]
+    # Nor past a conjunction: "and will be one of the tallest" after "up to its roof" is the next
+    # conjunct's, and its "will" qualifies that one.
+    joint = CONJUNCTION.search(text, _end_of(text, last), end)
+    return text[start:joint.start() if joint else end]
 
 
-def _one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: str) -> bool:
-    """Whether the positions are in order once at most one run of them is moved elsewhere, a run that is a
-    whole phrase the span opens with a preposition (`_phrases`): "in 2010" moves freely, "American" from
-    "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb, nor the
-    name alone of "on their Michelle Obama ish", which leaves "ish" behind."""
-    if _ascending(positions):
-        return True
-    phrases = _phrases(span)  # read only for a claim out of the span's order: most proofs keep it
-    n = len(positions)
-    for i in range(n):
-        for j in range(i + 1, n + 1):
-            block, rest = positions[i:j], positions[:i] + positions[j:]
-            end = phrases.get(block[0])
-            if end is not None and not any(block[0] < value < end for value in rest) and _ascending(block) \
-                    and _ascending(rest) and _fits(block, rest) and not _across_clauses(block, rest, text) \
-                    and _moved_within_its_sentence(block, positions[i - 1:i] + positions[j:j + 1], span):
-                return True
-    return False
-
-
-def _moved_within_its_sentence(block: list[int], beside: list[int], span: tuple[Passage, ...]) -> bool:
-    """Whether the claim's words beside a moved run are of the run's own sentence: "in version 3.1" of the
-    sentence before is not moved into "Support for custom domains was added in version 5.0"."""
-    def sentence(position: int) -> int:
-        return next(k for k, passage in enumerate(span) if passage.start <= position < passage.end)
-
-    return all(sentence(position) == sentence(block[0]) for position in beside)
-
-
-def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
-    """Whether a moved run is another clause's: "and", "or", "but" or a semicolon between it and the words
-    next to it in the source. "The landlord pays for water and the tenant pays for electricity" has "for
-    water" in the landlord's clause, which "The tenant pays for water" moves into the tenant's."""
-    before = max((value for value in rest if value < block[0]), default=None)
-    after = min((value for value in rest if value > block[-1]), default=None)
-    return any(CLAUSE_JOIN.search(text, low, high) is not None
-               for low, high in ((before, block[0]), (block[-1], after)) if low is not None and high is not None)
-
-
-def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
-    """Where each prepositional phrase of the span opens (its first content word: "2010" of "In 2010,",
-    "resolve" of "until we resolve the issues") and ends (the next preposition, conjunction or mark)."""
-    phrases: dict[int, int] = {}
-    for passage in span:
-        read = list(words(passage.text))
-        after_preposition = False
-        for k, (word, start, _) in enumerate(read):
-            if word in _PREPOSITIONS:
-                after_preposition = True
-            elif word in _DETERMINERS or (after_preposition and word in _SUBJECT_PRONOUNS):
-                continue  # "until we resolve the issues" opens at "resolve"
-            else:
-                if after_preposition:
-                    phrases[passage.start + start] = passage.start + _phrase_end(passage.text, read, k)
-                after_preposition = False
-    return phrases
-
-
-def _phrase_end(text: str, read: list[tuple[str, int, int]], opening: int) -> int:
-    """Where the phrase that opens at word `opening` of `text` ends."""
-    for (_, _, previous_end), (word, start, _) in zip(read[opening:], read[opening + 1:], strict=False):
-        if word in _PREPOSITIONS or _CONJUNCTION.fullmatch(word) or _PHRASE_MARK.search(text, previous_end, start):
-            return start
-    return len(text)
-
-
-def _ascending(values: list[int]) -> bool:
-    return all(a < b for a, b in zip(values, values[1:], strict=False))
-
-
-def _fits(block: list[int], rest: list[int]) -> bool:
-    """Whether the moved run lies in one gap of the rest in the source (it was moved whole)."""
-    below = [value for value in rest if value < block[0]]
-    above = [value for value in rest if value > block[-1]]
-    return len(below) + len(above) == len(rest)
+def _end_of(text: str, start: int) -> int:
+    """Where the word that starts at `start` ends."""
+    found = _WORD_AT.match(text, start)
+    return found.end() if found else start

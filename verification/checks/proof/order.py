@@ -1,0 +1,97 @@
+"""The order a proof allows: the claim's words in the span's order, up to one phrase moved whole within
+its clause and sentence ("In 2010, X did Y" / "X did Y in 2010"), so "B supplies A" is not proven by
+"A supplies B"."""
+
+from __future__ import annotations
+
+import re
+
+from verification.claims.clauses import CLAUSE_JOIN
+from verification.claims.tokens import words
+from verification.retrieval.index import Passage
+
+_PREPOSITIONS = frozenset(
+    "in on at by for from to with during after before since until through across within between among "
+    "around throughout".split()
+)
+CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
+PHRASE_MARK = re.compile(r"[,;:()\[\]—–]")
+_SUBJECT_PRONOUNS = frozenset("i we you he she it they".split())
+_DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
+
+
+def one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: str) -> bool:
+    """Whether the positions are in order once at most one run of them is moved elsewhere, a run that is a
+    whole phrase the span opens with a preposition (`_phrases`): "in 2010" moves freely, "American" from
+    "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb, nor the
+    name alone of "on their Michelle Obama ish", which leaves "ish" behind."""
+    if _ascending(positions):
+        return True
+    phrases = _phrases(span)  # read only for a claim out of the span's order: most proofs keep it
+    n = len(positions)
+    for i in range(n):
+        for j in range(i + 1, n + 1):
+            block, rest = positions[i:j], positions[:i] + positions[j:]
+            end = phrases.get(block[0])
+            if end is not None and not any(block[0] < value < end for value in rest) and _ascending(block) \
+                    and _ascending(rest) and _fits(block, rest) and not _across_clauses(block, rest, text) \
+                    and _moved_within_its_sentence(block, positions[i - 1:i] + positions[j:j + 1], span):
+                return True
+    return False
+
+
+def _moved_within_its_sentence(block: list[int], beside: list[int], span: tuple[Passage, ...]) -> bool:
+    """Whether the claim's words beside a moved run are of the run's own sentence: "in version 3.1" of the
+    sentence before is not moved into "Support for custom domains was added in version 5.0"."""
+    def sentence(position: int) -> int:
+        return next(k for k, passage in enumerate(span) if passage.start <= position < passage.end)
+
+    return all(sentence(position) == sentence(block[0]) for position in beside)
+
+
+def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
+    """Whether a moved run is another clause's: "and", "or", "but" or a semicolon between it and the words
+    next to it in the source. "The landlord pays for water and the tenant pays for electricity" has "for
+    water" in the landlord's clause, which "The tenant pays for water" moves into the tenant's."""
+    before = max((value for value in rest if value < block[0]), default=None)
+    after = min((value for value in rest if value > block[-1]), default=None)
+    return any(CLAUSE_JOIN.search(text, low, high) is not None
+               for low, high in ((before, block[0]), (block[-1], after)) if low is not None and high is not None)
+
+
+def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
+    """Where each prepositional phrase of the span opens (its first content word: "2010" of "In 2010,",
+    "resolve" of "until we resolve the issues") and ends (the next preposition, conjunction or mark)."""
+    phrases: dict[int, int] = {}
+    for passage in span:
+        read = list(words(passage.text))
+        after_preposition = False
+        for k, (word, start, _) in enumerate(read):
+            if word in _PREPOSITIONS:
+                after_preposition = True
+            elif word in _DETERMINERS or (after_preposition and word in _SUBJECT_PRONOUNS):
+                continue  # "until we resolve the issues" opens at "resolve"
+            else:
+                if after_preposition:
+                    phrases[passage.start + start] = passage.start + _phrase_end(passage.text, read, k)
+                after_preposition = False
+    return phrases
+
+
+def _phrase_end(text: str, read: list[tuple[str, int, int]], opening: int) -> int:
+    """Where the phrase that opens at word `opening` of `text` ends."""
+    for (_, _, previous_end), (word, start, _) in zip(read[opening:], read[opening + 1:], strict=False):
+        if word in _PREPOSITIONS or CONJUNCTION.fullmatch(word) or PHRASE_MARK.search(text, previous_end, start):
+            return start
+    return len(text)
+
+
+def _ascending(values: list[int]) -> bool:
+    return all(a < b for a, b in zip(values, values[1:], strict=False))
+
+
+def _fits(block: list[int], rest: list[int]) -> bool:
+    """Whether the moved run lies in one gap of the rest in the source (it was moved whole)."""
+    below = [value for value in rest if value < block[0]]
+    above = [value for value in rest if value > block[-1]]
+    return len(below) + len(above) == len(rest)
