@@ -180,6 +180,26 @@ def test_a_negation_reaches_each_verb_or_joins_and_a_proof_stops_at_the_next_con
     assert (both.state, both.method) == (State.SUPPORTED, "offline:proof")
 
 
+def test_a_date_with_its_own_year_is_not_the_claims_date_told_in_parts() -> None:
+    # "August" is in the sentence and 1855 elsewhere in the source, but the sentence's August is 1857's.
+    history = Source(id="history", text=(
+        "In August 1857 he chaired a meeting of publicans. The bank was founded in 1855."))
+
+    verdict = _verdict("In August 1855 he chaired a meeting of publicans.", history)
+
+    assert verdict.state is not State.SUPPORTED and verdict.release_score == 0.0
+    assert "August 1857" in " ".join(span.quote for span in verdict.evidence)
+
+
+def test_a_short_claim_that_puts_one_name_for_the_sentences_is_never_supported() -> None:
+    email = Source(id="email", text="My name is Mike, and I sell pool cleaners. Money is tight this year.")
+
+    (name, _) = RULES.verify(extract_claims("My name is Money, and I sell pool cleaners."), [email])
+
+    assert (name.state, name.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
+    assert '"Money" where it says "Mike"' in name.rationale
+
+
 def test_a_clause_opened_by_until_moves_whole_past_its_pronoun() -> None:
     notice = Source(id="notice", text="Until we resolve the issues, subscribers need not log in to read articles.")
 

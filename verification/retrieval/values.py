@@ -250,7 +250,13 @@ def _dated_in_parts(value: Mention, passage: Passage, index: SourceIndex) -> boo
         )
     if not stated:
         return False
+    own = _OWN_YEAR.match(passage.text, stated.end())
+    if own is not None and year is not None and int(own[1]) != year:
+        return False  # "In August 1857" has its own year: August 1855 is not told in parts there
     return year is None or str(year) in index.source_stems(passage.source_id)
+
+
+_OWN_YEAR = re.compile(r",?\s*(\d{4})\b")
 
 
 def _inside(value: Mention, found: Mention) -> bool:

@@ -71,7 +71,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 12
+    version = 13
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -212,7 +212,24 @@ def _word_for_word(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | N
         if len(instead) == len(said):
             return _Diff(tokens, True, None)
         changes.append((" ".join(said) or "no negation", " ".join(instead) or "nothing"))
-    return _Diff(tokens, False, changes[0]) if changes else None
+    return _Diff(tokens, False, changes[0]) if changes else _one_name_put(claim, passage, tokens)
+
+
+def _one_name_put(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | None:
+    """A short claim that says a sentence's stretch word for word but one name, past its first word, put
+    for the sentence's name there: "My name is Money" for "My name is Mike"."""
+    ours = list(claim.words)
+    read = list(words(passage.text))
+    if len(ours) < _MIN_RUN:
+        return None
+    for at in range(len(read) - len(ours) + 1):
+        differ = [k for k in range(len(ours)) if ours[k][0] != read[at + k][0]]
+        if len(differ) != 1 or differ[0] == 0:
+            continue
+        mine, theirs = ours[differ[0]], read[at + differ[0]]
+        if claim.text[mine[1]].isupper() and passage.text[theirs[1]].isupper():
+            return _Diff(tokens, False, (claim.text[mine[1]:mine[2]], passage.text[theirs[1]:theirs[2]]))
+    return None
 
 
 def _restates(ours: list[Token], found: list[bool]) -> bool:
