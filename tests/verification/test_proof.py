@@ -200,6 +200,17 @@ def test_a_short_claim_that_puts_one_name_for_the_sentences_is_never_supported()
     assert '"Money" where it says "Mike"' in name.rationale
 
 
+def test_a_date_reordered_inside_a_range_of_dates_is_proven() -> None:
+    # "1819 – 20 January 1900" runs from a date to a date: no year range "1819–20" to set out of order.
+    ruskin = Source(id="ruskin", text="John Ruskin (8 February 1819 – 20 January 1900) was an English art critic.")
+
+    kept = _verdict("John Ruskin (February 8, 1819 – 20 January 1900) was an English art critic.", ruskin)
+    moved = _verdict("John Ruskin (February 8, 1819 – 21 January 1900) was an English art critic.", ruskin)
+
+    assert (kept.state, kept.method) == (State.SUPPORTED, "offline:proof")
+    assert moved.state is State.REFUTED
+
+
 def test_a_clause_opened_by_until_moves_whole_past_its_pronoun() -> None:
     notice = Source(id="notice", text="Until we resolve the issues, subscribers need not log in to read articles.")
 

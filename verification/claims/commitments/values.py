@@ -42,6 +42,7 @@ from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, TEXT_CACHE_SI
 from verification.types import CommitmentKind
 
 VALUE_KINDS = frozenset({"number", "money", "percentage", "date", "time", "duration"})
+_MONTH_AFTER = re.compile(r"\s+(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 # Values with no end: "a lifetime warranty", "unlimited seats", "cancel at any time". Each is a
 # commitment a source must state; against "a 2-year warranty" it is a different value.
@@ -128,8 +129,9 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
     ranged = has_digit and any(dash in text for dash in _RANGE_DASHES)
     for match in YEAR_RANGE.finditer(text, first_number) if ranged else ():
         years = year_range(match)
-        if years is None or _COUNT_AFTER.match(text, match.end()):
-            continue
+        if years is None or _COUNT_AFTER.match(text, match.end()) \
+                or len(match[2]) == 2 and _MONTH_AFTER.match(text, match.end()):
+            continue  # "1819 – 20 January 1900" runs from a year to a day, not from 1819 to 1820
         # Each end of "2018–19" is a year of its own: either can be confirmed or contradicted.
         for group, year in zip((1, 2), years, strict=True):
             mentions.append(Mention("date", match[group], match.start(group), match.end(group), float(year),
