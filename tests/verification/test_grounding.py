@@ -158,6 +158,9 @@ def test_a_predicate_the_source_denies_of_the_same_thing_is_refuted():
     ("Refunds are unavailable.", "Refunds are available."),
     ("The tickets are transferable.", "The tickets are non-transferable."),
     ("Support is available on weekends.", "Support is unavailable on weekends."),
+    # A participle with no "be", as a sign writes it, is said of the words before it.
+    ("Pets allowed.", "Pets are not allowed."),
+    ("Pets are allowed.", "Pets not allowed."),
 ])
 def test_a_quality_a_prefix_denies_is_denied_however_short_the_claim(claim: str, source_says: str):
     source = Source(id="policy", text=source_says)

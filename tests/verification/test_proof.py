@@ -180,6 +180,51 @@ def test_a_negation_reaches_each_verb_or_joins_and_a_proof_stops_at_the_next_con
     assert (both.state, both.method) == (State.SUPPORTED, "offline:proof")
 
 
+@pytest.mark.parametrize("answer", [
+    "We do not rent your data to anyone.",  # the negation before "sell or" reaches "rent"
+    "We do not sell your data to anyone.",  # an alternative left out after the word it is joined to
+    "You can pay by bank transfer.",
+    "You can pay by card.",  # a permission offers each option
+    "Our team designs custom furniture.",
+    "Our team builds custom furniture.",
+])
+def test_one_of_two_alternatives_denied_or_offered_and_one_of_two_conjuncts_is_proven(answer: str) -> None:
+    terms = Source(id="terms", text=(
+        "We do not sell or rent your data to anyone. You can pay by card or bank transfer. "
+        "Our team designs and builds custom furniture."))
+
+    verdict = _verdict(answer, terms)
+
+    assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
+
+
+def test_a_short_claim_that_denies_or_permits_is_proven_but_one_that_names_nothing_is_not() -> None:
+    rules = Source(id="rules", text="Pets are not allowed. Guests can park.")
+
+    pets = _verdict("Pets are not allowed.", rules)
+    it = _verdict("It is not allowed.", rules)
+
+    assert (pets.state, pets.method) == (State.SUPPORTED, "offline:proof")
+    assert it.method != "offline:proof"
+
+
+@pytest.mark.parametrize("answer", [
+    "The parcel arrives on Tuesday.",
+    "Refunds are credited to your card.",
+    "The clinic opens at 9 am.",
+])
+def test_one_of_two_alternatives_a_source_hedges_between_is_not_proven(answer: str) -> None:
+    # Stated plainly, "or" says one of the two holds, not which: the claim commits to one.
+    faq = Source(id="faq", text=(
+        "The parcel arrives on Monday or Tuesday. Refunds are sent by cheque or credited to your card. "
+        "The clinic opens at 9 or 10 am."))
+
+    verdict = _verdict(answer, faq)
+
+    assert verdict.method != "offline:proof"
+    assert verdict.release_score < 1.0
+
+
 def test_a_date_with_its_own_year_is_not_the_claims_date_told_in_parts() -> None:
     # "August" is in the sentence and 1855 elsewhere in the source, but the sentence's August is 1857's.
     history = Source(id="history", text=(
@@ -223,6 +268,16 @@ def test_a_bare_answer_is_never_proven_by_naming_what_the_source_names() -> None
     # Whether "Fabrikam" answers the question is not something the words of the source can show.
     (claim,) = extract_claims("Fabrikam", "Which company did Contoso acquire in 2015?")
     (verdict,) = RULES.verify([claim], [TRADE])
+
+    assert verdict.method != "offline:proof"
+    assert verdict.stratum == "bare"
+
+
+def test_a_bare_answer_in_the_plural_is_not_proven_by_the_words_of_another_subject() -> None:
+    # "dairy products" ends as a verb may; it names what the Hill farm sells, not what the question asks.
+    farms = Source(id="farms", text="The Oakridge farm sells eggs. Its neighbour, the Hill farm, sells dairy products.")
+    (claim,) = extract_claims("dairy products", "What does the Oakridge farm sell?")
+    (verdict,) = RULES.verify([claim], [farms])
 
     assert verdict.method != "offline:proof"
     assert verdict.stratum == "bare"

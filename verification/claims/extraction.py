@@ -23,7 +23,7 @@ from verification.claims.polar import asserted, polar
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
-from verification.claims.tokens import SIMPLE_PAST, words
+from verification.claims.verbs import has_verb
 from verification.types import Commitment, Severity
 
 
@@ -176,10 +176,6 @@ _COURTESY_JOINT = re.compile(r"\s*(?:[,;!.]|\s(?:and|&)\s)\s*", re.IGNORECASE)
 _BULLET = re.compile(r"(?:[-*•]|\d+[.)])\s+")  # used with match() at the sentence start
 _EDGE = re.compile(r"^\W+|\W+$")  # quotes, emoji and punctuation around a sentence
 
-_FINITE_VERB = re.compile(
-    r"\b(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|does|do|did|"
-    r"[a-z]{2,}(?:ed|es|s))\b"
-)
 
 
 def extract_claims(text: str, question: str = "", sources: Sequence[str] = ()) -> list[ExtractedClaim]:
@@ -202,6 +198,7 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
     left_out: list[LeftOut] = []
     signed_off = False
     copied_from = [" ".join(source.split()) for source in sources]
+    clauses: set[str] = set()  # the claims that are clauses of a sentence split in parts
     for sentence_start, sentence_end in split_sentences(text):
         start = sentence_start
         bullet = _BULLET.match(text, start, sentence_end)
@@ -232,37 +229,50 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
             span_start, span_end = start + part.start, start + part.end
             claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end,
                                       part.subject))
+            if len(parts) > 1:
+                clauses.add(claims[-1].id)  # split where a clause with its own verb begins (`coordination`)
     context = " ".join(question.split())
     if context:
         # A yes or no, or words that only echo one ("Yes, you can."), asserts its question: "yes" merely ends
         # as a verb does.
         # A yes-or-no question makes that claim a statement of its own (`polar.asserted`), checked as any other.
-        claims = [claim if _has_verb(claim.statement) and not polar(claim.statement)
+        # A source's whole sentence copied states what the sentence does, with a verb or without ("And the
+        # EPS, $3.50, a rise versus 2020"): no bare answer is a source's sentence from end to end.
+        claims = [claim if (claim.id in clauses or has_verb(claim.statement)
+                            or _copied(claim.text, copied_from, whole=True)) and not polar(claim.statement)
                   else dataclasses.replace(claim, asserts=statement) if polar(claim.statement)
                   and (statement := asserted(question, claim.text))
                   else dataclasses.replace(claim, context=context) for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
 
 
-def _has_verb(statement: str) -> bool:
-    """Whether a claim states something of its own, with a finite verb, or only names what its question
-    asks for ("Sergei Grinkov"): read with the question then."""
-    return _FINITE_VERB.search(statement) is not None or any(word in SIMPLE_PAST for word, _, _ in words(statement))
-
-
-def _copied(sentence: str, sources: Sequence[str]) -> bool:
-    """Whether the sentence is in a source word for word (spacing aside), at word boundaries."""
+def _copied(sentence: str, sources: Sequence[str], *, whole: bool = False) -> bool:
+    """Whether the sentence is in a source word for word (spacing aside), at word boundaries; `whole`: as one
+    of the source's sentences, from its start to its end."""
     needle = " ".join(sentence.split())
     if len(needle.split()) < _COPIED_WORDS:
         return False
+    # A sentence copied whole may change its first letter's case ("and the EPS ..." for "And the EPS ...").
+    needles = [needle, needle[0].swapcase() + needle[1:]] if whole else [needle]
     for source in sources:
-        at = source.find(needle)
-        while at >= 0:
-            before, after = source[at - 1:at], source[at + len(needle):at + len(needle) + 1]
-            if not (before.isalnum() or after.isalnum()):
-                return True
-            at = source.find(needle, at + 1)
+        for needle in needles:
+            at = source.find(needle)
+            while at >= 0:
+                before, after = source[at - 1:at], source[at + len(needle):at + len(needle) + 1]
+                if not (before.isalnum() or after.isalnum()) and (not whole or _a_sentence(source, at, needle)):
+                    return True
+                at = source.find(needle, at + 1)
     return False
+
+
+def _a_sentence(source: str, at: int, needle: str) -> bool:
+    """Whether `needle`, found at `at`, is one of the source's sentences whole."""
+    opens = not source[:at].strip() or source[:at].rstrip()[-1] in _SENTENCE_END
+    closes = needle[-1] in _SENTENCE_END or source[at + len(needle):at + len(needle) + 1] in _SENTENCE_END
+    return opens and closes
+
+
+_SENTENCE_END = ".!?"
 
 
 _COPIED_WORDS = 4

@@ -290,5 +290,10 @@ def _predication(tokens: tuple[Token, ...], i: int, negation: int | None) -> _Pr
                 core.append(j)
         start = tokens[first].start
         end = tokens[core[-1]].end if core else tokens[i].end
+        if not core and tokens[i].word.endswith("ed"):
+            # A participle with nothing after it and no "be" is a passive in short: "Pets (not) allowed" is
+            # said of pets, as "Pets are (not) allowed" is.
+            core = [j for j in in_clause if j < first]
+            start = tokens[core[0]].start if core else start
     rest = frozenset(tokens[j].key for j in in_clause if j not in core)
     return _Predication(tokens[i].key, negation is not None, tuple(tokens[j].key for j in core), rest, start, end)

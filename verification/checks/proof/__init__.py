@@ -11,7 +11,9 @@ number written either way ("five" / "5"), or, inside a value, the same value ("$
 - negations, modal verbs, quantifiers and comparisons are the same on both sides ("can" and "may" both
   grant what a policy allows), and the sentence states no condition or attribution ("unless",
   "according to") the claim leaves out;
-- no value of the claim is contradicted by the span.
+- no value of the claim is contradicted by the span;
+- a claim keeps one of two alternatives only where the span offers them as options or denies both ("can
+  pay by card or transfer", "do not sell or rent"), not where it hedges ("arrives on Monday or Tuesday").
 
 A claim without a verb, read with the question it answers ("Sergei Grinkov"), is never proven: the
 span names the thing, but whether it answers the question is not something words can show.
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
+from verification.checks.proof.alternatives import ALTERNATIVE, hedged
 from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK, one_move_from_order
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
@@ -58,6 +61,10 @@ _FUSED = {"cannot": ("can", "not")}
 _AUXILIARY_NEXT = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|shall|should|"
                              r"does|do|did)\b", re.IGNORECASE)
 """A conjunct that opens with an auxiliary has its own tense and modality ("and was a later suspect")."""
+_REFERRING = frozenset("i we you he she it they this that these those".split())
+"""Words whose referent a short claim leaves to its neighbours: "It is not allowed" names nothing to find."""
+_JOINED = re.compile(r",?\s+(?:and|or|nor)\s+", re.IGNORECASE)
+"""What opens a conjunct after the word it is joined to."""
 _WORD_AT = re.compile(r"\w+")
 _BE = frozenset("is are was were be been being".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
@@ -80,7 +87,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 11
+    version = 12
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -91,7 +98,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 3
+    version = 4
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -145,8 +152,9 @@ def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...],
     if not evidence.hits:
         return None
     content = _content_words(claim.words, 0)
-    if len(content) < 2:
-        return None
+    if len(content) < 2 and not (content and _qualifiers(claim.words)
+                                 and not any(word in _REFERRING for word, _, _ in claim.words)):
+        return None  # "It is free" says too little to find; "Pets are not allowed" says what it denies
     values = [check for check in evidence.values if check.claim_value.kind in VALUE_KINDS]
     # The words outside the claim's values must each be in the span as they are: most spans lack one.
     plain = {word.key for word in content
@@ -304,6 +312,8 @@ def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, va
     conjuncts = _conjuncts_left_out(text, region_words, omitted, span)
     if conjuncts is None:
         return None  # the span says more between the words it shares with the claim
+    if hedged(text, span, source_words, used, _qualifiers):
+        return None  # "arrives on Monday or Tuesday" does not say "on Tuesday"
     region = _widened(text, span, source_words, first, last)
     # The modal of a conjunct left out is its own where the next one has its own verb: "would" of "Abe
     # Weinberg would become a gunman and was a later suspect" says nothing of the suspect.
@@ -338,9 +348,11 @@ def _conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
                         span: tuple[Passage, ...]) -> list[tuple[int, int]] | None:
     """The runs of the span the claim leaves out whose next conjunct has a verb of its own ("[would become a
     gunman and] was a later suspect"), as (start, end) in the source's text; None unless every run left out
-    is a whole conjunct, ended by "and" or "or" before the claim's next word: "The museum [opens at 9 and]
-    closes at 5" states the second predicate of its subject; "vice president" is not "president", nor "in
-    rare cases, causes" "causes". A conjunct is in one sentence with the word it is joined to: words left out
+    is a whole conjunct, ended by "and" or "or" before the claim's next word, or opened by one after the
+    word it is joined to: "The museum [opens at 9 and] closes at 5" states the second predicate of its
+    subject, "acquired [and sold] Contoso" the first; "vice president" is not "president", nor "in rare
+    cases, causes" "causes". Whether an alternative left out ("or") leaves the rest stated is
+    `alternatives.hedged`'s to say. A conjunct is in one sentence with the word it is joined to: words left out
     across a sentence's end ("Project Lead: [Yeah . Finance Officer:] and I think ...") are the rest of one
     line and the speaker of the next, not a conjunct."""
     runs: list[tuple[int, int]] = []
@@ -351,7 +363,16 @@ def _conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
         if left_out and (i + 1 == len(region) or not omitted[i + 1]):
             gap = text[region[i].end:region[i + 1].start] if i + 1 < len(region) else ""
             joint = CONJUNCTION.search(gap)
-            if not joint or _sentence(region[opened], span) is not _sentence(region[i + 1], span):
+            if i + 1 == len(region) or _sentence(region[opened], span) is not _sentence(region[i + 1], span):
+                return None
+            if not joint and opened and _JOINED.fullmatch(text, region[opened - 1].end, region[opened].start):
+                if any(word.key[:1].isdigit() for word in region[opened:i + 1]) or PHRASE_MARK.search(
+                        text, region[opened].start, region[i + 1].start):
+                    # "at 9 or 10 am" is no conjunct left out of "at 9 am", nor "and designed by Karel Krnka,"
+                    # one of "the firm Steyr Mannlicher [...] based on the mechanism".
+                    return None
+                continue  # "do not sell [or rent] your data", "acquired [and sold] Contoso"
+            if not joint:
                 return None
             if _AUXILIARY_NEXT.match(gap, joint.end()):
                 runs.append((region[opened - 1].end if opened else region[opened].start, region[i].end + joint.start()))
@@ -415,6 +436,10 @@ def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], fi
     opening = next(passage for passage in span if passage.start <= first < passage.end)
     closing = next(passage for passage in span if passage.start <= last < passage.end)
     start = max((word.end for word in source_words if opening.start <= word.start < first), default=opening.start)
+    if ALTERNATIVE.fullmatch(text, start, first):
+        # The claim's first word is an alternative of the word before it ("do not sell or rent your data"):
+        # the negation or modal before that word reaches this one, and the clause's opening is read too.
+        start = max([opening.start, *(mark.end() for mark in PHRASE_MARK.finditer(text, opening.start, first))])
     end = min((word.start for word in source_words if last < word.start < closing.end), default=closing.end)
     # Nor past a conjunction: "and will be one of the tallest" after "up to its roof" is the next
     # conjunct's, and its "will" qualifies that one.

@@ -1,0 +1,80 @@
+"""Whether a statement has a finite verb: says something of its own, or only names what its question asks for.
+
+A bare answer ("Sergei Grinkov", "dairy products", "ten weeks") is read with its question; a sentence
+("Paramount produced the sequel", "Refunds reach the card in 5 days") states its claim itself, and only
+a sentence can be proven by a source's words alone. With no tagger at hand, a verb is told by its form
+and by what comes before it: English puts the subject first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verification.claims.clauses import PREPOSITIONS
+from verification.claims.tokens import SIMPLE_PAST, words
+
+_AUXILIARY = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "will", "would", "can", "cannot",
+                        "could", "may", "might", "must", "shall", "should", "does", "do", "did"})
+_INFLECTED = re.compile(r"[a-z]{2,}(?:ed|s)")
+_NOUN_ENDING = ("is", "us", "ss")
+"""Words that end as an -s inflection cannot: "tennis", "rebellious", "business"."""
+_BEFORE_A_NOUN = frozenset({
+    "the", "a", "an", "this", "these", "those", "his", "her", "its", "their", "our", "my", "your", "some", "many",
+    "few", "several", "no", "every", "each", "other", "of", "that", "which", "who", "and", "or", "than",
+}) | PREPOSITIONS
+"""Words after which the next word heads or continues a noun phrase ("the plants", "for athletes", "the band
+that released ...") or a relative clause, never the main verb."""
+_NUMBER_WORDS = frozenset({"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"})
+_SUBJECTS = frozenset({"i", "you", "he", "she", "it", "we", "they", "one", "both", "all", "everyone"})
+_NOMINATIVE = frozenset({"i", "he", "she", "we", "they"})
+"""Pronouns only a subject takes: the word after one is its verb ("she came in 2nd place")."""
+
+Word = tuple[str, int, int]
+
+
+def has_verb(statement: str) -> bool:
+    """Whether the statement has a finite verb. An auxiliary or a past tense counts in lower case only ("May
+    30, 1943" and "I Will Always Love You" are titles and dates); any other word by what precedes it."""
+    found = words(statement)
+    return any(
+        (word in _AUXILIARY or word in SIMPLE_PAST) and statement[start].islower()
+        or _verb_after_subject(statement, found, at)
+        for at, (word, start, _) in enumerate(found)
+    )
+
+
+def _verb_after_subject(statement: str, found: list[Word], at: int) -> bool:
+    """Whether the word at `at` is a verb its subject precedes.
+
+    - After "she", "they", or "you" and "it" opening the statement: any word in lower case ("she came",
+      "You get a refund").
+    - After a plural noun: a word in lower case that opens no phrase ("Refunds reach", "Prices vary"),
+      unless a number counts the noun ("3000 metres steeplechase").
+    - A word in -s or -ed after a name, a pronoun or a noun ("Mary sings", "Paramount produced the
+      sequel"), but not one closing a noun phrase ("flowering plants", "comic roles", "ten weeks") or
+      with nothing before it ("refers to different weight classes").
+    """
+    word, start, _ = found[at]
+    if at == 0 or not statement[start].islower() or not word.isalpha() or word in _BEFORE_A_NOUN:
+        return False
+    before, before_start, before_end = found[at - 1]
+    if before in _NOMINATIVE or (at == 1 and before in ("you", "it")):
+        return True  # "she came", and "You get", "It opens" where the pronoun opens the statement
+    counted = at >= 2 and (found[at - 2][0].isdigit() or found[at - 2][0] in _NUMBER_WORDS)
+    possessive = statement[before_end:before_end + 1] in ("'", "’")  # "The Deaflympics' first event"
+    if _plural(before) and not counted and not possessive:
+        return True
+    if not _INFLECTED.fullmatch(word) or word.endswith(_NOUN_ENDING):
+        return False
+    hyphened = statement[before_start - 1:before_start] == "-"  # "Snap-on reported": "on" ends a name
+    if (before in _BEFORE_A_NOUN and not hyphened
+            or (before.isdigit() or before in _NUMBER_WORDS) and not word.endswith("ed")):
+        return False  # "ten weeks", "3000 metres"; but "born in September 1872 used their poetry"
+    # A word in -s closing what a lower-case word opened is a noun: "flowering plants". After a name or a
+    # pronoun it is a verb: "Mary sings", "it rains".
+    closes = at == len(found) - 1 and statement[before_start].islower() and before not in _SUBJECTS
+    return not closes
+
+
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith(_NOUN_ENDING)
