@@ -318,6 +318,15 @@ def test_a_claim_of_two_words_that_flips_one_is_refuted():
     assert verdict.method == "offline:opposite-word"
 
 
+def test_a_flip_stands_though_another_sentence_uses_the_claims_word_of_something_else():
+    rules = Source(id="rules", text="Pets are not allowed. Smoking is prohibited everywhere. Parking is free.")
+
+    flipped = _verdict("Smoking is allowed.", rules)
+
+    assert flipped.state is State.REFUTED
+    assert flipped.method == "offline:opposite-word" and "prohibited" in flipped.rationale
+
+
 def test_an_opposite_said_of_something_else_in_the_next_clause_is_no_flip():
     # "increase" is said of the dividend; the debt, in the clause before it, is reduced, as the claim says.
     source = Source(id="call", text="The first phase consists of the debt reduction; an increase in the common "

@@ -21,7 +21,7 @@ class OppositeWord(Check):
     """The claim's word is the opposite of the source's (rise / fall, more / less)."""
 
     name = "opposite-word"
-    version = 3
+    version = 4
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -57,11 +57,14 @@ def _stated_elsewhere(
         return None
     passage, said, _ = found
     said_stems = set(content_stems(said))
+    # Matched on the claim's other words: "Pets are not allowed" shares only the word itself with "Smoking is
+    # allowed", and says nothing against "Smoking is prohibited everywhere" being about it.
+    rest = claim.stem_set - said_stems
     for hit in hits[:3]:
         other = hit.passage
         if other is passage or not said_stems <= other.stem_set:
             continue
-        if overlap(other, claim.unique_stems) >= overlap(passage, claim.unique_stems):
+        if overlap(other, rest) >= overlap(passage, rest):
             return None
     return found
 
