@@ -177,7 +177,6 @@ _BULLET = re.compile(r"(?:[-*•]|\d+[.)])\s+")  # used with match() at the sent
 _EDGE = re.compile(r"^\W+|\W+$")  # quotes, emoji and punctuation around a sentence
 
 
-
 def extract_claims(text: str, question: str = "", sources: Sequence[str] = ()) -> list[ExtractedClaim]:
     """Every claim of `text` in order, with exact spans; only non-factual sentences are left out."""
     return list(extract(text, question, sources).claims)
@@ -233,10 +232,9 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
                 clauses.add(claims[-1].id)  # split where a clause with its own verb begins (`coordination`)
     context = " ".join(question.split())
     if context:
-        # A yes or no, or words that only echo one ("Yes, you can."), asserts its question: "yes" merely ends
-        # as a verb does.
-        # A yes-or-no question makes that claim a statement of its own (`polar.asserted`), checked as any other.
-        # A source's whole sentence copied states what the sentence does, with a verb or without ("And the
+        # A yes or no, or words that only echo one ("Yes, you can."), asserts its question: a yes-or-no
+        # question makes that claim a statement of its own (`polar.asserted`), checked as any other. A
+        # source's whole sentence copied states what the sentence does, with a verb or without ("And the
         # EPS, $3.50, a rise versus 2020"): no bare answer is a source's sentence from end to end.
         claims = [claim if (claim.id in clauses or has_verb(claim.statement)
                             or _copied(claim.text, copied_from, whole=True)) and not polar(claim.statement)
