@@ -153,6 +153,17 @@ def test_a_predicate_the_source_denies_of_the_same_thing_is_refuted():
     _cites_exact_spans(verdict, WARRANTY)
 
 
+def test_neither_and_nor_deny_what_follows_each():
+    policy = Source(id="policy", text="We neither sell nor rent your data.")
+
+    rented = _verdict("We rent your data.", policy)
+    not_rented = _verdict("We do not rent your data.", policy)
+
+    assert (rented.state, rented.method) == (State.REFUTED, "offline:negation-scope")
+    assert "nor rent" in rented.rationale
+    assert not_rented.state is State.SUPPORTED
+
+
 @pytest.mark.parametrize(("claim", "source_says"), [
     ("Refunds are available.", "Refunds are unavailable."),
     ("Refunds are unavailable.", "Refunds are available."),

@@ -29,10 +29,12 @@ _NOT_NEGATING = frozenset({"only", "just", "merely", "always", "necessarily", "a
 _HEDGES = frozenset({"may", "might", "could", "would", "should"})
 _UNASSERTED = frozenset({"to", "could", "may", "might", "would", "should"})
 _NEGATOR_HINT = re.compile(
-    r"\b(?:not|never|cannot|unable|no\s+longer)\b|n[’']t\b|\bnon-|\b(?:un|non)[a-z]+[ai]ble\b", re.IGNORECASE
+    r"\b(?:not|never|cannot|unable|neither|nor|no\s+longer)\b|n[’']t\b|\bnon-|\b(?:un|non)[a-z]+[ai]ble\b",
+    re.IGNORECASE,
 )
-_ALSO_NEGATING = frozenset({"non", "unable"})
-"""Negators beside `NEGATORS`: the "non" of "non-refundable" and "unable" ("unable to accept")."""
+_ALSO_NEGATING = frozenset({"non", "unable", "neither", "nor"})
+"""Negators beside `NEGATORS`: the "non" of "non-refundable", "unable" ("unable to accept"), and "neither" and
+"nor", each of which denies what follows it ("We neither sell nor rent your data")."""
 _NEGATION_REACH = 3
 """How many words after a negation the word it negates may be."""
 
