@@ -95,7 +95,7 @@ def test_a_bare_answer_carries_the_question_and_a_sentence_does_not():
     "answer",
     ["dairy products", "flowering plants", "ten weeks", "3000 metres steeplechase", "beverage for athletes.",
      "groups of rebellious musicians.", "tennis", "The band that released their first album in 2000",
-     "May 30, 1943", "I Will Always Love You", "The Deaflympics' first event in 2017."],
+     "May 30, 1943", "I Will Always Love You", "The Deaflympics' first event in 2017.", "Around 400 miles in length."],
 )
 def test_a_noun_phrase_in_s_or_ed_is_a_bare_answer_read_with_its_question(answer):
     question = "What did they make?"
@@ -118,7 +118,7 @@ def test_a_source_sentence_copied_whole_is_a_claim_of_its_own_though_it_has_no_v
     ["Refunds reach the card in 5 days.", "Prices vary.", "Mary sings.", "You get a full refund.",
      "In 2015, she came in 2nd place.", "They include Erik Hersman and David Kobia.",
      "Snap-on reported a gain.", "The writer born in 1872 used their poetry for recordings.",
-     "They express their jealousy over the weather."],
+     "They express their jealousy over the weather.", "The Elm 12 weighs 2.0 kg."],
 )
 def test_a_sentence_states_its_claim_itself_whatever_its_verb(answer):
     assert [claim.context for claim in extract_claims(answer, "What happened?")] == [""]

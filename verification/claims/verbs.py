@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from verification.claims.clauses import PREPOSITIONS
-from verification.claims.tokens import SIMPLE_PAST, words
+from verification.claims.tokens import SIMPLE_PAST, STOP_WORDS, words
 
 _AUXILIARY = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "will", "would", "can", "cannot",
                         "could", "may", "might", "must", "shall", "should", "does", "do", "did"})
@@ -67,13 +67,26 @@ def _verb_after_subject(statement: str, found: list[Word], at: int) -> bool:
     if not _INFLECTED.fullmatch(word) or word.endswith(_NOUN_ENDING):
         return False
     hyphened = statement[before_start - 1:before_start] == "-"  # "Snap-on reported": "on" ends a name
-    if (before in _BEFORE_A_NOUN and not hyphened
-            or (before.isdigit() or before in _NUMBER_WORDS) and not word.endswith("ed")):
-        return False  # "ten weeks", "3000 metres"; but "born in September 1872 used their poetry"
+    counts = (before.isdigit() or before in _NUMBER_WORDS) and not _named(statement, found, at - 1)
+    if before in _BEFORE_A_NOUN and not hyphened or counts and not word.endswith("ed"):
+        # "ten weeks", "3000 metres"; but "born in September 1872 used their poetry", "The Elm 12 weighs"
+        return False
     # A word in -s closing what a lower-case word opened is a noun: "flowering plants". After a name or a
     # pronoun it is a verb: "Mary sings", "it rains".
     closes = at == len(found) - 1 and statement[before_start].islower() and before not in _SUBJECTS
     return not closes
+
+
+def _named(statement: str, found: list[Word], at: int) -> bool:
+    """Whether the number at `at` ends a name ("The Elm 12", "Windows 11"), after a capitalised word that is
+    no function word ("Around 400 miles", "Over 30 days")."""
+    if at == 0:
+        return False
+    word, start, _ = found[at - 1]
+    return statement[start].isupper() and word not in STOP_WORDS and word not in _APPROXIMATELY
+
+
+_APPROXIMATELY = frozenset({"around", "approximately", "nearly", "almost", "roughly", "exactly", "only"})
 
 
 def _plural(word: str) -> bool:
