@@ -500,11 +500,11 @@ STORY = Source(id="story", text=(
     # The claim ends with a name in place of the sentence's, which goes on past it.
     ("The film is written and directed by Maria Lopez.", "The film is written and directed by Polar Sound.",
      '"Polar Sound" where it says "Maria Lopez"'),
-    # A name that opens a fragment cut from a list is a name, not the line's first word.
+    # A name put for the last of a list is a swap, said in the same words around it (`name-swap`).
     ("Harbour Records, founded in 1961, released albums by artists including Ella Moss, Nina Hart, Stan Kray "
      "and Astrid Berg among others.",
      "Harbour Records, founded in 1961, released albums by artists including Ella Moss, Nina Hart, Stan Kray and "
-     "Blank Slate among others.", '"Blank Slate" where it says'),
+     "Blank Slate among others.", '"Blank Slate" where the source, in the same words, says "Astrid Berg"'),
 ])
 def test_a_split_clause_a_range_made_empty_or_a_name_at_either_end_changed_is_held_back(
         answer: str, changed: str, says: str) -> None:
@@ -513,9 +513,9 @@ def test_a_split_clause_a_range_made_empty_or_a_name_at_either_end_changed_is_he
 
     assert (copied.terminal, copied.final_answer) == (Terminal.PERMIT, answer)
     assert (record.terminal, record.final_answer) != (Terminal.PERMIT, changed)
-    held = [claim for claim in record.candidates[0].claims if claim.method == "offline:altered"]
+    held = [claim for claim in record.candidates[0].claims if says in claim.rationale]
     assert len(held) == 1 and held[0].state is not State.SUPPORTED and held[0].release_score == 0.0
-    assert says in held[0].rationale
+    assert held[0].method in ("offline:altered", "offline:name-swap")
 
 
 LEASE = Source(id="lease", text=(

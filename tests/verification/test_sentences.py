@@ -68,3 +68,17 @@ def test_word_offsets_point_at_what_is_written():
         ("from", "From"), ("2018", "2018"), ("2019", "19"), ("the", "the"), ("us", "U.S."),
         ("office", "office"), ("opened", "opened"),
     ]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The magazine was founded in 1987.Hot Rod is a car magazine.",
+     ["The magazine was founded in 1987.", "Hot Rod is a car magazine."]),
+    ('It was a sister publication to the "Fortean Times".British is a monthly.',
+     ['It was a sister publication to the "Fortean Times".', "British is a monthly."]),
+    # A decimal, an initialism and a number after a year run on.
+    ("Version 2.5 is out.", ["Version 2.5 is out."]),
+    ("The U.S.Army is large.", ["The U.S.Army is large."]),
+    ("He won in 2010.5 people came.", ["He won in 2010.5 people came."]),
+])
+def test_a_sentence_run_into_the_next_ends_after_a_year_or_a_closing_quote(text, expected):
+    assert [text[start:end] for start, end in split_sentences(text)] == expected

@@ -19,7 +19,7 @@ class NameSwap(Check):
     """A closely matching sentence with another name or number where the claim has its own."""
 
     name = "name-swap"
-    version = 1
+    version = 2
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

@@ -47,8 +47,9 @@ def swapped_name(claim_view: str | ClaimView, passage_text: str) -> tuple[str, s
             if passage[found_start - 1][1] != left[1] or passage[found_end][1] != right[1]:
                 continue
             found = " ".join(token[0] for token in passage[found_start:found_end])
-            # "2018–19" and "2018-2019" split differently; a number that ends the other is the same.
-            if not (found.endswith(said) or said.endswith(found)):
+            # "2018–19" and "2018-2019" split differently; a number that ends the other is the same. The
+            # same words in another order are the same name or date: "May 3, 1896" is "3 May 1896".
+            if not (found.endswith(said) or said.endswith(found)) and sorted(found.split()) != sorted(said.split()):
                 return _surface(claim_text, claim, start, end), _surface(passage_text, passage, found_start, found_end)
     return None
 

@@ -89,7 +89,7 @@ def split_parts(sentence: str) -> list[Part]:
         left = sentence[piece_start:joint_start]
         right = sentence[joint_end:]
         if not predicates_only and _is_clause(left) and _opens_clause(right) and _SUBJECT_START.match(right) \
-                and not _elliptical(right):
+                and not _elliptical(right) and not _inside_a_name(sentence, joint_start, joint_end):
             parts.append(Part(piece_start, joint_start, subject))
             piece_start, subject = joint_end, ""
             continue
@@ -141,6 +141,18 @@ def _opens_clause(text: str) -> bool:
         if _AUXILIARY.fullmatch(word) or (_FINITE_VERB.fullmatch(word) and not word.endswith(("is", "us"))):
             return True
     return False
+
+
+def _inside_a_name(sentence: str, joint_start: int, joint_end: int) -> bool:
+    """Whether the joint is a plain "and" between two capitalised words: a name's own ("the New Jersey Sports
+    and Exposition Authority would ...", "Procter and Gamble"), whatever verb-like word comes before it."""
+    before = sentence[:joint_start].rstrip()
+    return (sentence[joint_start:joint_end].strip().lower() in ("and", "&") and before[-1:].isalnum()
+            and _NAME_ENDING.search(before) is not None and sentence[joint_end:joint_end + 1].isupper())
+
+
+_NAME_ENDING = re.compile(r"(?<![.!?]\s)\b[A-Z][\w&'’-]*$")
+"""A capitalised word ending the text, not a sentence's first word."""
 
 
 def _elliptical(clause: str) -> bool:

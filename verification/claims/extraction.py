@@ -257,7 +257,11 @@ def _copied(sentence: str, sources: Sequence[str], *, whole: bool = False) -> bo
             at = source.find(needle)
             while at >= 0:
                 before, after = source[at - 1:at], source[at + len(needle):at + len(needle) + 1]
-                if not (before.isalnum() or after.isalnum()) and (not whole or _a_sentence(source, at, needle)):
+                # A sentence that ends where the next one runs on ("... in Czechoslovakia.Alexander Cox is")
+                # ends at its period all the same.
+                ended = needle[-1] in _SENTENCE_END and after[:1].isupper()
+                if not (before.isalnum() or after.isalnum() and not ended) and (
+                        not whole or _a_sentence(source, at, needle)):
                     return True
                 at = source.find(needle, at + 1)
     return False

@@ -22,9 +22,12 @@ _ABBREVIATIONS = frozenset(
 _ABBREVIATING_BEFORE_A_NUMBER = frozenset({"no", "nos", "fig", "figs", "sat", "sun", "wed"})
 
 # A candidate end: terminal punctuation, optional closing quotes or brackets, then whitespace; or a
-# period run straight into the next sentence's capital ("... west of Boston.Stanford University is"),
-# as text pasted from paragraphs often is.
-_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|(?<=[a-z]{2})[.!?]+(?=[A-Z][a-z])")
+# period run straight into the next sentence's capital ("... west of Boston.Stanford University is",
+# "... founded in 1987.Hot Rod is", "... to the "Fortean Times".British is"), as text pasted from
+# paragraphs often is.
+_END = re.compile(r"[.!?]+(?:[\"'”’)\]]*(?=\s)|(?P<run_in>(?=[A-Z][a-z])))")
+# What a run-in end must follow (read apart from `_END`, which then scans for punctuation alone).
+_RUN_IN_AFTER = re.compile(r"(?:[a-z]{2}|\d{4}|[a-z][\"”])\Z")
 # A line break always ends a sentence: lists, headings and dialogue turns rarely end in a period.
 _HARD_BREAK = re.compile(r"\n")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
@@ -77,6 +80,8 @@ def _split_block(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     sentence_start = start
     for match in _END.finditer(text, start, end):
+        if match["run_in"] is not None and not _RUN_IN_AFTER.search(text, max(0, match.start() - 4), match.start()):
+            continue
         if _is_boundary(text, match.start(), match.end(), end):
             spans.append((sentence_start, match.end()))
             sentence_start = match.end()

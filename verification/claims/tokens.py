@@ -153,7 +153,8 @@ def first_word(text: str) -> str | None:
     return next((word for word, _, _ in _read_words(text)), None)
 
 
-_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+"""Words whose spelling changes before "n't", by that spelling: "won't" is "will" and "n't"."""
 
 
 def _read_words(text: str) -> Iterator[tuple[str, int, int]]:
@@ -173,7 +174,7 @@ def _read_words(text: str) -> Iterator[tuple[str, int, int]]:
         word = short_years.get(start, word)
         if word.endswith("n't") and len(word) > 3:
             base = word[:-3]
-            yield _CONTRACTED.get(base, base), start, end - 3
+            yield CONTRACTED.get(base, base), start, end - 3
             yield "n't", end - 3, end
         else:
             yield word, start, end

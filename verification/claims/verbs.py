@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from verification.claims.clauses import PREPOSITIONS
+from verification.claims.clauses import CLAUSE_JOIN, PREPOSITIONS
 from verification.claims.tokens import SIMPLE_PAST, STOP_WORDS, words
 
 _AUXILIARY = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "will", "would", "can", "cannot",
@@ -41,6 +41,17 @@ def has_verb(statement: str) -> bool:
         or _verb_after_subject(statement, found, at)
         for at, (word, start, _) in enumerate(found)
     )
+
+
+def later_predicate(text: str, last: int, at: int) -> bool:
+    """Whether the word at offset `at` is in a predicate joined after the words that end at offset `last`:
+    the last join between them ("and", "but", "or", a semicolon) is followed by a verb of its own ("... in
+    1809 and can be found everywhere"). A join with no verb after it joins nouns ("damaged items and gift
+    cards"); a word before `last`, or `last` < 0 (no words), is in no later predicate."""
+    if last < 0 or at < last:
+        return False
+    joins = list(CLAUSE_JOIN.finditer(text, last, at))
+    return bool(joins) and has_verb(text[joins[-1].end() : at])
 
 
 def _verb_after_subject(statement: str, found: list[Word], at: int) -> bool:

@@ -113,12 +113,17 @@ def _corrected_value(claim: Claim) -> tuple[str, int] | None:
         return None
     seen = [m for span in claim.evidence[:3] for m in find_mentions(span.quote) if m.kind in VALUE_KINDS]
     deciding = [m for m in find_mentions(claim.evidence[0].quote) if m.kind in VALUE_KINDS]
-    for mention in (m for m in find_mentions(claim.text) if m.kind in VALUE_KINDS):
+    claimed = [m for m in find_mentions(claim.text) if m.kind in VALUE_KINDS]
+    for mention in claimed:
         # A value the evidence confirms somewhere is not the one in dispute.
         if any(comparable(mention, other) and agree(mention, other) for other in seen):
             continue
+        # Nor is a value the claim states elsewhere the one to put in its place: "earned $3.1 billion or
+        # $6.78 per share" corrects "$6.90 per share ... earned $3.1 billion" with "$6.78".
+        told = [other for other in claimed if other is not mention]
         for value in deciding:
-            if comparable(mention, value) and not agree(mention, value):
+            if comparable(mention, value) and not agree(mention, value) and not any(
+                    comparable(value, other) and agree(value, other) for other in told):
                 return claim.text[: mention.start] + value.text + claim.text[mention.end :], mention.start
     return None
 

@@ -100,8 +100,11 @@ def _check_value(
             # of the Basic plan, which the claim is about, it says 10 GB.
             disagreeing.append((passage, owned))
             continue
-        # Only the first mention of each sort is reported, so each search stops at it.
-        matching = next((m for m in stated if grounds(value, m)), None)
+        # Only the first mention of each sort is reported, so each search stops at it. One of the claim's
+        # own unit comes first: "8 passes" is the "8 passes" of "in eight games ... 4-of-8 passes", though
+        # the bare number of "eight games" agrees with it too.
+        matching = next((m for m in same_sort if grounds(value, m)), None) or next(
+            (m for m in stated if grounds(value, m)), None)
         if matching is None and _dated_in_parts(value, passage, index):
             matching = value
         if matching is None and not stated:
@@ -124,7 +127,11 @@ def _check_value(
         ):
             # What each value is said of is read last: it takes the sentence's clauses, which most
             # sentences with a contradicting value never need (they are about something else).
-            against = _same_quantity_against(passage, contradicting, *measures)
+            # A value the claim states beside this one is cited last: "earned $3.1 billion" is the claim's
+            # too, so what "$6.89 per share" is told against is the sentence's "$6.78".
+            unstated = [m for m in contradicting if not any(agree(other, m) for other in others)]
+            against = (_same_quantity_against(passage, unstated, *measures) if len(unstated) < len(contradicting)
+                       else None) or _same_quantity_against(passage, contradicting, *measures)
             if against is not None:
                 disagreeing.append((passage, against))
     return ValueCheck(value, tuple(agreeing), tuple(disagreeing), tuple(grounding))

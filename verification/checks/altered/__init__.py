@@ -28,14 +28,22 @@ from it ("Tabula Rasa among others.").
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from verification.checks.altered.denials import (
+    denial_moved,
+    denies_an_earlier_predicate,
+    negated_by_prefix,
+    negations_reach_alike,
+    same_denial,
+)
+from verification.checks.altered.names import opens_with_another_name, unread_name, without_conjunct
 from verification.checks.altered.tokens import (
     NEGATION,
+    Opcode,
     Token,
     digits,
     is_name,
@@ -48,7 +56,7 @@ from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.speaker import SPEAKER, speaker
-from verification.claims.tokens import NEGATION_WORDS, prefix_negated, stem, words
+from verification.claims.tokens import NEGATION_WORDS, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -71,7 +79,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 13
+    version = 14
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -144,8 +152,11 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     cut = [_edge(op, first, theirs) if op[3] < first else _tail(op, last, theirs) for op in matcher.get_opcodes()
            if op[0] != "equal" and (first <= op[3] or op[4] == first)
            and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
-    whole = matched == len(ours) and _negations_reach_alike(ours, blocks)
-    opcodes = [_without_conjunct(op, ours, claim.text, theirs, passage.text) for op in cut if op]
+    whole = matched == len(ours) and negations_reach_alike(ours, blocks)
+    denied = denial_moved(ours, theirs, blocks, passage.text)
+    if denied is not None:
+        return _Diff(matched, False, denied)
+    opcodes = [without_conjunct(op, ours, claim.text, theirs, passage.text) for op in cut if op]
     return _Diff(matched, whole, _first_change(ours, theirs, opcodes, last, passage.text))
 
 
@@ -256,13 +267,6 @@ def _weights(tokens: list[Token]) -> list[float]:
     return weights
 
 
-def _negations_reach_alike(ours: list[Token], blocks: Sequence[tuple[int, int, int]]) -> bool:
-    """Whether each negation of the claim that the sentence matches reaches the same words there: a matched
-    stretch that ends on a negation the claim goes on from means the sentence negates other words first
-    ("there are not real dogs" / "Who doesn't want to see two real dogs")."""
-    return not any(ours[a + size - 1].key == NEGATION and a + size < len(ours) for a, _, size in blocks)
-
-
 def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int, int]],
              theirs_values: Sequence[tuple[int, int, int]]) -> _Diff | None:
     """Where the claim and the sentence are both lines said by someone ("Client: ..."): a change when the
@@ -282,48 +286,13 @@ def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int
         return _Diff(len(keys), True, None) if keys == their_keys else None
     blocks = [block for block in SequenceMatcher(None, keys, their_keys, autojunk=False).get_matching_blocks()
               if block.size]
-    if sum(block.size for block in blocks) < len(keys) or not _negations_reach_alike(ours, blocks):
+    if sum(block.size for block in blocks) < len(keys) or not negations_reach_alike(ours, blocks):
         return None
     return _Diff(len(keys), False, (ours_by[1], theirs_by[1]))
 
 
-_Opcode = tuple[str, int, int, int, int]
 
-_CONJUNCT_GAP = re.compile(r"\s*(?:,\s*)?(?:and|or|&|as well as)?\s*", re.IGNORECASE)
-"""What joins a name to the name before it in a coordination: "Jane and Elle", "Jane, Elle", "Jane & Elle"."""
-
-
-def _without_conjunct(op: _Opcode, ours: list[Token], claim_text: str, theirs: list[Token],
-                      text: str) -> _Opcode:
-    """An edit that opens with a name the claim coordinates with the name just before it, the name left out:
-    "Jane and Elle are women's magazines" against "Jane is an American women's magazine" adds a conjunct,
-    which says nothing in the place of "American"; whether the sources say it of Elle too is what the other
-    checks and the scorer read. A name put for a name is a swap still: "Elle is ..." for "Jane is ...", and
-    "starring Hope, Russell and Kerr" for "starring Hope, Russell and Rogers", where the sentence
-    coordinates a name of its own in that place."""
-    kind, i1, i2, j1, j2 = op
-    if kind not in ("replace", "insert") or i1 == 0 or not is_name(ours[i1]):
-        return op
-    if not _conjunct(ours, i1, claim_text) or kind == "replace" and j1 > 0 and _conjunct(theirs, j1, text):
-        return op
-    end = i1
-    while end < i2 and is_name(ours[end]):
-        end += 1
-    return kind, end, i2, j1, j2
-
-
-def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
-    """Whether the name at `at` is coordinated with a name just before it: "Jane and Elle", "Jane, Elle",
-    "Jane & Elle". The name a text opens with is capitalised as any first word is (not `named`); "Jane
-    Elle" is one name, and a name said apart from the one before is no conjunct."""
-    before = tokens[at - 1]
-    if not is_name(tokens[at]) or not (is_name(before) or before.start == 0 and before.surface[:1].isupper()):
-        return False
-    gap = text[before.start + len(before.surface):tokens[at].start]
-    return bool(gap.strip()) and _CONJUNCT_GAP.fullmatch(gap) is not None
-
-
-def _edge(op: _Opcode, first: int, theirs: list[Token]) -> _Opcode | None:
+def _edge(op: Opcode, first: int, theirs: list[Token]) -> Opcode | None:
     """An edit that ends where the restated stretch begins, cut to the sentence's words just before it:
     the name the claim opens with in place of the sentence's ("Rob Jenkins (born 1975) is" / "Peter
     Spierig (born 1975) is"), or a negation the claim drops just before its first word ("is not a
@@ -335,7 +304,7 @@ def _edge(op: _Opcode, first: int, theirs: list[Token]) -> _Opcode | None:
     return (kind, i1, i2, j2 - 1, j2) if theirs[first - 1].key == NEGATION else None
 
 
-def _tail(op: _Opcode, last: int, theirs: list[Token]) -> _Opcode:
+def _tail(op: Opcode, last: int, theirs: list[Token]) -> Opcode:
     """An edit that goes on past the restated stretch, cut to the sentence's words just after it: the name
     there, or a few words where none is ("... directed by Polar Sound" / "... directed by Maria Lopez and
     stars an ensemble cast featuring ..."). What the sentence says further on the claim may leave out."""
@@ -348,7 +317,7 @@ def _tail(op: _Opcode, last: int, theirs: list[Token]) -> _Opcode:
     return kind, i1, i2, j1, end
 
 
-def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[_Opcode],
+def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[Opcode],
                   last: int, text: str) -> tuple[str, str] | None:
     """(what the claim says, what the sentence says there) for the first change that matters, or None."""
     added = Counter(ours[i].key for op in opcodes for i in range(op[1], op[2]))
@@ -366,9 +335,11 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[_Opc
         if (len(said) > _SWAP or len(instead) > _SWAP) and not names:
             continue  # a longer stretch is the claim saying other things, which is the scorer's to weigh
         there = " ".join(token.surface for token in instead) or "nothing"
-        if kind == "replace" and _same_denial(said, instead):
+        if kind == "replace" and same_denial(said, instead):
             continue
         if any(token.key == NEGATION for token in said + instead) and j2 <= last:
+            if not said and denies_an_earlier_predicate(instead, theirs, j2, text):
+                continue
             return (" ".join(token.surface for token in said) or "no negation", there)
         # A substitution is a name for a name or a number for a number the sentence does not say at all.
         # A stated value is new where the claim says it more often than the sentence, in place of another
@@ -379,7 +350,12 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[_Opc
                    if is_value(token) else token.named and token.key not in named_there)}
         if kind == "replace" and new & {sort_of(token) for token in instead if token.named}:
             return " ".join(token.surface for token in said), there
-        if kind == "replace" and _negated_by_prefix(said, instead, everywhere):
+        if kind == "replace" and opens_with_another_name(said, instead, everywhere):
+            return " ".join(token.surface for token in said), there
+        unread = unread_name(theirs, j1, text) if kind == "delete" and "name" in new else None
+        if unread is not None:
+            return " ".join(token.surface for token in said), unread
+        if kind == "replace" and negated_by_prefix(said, instead, everywhere):
             return said[0].surface, there
         skipped = text[theirs[j1].start:theirs[j2].start] if kind == "insert" and j2 < last else ""
         if skipped and instead and _skips_into_another_clause(ours, i1, instead, skipped, theirs[j1].start):
@@ -411,25 +387,3 @@ def _skips_into_another_clause(ours: list[Token], at: int, skipped: list[Token],
         is_name(ours[at]) and any(is_name(token) for token in skipped if token.start < cut))
 
 
-def _negated_by_prefix(said: list[Token], instead: list[Token], everywhere: set[str]) -> bool:
-    """A word put for its negation inside the restated stretch, the claim's word nowhere in the sentence:
-    "Support is available on public holidays" for "Support is unavailable on public holidays". Other
-    words put for words are paraphrase as often as change ("plunged" for "fell"): the scorer's to weigh."""
-    if len(said) != 1 or len(instead) != 1 or said[0].key in everywhere or said[0].named or instead[0].named:
-        return False
-    return _negates(instead[0], said[0]) or _negates(said[0], instead[0])
-
-
-def _same_denial(said: list[Token], instead: list[Token]) -> bool:
-    """A "not" and a word on one side, that word negated by a prefix on the other: "not available" for
-    "unavailable", "not refundable" for "non-refundable"."""
-    for one, other in ((said, instead), (instead, said)):
-        if len(one) == 2 and len(other) == 1 and one[0].key == NEGATION and _negates(other[0], one[1]):
-            return True
-    return False
-
-
-def _negates(prefixed: Token, word: Token) -> bool:
-    """Whether `prefixed` is `word` negated by a prefix ("unavailable", "non-refundable" / "available")."""
-    base = prefix_negated(prefixed.surface.lower().replace("-", ""))
-    return base is not None and stem(base) == word.key

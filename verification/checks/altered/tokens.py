@@ -14,6 +14,8 @@ NEGATION = "<not>"
 NON = "non"
 """The "non" of "non-refundable": read as one word with the word after the hyphen, which it negates."""
 VALUE = "<value "
+Opcode = tuple[str, int, int, int, int]
+"""One edit of the diff, as `difflib.SequenceMatcher.get_opcodes` gives it: (kind, i1, i2, j1, j2)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ def read_tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequenc
         elif is_negating(word):
             tokens.append(Token(NEGATION, text[start:end], False, start=start))
             last = end
-        elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit():
+        elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit() or _initialism(text, start, end):
             number = WORD_NUMBERS.get(word)
             # A capital inside a word names as one at its start does: "iTunes", "eBay".
             named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start)) \
@@ -90,6 +92,13 @@ def read_tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequenc
             last = end
         non = None
     return tokens
+
+
+def _initialism(text: str, start: int, end: int) -> bool:
+    """Whether a word is written in capitals, two letters or more, inside a sentence: an initialism or a name
+    ("AM", "IT", "US"), whatever the same letters in lower case are ("am", "it", "us" are stop words)."""
+    surface = text[start:end]
+    return start > 0 and len(surface) > 1 and surface.isalpha() and surface.isupper() and not text.isupper()
 
 
 def _opens_name(token: Token) -> bool:

@@ -50,7 +50,7 @@ class Grounding(Check):
     """A commitment of the claim beyond its values that the evidence contradicts or leaves unsaid."""
 
     name = "grounding"
-    version = 11
+    version = 12
     role = Role.COMMITMENT
     reasons = (
         "relation-negated", "relation-unstated", "comparison-reversed", "direction-reversed", "negation-scope",
@@ -101,6 +101,8 @@ def check(claim: ClaimView, hits: list[Hit], index: SourceIndex, *, unsaid: bool
         (conditions.check_scope(claim, restating),),
         (hedges.check_hedges(claim, restating),),
         (subjects.check_subject(claim, restating),),
+        (subjects.check_subject_nearby(claim, near) if subjects.may_apply(claim) else None,),
+        (subjects.check_names_apart(claim, index.passages) if subjects.may_apply(claim) else None,),
     )
     unstated: Finding | None = None
     for finding in findings:

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from verification.checks.grounding.finding import Finding
 from verification.claims.clauses import SHORTEST_PREFIX, Token, content_keys
-from verification.claims.tokens import TEXT_CACHE_SIZE
+from verification.claims.tokens import CONTRACTED, TEXT_CACHE_SIZE
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Hit, Passage, SourceIndex
 from verification.types import State
@@ -39,8 +39,14 @@ def restated(claim: ClaimView, passages: Iterable[Passage]) -> list[Passage]:
 
 
 def first_words(phrases: Iterable[str]) -> re.Pattern[str]:
-    """A search for the first word of any of `phrases`: a cheap look for whether a text may say one."""
-    return re.compile(r"\b(?:" + "|".join(sorted({phrase.split()[0] for phrase in phrases})) + r")\b", re.IGNORECASE)
+    """A search for the first word of any of `phrases`: a cheap look for whether a text may say one.
+
+    The words are read as `tokens.words` reads them, contractions too: "couldn't" says "could" and
+    "won't" says "will", though neither is a word of its own in the text."""
+    first = sorted({phrase.split()[0] for phrase in phrases})
+    contracted = sorted(spelling for spelling, word in CONTRACTED.items() if word in first)
+    either = "|".join(first) + "".join(f"|{spelling}(?=n['’]t)" for spelling in contracted)
+    return re.compile(r"\b(?:" + either + r")(?:n['’]t)?\b", re.IGNORECASE)
 
 
 def any_says(passages: Iterable[Passage], pattern: re.Pattern[str]) -> bool:

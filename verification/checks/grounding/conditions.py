@@ -35,7 +35,8 @@ from verification.checks.grounding.clauses import (
 )
 from verification.checks.grounding.finding import Finding
 from verification.claims.clauses import CLAUSE_JOIN, PREPOSITIONS, Token, clause_tokens, covered_keys
-from verification.claims.commitments import LIMITS, VALUE_KINDS, Mention, comparable, limit_words
+from verification.claims.commitments import LIMITS, VALUE_KINDS, Mention, agree, comparable, limit_words
+from verification.claims.verbs import later_predicate
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Passage
 
@@ -44,6 +45,11 @@ CONDITION_MARKERS = (
     "on condition", "subject to", "except", "excluding", "other than", "apart from",
 )
 """Words that open a condition or an exception in a source sentence."""
+EXCEPTIONS = ("except", "excluding", "other than", "apart from")
+"""The markers that open an exception: it carves out of what its own predicate says of all, so one that
+closes a predicate joined after the claim's words is that predicate's (`verbs.later_predicate`): "except
+for Albania" of "It was described by Panzer in 1809 and can be found everywhere in Europe except for
+Albania" bears on where it is found. A condition ("if", "unless") gates the whole sentence."""
 _MARKER_HINT = first_words(CONDITION_MARKERS)
 _CONDITION_KEPT = 0.5
 """Share of a condition's content words the claim must say to have kept the condition."""
@@ -88,9 +94,12 @@ def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding
     def unmet(passage: Passage) -> str | None:
         if not says(passage.text, _MARKER_HINT):
             return None  # the sentence says it with no condition at all
+        tokens = clause_tokens(passage.text)
+        restated_end = _restated_span(tokens, claim_keys)[3]
         dropped = [
-            words for words, keys in _conditions(clause_tokens(passage.text))
+            words for words, keys, at in _conditions(tokens)
             if len(covered_keys(keys, claim_keys)) < _CONDITION_KEPT * len(keys)
+            and not (words.startswith(EXCEPTIONS) and later_predicate(passage.text, restated_end, at))
         ]
         return dropped[0] if dropped else None
 
@@ -156,8 +165,11 @@ def check_limits(claim_view: ClaimView, restating: list[Passage]) -> Finding | N
     claim_keys = claim_view.content_keys
 
     def dropped(passage: Passage) -> str | None:
+        # A limit the claim states too is kept: of its sort, or the same bound of a number with no unit
+        # read ("no more than 180g" of both).
         limits = [value for value in passage.values if value.role in LIMITS
-                  and not any(comparable(value, said) for said in claim_values)]
+                  and not any(comparable(value, said) or said.role == value.role and said.kind == value.kind
+                              and agree(value, said) for said in claim_values)]
         if not limits:
             return None
         tokens = clause_tokens(passage.text)
@@ -220,8 +232,9 @@ def _restated_clause(tokens: tuple[Token, ...], said: list[Token]) -> tuple[int,
     return inside[0].start, inside[-1].end
 
 
-def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str]]]:
-    """Each condition or exception in `tokens`: its words as written, and the keys of its content words.
+def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str], int]]:
+    """Each condition or exception in `tokens`: its words as written, the keys of its content words, and
+    where its marker starts.
 
     A condition runs from its marker to the end of the clause after it; one with no content word
     ("if so", "if any") is no condition.
@@ -242,7 +255,7 @@ def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str]]]:
             end += 1
         keys = [token.key for token in tokens[start:end] if token.content]
         if keys:
-            found.append((" ".join(token.word for token in tokens[i:end]), keys))
+            found.append((" ".join(token.word for token in tokens[i:end]), keys, tokens[i].start))
         i = max(end, i + 1)
     return found
 

@@ -34,6 +34,7 @@ from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
 from verification.claims.speaker import SPEAKER, speaker
 from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, denied_quality, stem, words
+from verification.claims.verbs import later_predicate
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -74,6 +75,10 @@ _CONDITIONS = frozenset(
     "said says claimed believed rumored rumoured suggested expected planned plans proposed".split()
 )
 
+_EXCEPTIONS = frozenset({"except", "excluding"})
+"""Of `_CONDITIONS`, those that carve out of their own predicate only: one that closes a predicate joined
+after the claim's words is that predicate's (`verbs.later_predicate`)."""
+
 
 @dataclass(frozen=True)
 class _Word:
@@ -87,7 +92,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 12
+    version = 13
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -323,9 +328,11 @@ def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, va
         return None
     if _denied_in_clause(text, span, first, last, conjuncts) > _qualifiers(claim.words).count("not"):
         return None  # "We rent your data" is denied by "We do not sell or rent your data"
-    sentences = text[span[0].start:span[-1].end]
     claim_words = {word for word, _, _ in claim.words}
-    if any(word in _CONDITIONS and word not in claim_words for word, _, _ in words(sentences)):
+    end_of_last = _end_of(text, last)
+    if any(word in _CONDITIONS and word not in claim_words
+           and not (word in _EXCEPTIONS and later_predicate(text, end_of_last, span[0].start + start))
+           for word, start, _ in words(text[span[0].start:span[-1].end])):
         return None
     # The words of one value share the place of the value they state ("20 dollars" -> "$20").
     return _Alignment(pairs, one_move_from_order(list(dict.fromkeys(places)), span, text))

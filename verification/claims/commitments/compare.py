@@ -7,6 +7,7 @@ a rate for another period), and the words that say a value with what completes i
 from __future__ import annotations
 
 import math
+import re
 
 from verification.claims.commitments.mention import Mention
 from verification.claims.commitments.value_patterns import ABBREVIATED_UNITS
@@ -47,8 +48,34 @@ def agree(a: Mention, b: Mention) -> bool:
         first, second = first * a.per, second * b.per
     if first == second:
         return True
-    # "$212.4 million" and "$212 million" are the same figure stated at two precisions.
-    return abs(first - second) <= 0.01 * max(abs(first), abs(second))
+    if abs(first - second) > 0.01 * max(abs(first), abs(second)):
+        return False
+    # "$212.4 million" and "$212 million" are the same figure stated at two precisions: the finer one rounds
+    # to the coarser. "3073" and "3045", "75.87%" and "75.55%", or 17:00 and 17:05 are two.
+    step, other_step = _step(a), _step(b)
+    if step is None or other_step is None or a.per and b.per and a.per != b.per:
+        return True
+    return abs(first - second) <= max(step, other_step) / 2
+
+
+_NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _step(mention: Mention) -> float | None:
+    """The precision its text states a value to, in the value's units: 0.1 million for "$212.4 million", 100
+    for "1,300" (its zeros may be rounding), 0.01 for "75.87%", a minute for a time. None where no numeral
+    gives it ("five")."""
+    if mention.kind == "time":
+        return 1.0  # a time of day is stated to the minute, in minutes
+    found = _NUMERAL.search(mention.text)
+    if found is None or mention.value is None:
+        return None
+    written = found.group().replace(",", "")
+    number = float(written)
+    if number == 0:
+        return None
+    places = -len(written.partition(".")[2]) if "." in written else len(written) - len(written.rstrip("0"))
+    return 10.0 ** places * abs(mention.value / number)
 
 
 def grounds(claimed: Mention, found: Mention) -> bool:

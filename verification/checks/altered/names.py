@@ -1,0 +1,74 @@
+"""How the altered check reads a name: a name joined to the sentence's own ("Jane and Elle"), a name the
+claim opens with in place of the sentence's first words, and a name the sentence writes in initials too
+short to be words of their own ("S&P")."""
+
+from __future__ import annotations
+
+import re
+
+from verification.checks.altered.tokens import Opcode, Token, is_name
+
+_CONJUNCT_GAP = re.compile(r"\s*(?:,\s*)?(?:and|or|&|as well as)?\s*", re.IGNORECASE)
+"""What joins a name to the name before it in a coordination: "Jane and Elle", "Jane, Elle", "Jane & Elle"."""
+
+
+_INITIALS = re.compile(r"\b[A-Z](?:[&.][A-Z])+\b")
+"""A name written in capital initials joined by "&" or ".": "S&P", "AT&T" is read as "at" and "t"."""
+
+
+def without_conjunct(op: Opcode, ours: list[Token], claim_text: str, theirs: list[Token],
+                      text: str) -> Opcode:
+    """An edit that opens with a name the claim coordinates with the name just before it, the name left out:
+    "Jane and Elle are women's magazines" against "Jane is an American women's magazine" adds a conjunct,
+    which says nothing in the place of "American"; whether the sources say it of Elle too is what the other
+    checks and the scorer read. A name put for a name is a swap still: "Elle is ..." for "Jane is ...", and
+    "starring Hope, Russell and Kerr" for "starring Hope, Russell and Rogers", where the sentence
+    coordinates a name of its own in that place."""
+    kind, i1, i2, j1, j2 = op
+    if kind not in ("replace", "insert") or i1 == 0 or not is_name(ours[i1]):
+        return op
+    if not _conjunct(ours, i1, claim_text) or kind == "replace" and j1 > 0 and _conjunct(theirs, j1, text):
+        return op
+    end = i1
+    while end < i2 and is_name(ours[end]):
+        end += 1
+    return kind, end, i2, j1, j2
+
+
+
+def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
+    """Whether the name at `at` is coordinated with a name just before it: "Jane and Elle", "Jane, Elle",
+    "Jane & Elle". The name a text opens with is capitalised as any first word is (not `named`); "Jane
+    Elle" is one name, and a name said apart from the one before is no conjunct."""
+    before = tokens[at - 1]
+    if not is_name(tokens[at]) or not (is_name(before) or before.start == 0 and before.surface[:1].isupper()):
+        return False
+    gap = text[before.start + len(before.surface):tokens[at].start]
+    return bool(gap.strip()) and _CONJUNCT_GAP.fullmatch(gap) is not None
+
+
+
+def opens_with_another_name(said: list[Token], instead: list[Token], everywhere: set[str]) -> bool:
+    """Whether the claim opens with capitalised words the sentence never says where the sentence opens with
+    others: "Get Him (born June 5, 1978) is an American actor" for "Nicholas Kroll (born June 5, 1978) ...",
+    "Eddie is a 2016 film" for "London Has Fallen is a 2016 film". A first word is capitalised whatever it
+    is, so it is no name to `is_name`; in a name's place it is one."""
+    return (bool(said) and bool(instead) and _capitalised(said) and _capitalised(instead)
+            and not any(token.key in everywhere for token in said))
+
+
+
+def _capitalised(tokens: list[Token]) -> bool:
+    """Whether the tokens open their text and are all capitalised: names, the first word whatever it is."""
+    return tokens[0].start == 0 and tokens[0].surface[:1].isupper() and all(map(is_name, tokens[1:]))
+
+
+
+def unread_name(theirs: list[Token], at: int, text: str) -> str | None:
+    """The name the sentence writes just before `theirs[at]` in letters too short to be tokens of their own
+    ("S&P" of "the yield of the S&P 500"), or None: a name the claim puts there is put for that one."""
+    if not 0 < at < len(theirs):
+        return None
+    before = theirs[at - 1]
+    found = _INITIALS.search(text, before.start + len(before.surface), theirs[at].start)
+    return found.group() if found is not None else None
