@@ -77,6 +77,11 @@ def test_a_copy_read_as_its_source_reads_is_proven(answer: str, source: str) -> 
     ("It can be found everywhere in Europe.",
      "It was described by Panzer in 1809 and can be found everywhere in Europe except for Albania and Monaco.",
      "offline:condition-dropped"),
+    # A condition is kept by the words it adds to the sentence, not by the subject it repeats.
+    ("Annual plans are refundable.", "Annual plans are refundable unless the plan was used.",
+     "offline:condition-dropped"),
+    ("All plans are refundable.", "All plans and add-ons are refundable except the Starter plan.",
+     "offline:condition-dropped"),
     # A condition gates the whole sentence, whichever predicate it closes.
     ("Refunds go to the original card.",
      "Refunds go to the original card and are processed within 5 days if you have a receipt.",

@@ -50,7 +50,7 @@ class Grounding(Check):
     """A commitment of the claim beyond its values that the evidence contradicts or leaves unsaid."""
 
     name = "grounding"
-    version = 12
+    version = 13
     role = Role.COMMITMENT
     reasons = (
         "relation-negated", "relation-unstated", "comparison-reversed", "direction-reversed", "negation-scope",

@@ -233,8 +233,8 @@ def _restated_clause(tokens: tuple[Token, ...], said: list[Token]) -> tuple[int,
 
 
 def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str], int]]:
-    """Each condition or exception in `tokens`: its words as written, the keys of its content words, and
-    where its marker starts.
+    """Each condition or exception in `tokens`: its words as written, the keys of its content words the rest
+    of the text does not say (all of them where it says each), and where its marker starts.
 
     A condition runs from its marker to the end of the clause after it; one with no content word
     ("if so", "if any") is no condition.
@@ -255,7 +255,11 @@ def _conditions(tokens: tuple[Token, ...]) -> list[tuple[str, list[str], int]]:
             end += 1
         keys = [token.key for token in tokens[start:end] if token.content]
         if keys:
-            found.append((" ".join(token.word for token in tokens[i:end]), keys, tokens[i].start))
+            # What the condition says that the rest of the sentence does not is what a claim must say to
+            # keep it: "plan" of "unless the plan was used" is the sentence's subject, "used" the condition.
+            outside = {token.key for token in (*tokens[:i], *tokens[end:]) if token.content}
+            own = [key for key in keys if key not in outside] or keys
+            found.append((" ".join(token.word for token in tokens[i:end]), own, tokens[i].start))
         i = max(end, i + 1)
     return found
 
