@@ -18,7 +18,6 @@ def negations_reach_alike(ours: list[Token], blocks: Sequence[tuple[int, int, in
     return not any(ours[a + size - 1].key == NEGATION and a + size < len(ours) for a, _, size in blocks)
 
 
-
 def denial_moved(ours: list[Token], theirs: list[Token], blocks: Sequence[tuple[int, int, int]],
                   text: str) -> tuple[str, str] | None:
     """(what the claim denies, what the sentence says there) where the claim's negation matches one that
@@ -32,7 +31,6 @@ def denial_moved(ours: list[Token], theirs: list[Token], blocks: Sequence[tuple[
     return None
 
 
-
 def denies_an_earlier_predicate(left_out: list[Token], theirs: list[Token], resumed: int, text: str) -> bool:
     """Whether the negation the claim leaves out denies a predicate of its own, joined before the words the
     claim goes on with (`theirs[resumed]`): "not" of "The plan is not the cheapest, but does include extra
@@ -44,7 +42,6 @@ def denies_an_earlier_predicate(left_out: list[Token], theirs: list[Token], resu
     return later_predicate(text, negation.start + len(negation.surface), theirs[resumed].start)
 
 
-
 def negated_by_prefix(said: list[Token], instead: list[Token], everywhere: set[str]) -> bool:
     """A word put for its negation inside the restated stretch, the claim's word nowhere in the sentence:
     "Support is available on public holidays" for "Support is unavailable on public holidays". Other
@@ -54,7 +51,6 @@ def negated_by_prefix(said: list[Token], instead: list[Token], everywhere: set[s
     return _negates(instead[0], said[0]) or _negates(said[0], instead[0])
 
 
-
 def same_denial(said: list[Token], instead: list[Token]) -> bool:
     """A "not" and a word on one side, that word negated by a prefix on the other: "not available" for
     "unavailable", "not refundable" for "non-refundable"."""
@@ -62,7 +58,6 @@ def same_denial(said: list[Token], instead: list[Token]) -> bool:
         if len(one) == 2 and len(other) == 1 and one[0].key == NEGATION and _negates(other[0], one[1]):
             return True
     return False
-
 
 
 def _negates(prefixed: Token, word: Token) -> bool:

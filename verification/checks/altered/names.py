@@ -35,7 +35,6 @@ def without_conjunct(op: Opcode, ours: list[Token], claim_text: str, theirs: lis
     return kind, end, i2, j1, j2
 
 
-
 def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
     """Whether the name at `at` is coordinated with a name just before it: "Jane and Elle", "Jane, Elle",
     "Jane & Elle". The name a text opens with is capitalised as any first word is (not `named`); "Jane
@@ -47,7 +46,6 @@ def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
     return bool(gap.strip()) and _CONJUNCT_GAP.fullmatch(gap) is not None
 
 
-
 def opens_with_another_name(said: list[Token], instead: list[Token], everywhere: set[str]) -> bool:
     """Whether the claim opens with capitalised words the sentence never says where the sentence opens with
     others: "Get Him (born June 5, 1978) is an American actor" for "Nicholas Kroll (born June 5, 1978) ...",
@@ -57,11 +55,9 @@ def opens_with_another_name(said: list[Token], instead: list[Token], everywhere:
             and not any(token.key in everywhere for token in said))
 
 
-
 def _capitalised(tokens: list[Token]) -> bool:
     """Whether the tokens open their text and are all capitalised: names, the first word whatever it is."""
     return tokens[0].start == 0 and tokens[0].surface[:1].isupper() and all(map(is_name, tokens[1:]))
-
 
 
 def unread_name(theirs: list[Token], at: int, text: str) -> str | None:
