@@ -104,12 +104,35 @@ def test_a_copy_read_as_its_source_reads_is_proven(answer: str, source: str) -> 
     ("Eddie is a 2016 American action thriller film directed by Babak Najafi.",
      "London Has Fallen is a 2016 American action thriller film directed by Babak Najafi. Eddie Redmayne was "
      "not in it.", "offline:altered"),
+    # ... however many words the sentence's opening name has.
+    ("Physics, (born 15 July 1943) is a Northern Irish astrophysicist.",
+     "Dame Susan Jocelyn Bell Burnell, (born 15 July 1943) is a Northern Irish astrophysicist. Her supervisor "
+     "shared the Nobel Prize in Physics.", "offline:altered"),
+    # A name of the sentence put for another it drops, though the sentence names it further on.
+    ("He previously served as Disney Resort for Hotels and Business Solutions at Disneyland Paris after having "
+     "been General Manager of the Disney Aulani Resort & Spa in Hawaii.",
+     "He previously served as Vice President for Hotels and Business Solutions at Disneyland Paris after having "
+     "been General Manager of the Disney Aulani Resort & Spa in Hawaii.", "offline:altered"),
 ])
 def test_a_change_a_copy_hides_is_never_supported(answer: str, source: str, method: str) -> None:
     verdict = _verdict(answer, source)
 
     assert verdict.state is not State.SUPPORTED
     assert verdict.method == method
+
+
+@pytest.mark.parametrize(("answer", "source"), [
+    # Another name the sentence gives for the same thing, beside it.
+    ("Disney Resort & Spa is a beachside hotel, resort and vacation destination.",
+     "Aulani, a Disney Resort & Spa is a beachside hotel, resort and vacation destination."),
+    ("NYC is the most populous city in the United States.",
+     "New York City (NYC) is the most populous city in the United States."),
+    # The opening name said in part.
+    ("Bell Burnell, (born 15 July 1943) is a Northern Irish astrophysicist.",
+     "Dame Susan Jocelyn Bell Burnell, (born 15 July 1943) is a Northern Irish astrophysicist."),
+])
+def test_a_name_the_sentence_gives_for_the_same_thing_is_no_change(answer: str, source: str) -> None:
+    assert _proven(_verdict(answer, source))
 
 
 def test_a_negation_of_a_predicate_joined_without_a_verb_of_its_own_still_reaches_the_claim() -> None:

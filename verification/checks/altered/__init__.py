@@ -40,7 +40,12 @@ from verification.checks.altered.denials import (
     negations_reach_alike,
     same_denial,
 )
-from verification.checks.altered.names import opens_with_another_name, unread_name, without_conjunct
+from verification.checks.altered.names import (
+    name_for_name,
+    opens_with_another_name,
+    unread_name,
+    without_conjunct,
+)
 from verification.checks.altered.tokens import (
     NEGATION,
     Opcode,
@@ -79,7 +84,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 14
+    version = 15
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -350,7 +355,8 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[Opco
                    if is_value(token) else token.named and token.key not in named_there)}
         if kind == "replace" and new & {sort_of(token) for token in instead if token.named}:
             return " ".join(token.surface for token in said), there
-        if kind == "replace" and opens_with_another_name(said, instead, everywhere):
+        if kind == "replace" and (opens_with_another_name(said, theirs[:j2], everywhere)
+                                  or len(said) <= _NAME and name_for_name(said, instead, ours, theirs, (j1, j2))):
             return " ".join(token.surface for token in said), there
         unread = unread_name(theirs, j1, text) if kind == "delete" and "name" in new else None
         if unread is not None:

@@ -46,13 +46,36 @@ def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
     return bool(gap.strip()) and _CONJUNCT_GAP.fullmatch(gap) is not None
 
 
-def opens_with_another_name(said: list[Token], instead: list[Token], everywhere: set[str]) -> bool:
+def opens_with_another_name(said: list[Token], opening: list[Token], everywhere: set[str]) -> bool:
     """Whether the claim opens with capitalised words the sentence never says where the sentence opens with
     others: "Get Him (born June 5, 1978) is an American actor" for "Nicholas Kroll (born June 5, 1978) ...",
-    "Eddie is a 2016 film" for "London Has Fallen is a 2016 film". A first word is capitalised whatever it
-    is, so it is no name to `is_name`; in a name's place it is one."""
-    return (bool(said) and bool(instead) and _capitalised(said) and _capitalised(instead)
+    "Physics, (born 15 July 1943)" for "Dame Susan Jocelyn Bell Burnell, (born 15 July 1943)". `opening`:
+    the sentence's words before those the claim goes on with, read whole (the diff keeps only the last
+    few). A first word is capitalised whatever it is, so it is no name to `is_name`; in a name's place it
+    is one."""
+    return (bool(said) and bool(opening) and _capitalised(said) and _capitalised(opening)
             and not any(token.key in everywhere for token in said))
+
+
+_ALIAS_REACH = 3
+"""Most tokens between a name and another the sentence gives for the same thing ("Aulani, a Disney Resort",
+"New York City (NYC)")."""
+
+
+def name_for_name(said: list[Token], instead: list[Token], ours: list[Token], theirs: list[Token],
+                  where: tuple[int, int]) -> bool:
+    """Whether the claim puts a name of the sentence in place of another it drops: "served as Disney Resort
+    for Hotels" for "served as Vice President for Hotels", where the sentence names "Disney Aulani Resort"
+    later. A name the sentence gives beside the one it replaces is another name for the same thing ("New
+    York City (NYC)"), and a name the claim says elsewhere has moved, not gone. `where`: the stretch of
+    `theirs` the claim replaces."""
+    if not said or not instead or not all(map(is_name, said + instead)):
+        return False
+    kept = {token.key for token in ours}
+    if any(token.key in kept for token in instead) or {token.key for token in said} & {t.key for t in instead}:
+        return False
+    beside = {token.key for token in theirs[max(0, where[0] - _ALIAS_REACH): where[1] + _ALIAS_REACH]}
+    return not all(token.key in beside for token in said)
 
 
 def _capitalised(tokens: list[Token]) -> bool:

@@ -29,7 +29,8 @@ from functools import lru_cache
 
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.checks.proof.alternatives import ALTERNATIVE, hedged
-from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK, one_move_from_order
+from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK, one_move_from_order, prepositioned
+from verification.checks.proof.voice import explains_order, voice_kept
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
 from verification.claims.speaker import SPEAKER, speaker
@@ -67,7 +68,6 @@ _REFERRING = frozenset("i we you he she it they this that these those".split())
 _JOINED = re.compile(r",?\s+(?:and|or|nor)\s+", re.IGNORECASE)
 """What opens a conjunct after the word it is joined to."""
 _WORD_AT = re.compile(r"\w+")
-_BE = frozenset("is are was were be been being".split())
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
 # states as fact what the source does not, wherever in the sentence they stand.
 _CONDITIONS = frozenset(
@@ -92,7 +92,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 13
+    version = 14
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -103,7 +103,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 4
+    version = 5
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -138,7 +138,7 @@ def reordered(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     if found is None or found[1].in_order:
         return None
     span, _ = found
-    if _passives(claim.words) != sum(_passives(words(passage.text)) for passage in span):
+    if explains_order(claim.words, [words(passage.text) for passage in span]):
         return None  # "B was acquired by A" is "A acquired B": a change of voice moves the arguments
     return CheckFinding(
         state=State.INSUFFICIENT_EVIDENCE,
@@ -334,8 +334,17 @@ def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, va
            and not (word in _EXCEPTIONS and later_predicate(text, end_of_last, span[0].start + start))
            for word, start, _ in words(text[span[0].start:span[-1].end])):
         return None
-    # The words of one value share the place of the value they state ("20 dollars" -> "$20").
-    return _Alignment(pairs, one_move_from_order(list(dict.fromkeys(places)), span, text))
+    # The words of one value share the place of the value they state ("20 dollars" -> "$20"). A passive
+    # said actively in the same order has swapped who did what (`voice.voice_kept`).
+    firsts: dict[int, int] = {}  # each place, in the claim's order, with where its first claim word starts
+    for (word, _), place in zip(pairs, places, strict=True):
+        # A value opens where it does, not at its first content word ("May" of "in May 1784" reads as a modal).
+        value = next((check.claim_value for check in values
+                      if check.claim_value.start <= word.start < check.claim_value.end), None)
+        firsts.setdefault(place, value.start if value is not None else word.start)
+    in_order = one_move_from_order(list(firsts), span, text,
+                                   [prepositioned(claim.words, start) for start in firsts.values()])
+    return _Alignment(pairs, in_order and voice_kept(claim.words, text, span[0].start, span[-1].end, used))
 
 
 def _denied_in_clause(text: str, span: tuple[Passage, ...], first: int, last: int,
@@ -425,14 +434,6 @@ def _key(word: str) -> str:
 def _qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
     keys = [key for word, _, _ in read for key in _FUSED.get(word, (_QUALIFIERS.get(word),)) if key]
     return sorted(keys + ["not" for word, _, _ in read if denied_quality(word)])
-
-
-def _passives(read: Sequence[tuple[str, int, int]]) -> int:
-    """How many verbs a text puts in the passive with their agent ("was acquired by"): a form of "be" and,
-    within a few words after it, "by". A claim with as many as its span changed no voice ("when the
-    Houses were destroyed by fire" on both sides), so its voice does not explain its order."""
-    tokens = [word for word, _, _ in read]
-    return sum(word in _BE and "by" in tokens[i + 1:i + 5] for i, word in enumerate(tokens))
 
 
 def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], first: int, last: int) -> str:

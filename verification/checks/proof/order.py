@@ -5,6 +5,7 @@ its clause and sentence ("In 2010, X did Y" / "X did Y in 2010"), so "B supplies
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.tokens import words
@@ -20,11 +21,14 @@ _SUBJECT_PRONOUNS = frozenset("i we you he she it they".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 
 
-def one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: str) -> bool:
+def one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: str,
+                        prepositioned: Sequence[bool] = ()) -> bool:
     """Whether the positions are in order once at most one run of them is moved elsewhere, a run that is a
-    whole phrase the span opens with a preposition (`_phrases`): "in 2010" moves freely, "American" from
-    "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a verb, nor the
-    name alone of "on their Michelle Obama ish", which leaves "ish" behind."""
+    whole phrase the span opens with a preposition (`_phrases`) and the claim too: "in 2010" moves freely,
+    "American" from "Jane's Addiction is an American rock band" does not, nor do arguments swapped around a
+    verb, nor the name alone of "on their Michelle Obama ish", which leaves "ish" behind, nor "Misrata" of
+    "were in Misrata" put where a name was ("Chris Hondros and Misrata were in Tim Hetherington").
+    `prepositioned`: for each position, whether the claim says a preposition just before its word."""
     if _ascending(positions):
         return True
     phrases = _phrases(span)  # read only for a claim out of the span's order: most proofs keep it
@@ -33,7 +37,8 @@ def one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: s
         for j in range(i + 1, n + 1):
             block, rest = positions[i:j], positions[:i] + positions[j:]
             end = phrases.get(block[0])
-            if end is not None and not any(block[0] < value < end for value in rest) and _ascending(block) \
+            if end is not None and (not prepositioned or prepositioned[i]) \
+                    and not any(block[0] < value < end for value in rest) and _ascending(block) \
                     and _ascending(rest) and _fits(block, rest) and not _across_clauses(block, rest, text) \
                     and _moved_within_its_sentence(block, positions[i - 1:i] + positions[j:j + 1], span):
                 return True
@@ -57,6 +62,20 @@ def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
     after = min((value for value in rest if value > block[-1]), default=None)
     return any(CLAUSE_JOIN.search(text, low, high) is not None
                for low, high in ((before, block[0]), (block[-1], after)) if low is not None and high is not None)
+
+
+def prepositioned(read: Sequence[tuple[str, int, int]], start: int) -> bool:
+    """Whether the word of `read` that starts at `start` opens a phrase with a preposition before it, as
+    `_phrases` reads one: "2010" of "in 2010", "resolve" of "until we resolve"."""
+    at = next((k for k, (_, word_start, _) in enumerate(read) if word_start == start), None)
+    if at is None:
+        return False
+    for word, _, _ in reversed(read[:at]):
+        if word in _PREPOSITIONS:
+            return True
+        if word not in _DETERMINERS and word not in _SUBJECT_PRONOUNS:
+            return False
+    return False
 
 
 def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
