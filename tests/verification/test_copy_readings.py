@@ -3,7 +3,8 @@
 Each case here was a copy held back, or a change released, in the proof probe on fresh draws of the tune
 splits' sources: a contraction, a date in another order, two figures within 1% of each other, an exception
 of another predicate, a name with "and" inside it; a negation of another predicate, a name in initials, a
-name put for the one a sentence opens with, and claims that join what two sentences say of two subjects.
+name put for the one a sentence opens with, and claims that join what two sentences say of two subjects;
+a value said twice for two, a quoted title, a name in capitals, names in another order, a quotation cut.
 """
 
 from __future__ import annotations
@@ -108,6 +109,20 @@ def test_a_copy_read_as_its_source_reads_is_proven(answer: str, source: str) -> 
     ("Physics, (born 15 July 1943) is a Northern Irish astrophysicist.",
      "Dame Susan Jocelyn Bell Burnell, (born 15 July 1943) is a Northern Irish astrophysicist. Her supervisor "
      "shared the Nobel Prize in Physics.", "offline:altered"),
+    # A value said twice where the sentence says another beside it: the diff reads one left out, one added.
+    ("The station started to produce electricity in 1992 – 1992.",
+     "The station started to produce electricity in 1991 – 1992.", "offline:altered"),
+    # A title in quotes is a name, though a quote opens a line of dialogue.
+    ('Titus is the original soundtrack to the 1999 motion picture "Jessica Lange".',
+     'Titus is the original soundtrack to the 1999 motion picture "Titus". Starring Anthony Hopkins and Jessica '
+     "Lange, it was the first feature film adaptation of the play.", "offline:altered"),
+    # A name in capitals is a name, whatever the letters are in lower case ("us").
+    ("US is the Universal Music Classics home for European imprints Decca and ECM.",
+     "Universal Music Classics is the US home for European imprints Decca and ECM.", "offline:reordered"),
+    # Names in another order, where the sentence says more between the claim's words than a proof allows.
+    ("Castro is an alum of Broad City series Comedy Central.",
+     "Castro, who is repped by WME and Avalon, is an alum of Comedy Central series Broad City and is working "
+     "with the network on a sketch series.", "offline:reordered"),
     # A name of the sentence put for another it drops, though the sentence names it further on.
     ("He previously served as Disney Resort for Hotels and Business Solutions at Disneyland Paris after having "
      "been General Manager of the Disney Aulani Resort & Spa in Hawaii.",
@@ -127,6 +142,13 @@ def test_a_change_a_copy_hides_is_never_supported(answer: str, source: str, meth
      "Aulani, a Disney Resort & Spa is a beachside hotel, resort and vacation destination."),
     ("NYC is the most populous city in the United States.",
      "New York City (NYC) is the most populous city in the United States."),
+    # The same value keyed twice is no value put for another.
+    ("On August 22, 2017, Canada named the team for the AmeriCup 2017 in Argentina.",
+     "On August 22, 2017, Canada named the team for the AmeriCup 2017 in Argentina."),
+    ("The station started to produce electricity in 1991 – 1992.",
+     "The station started to produce electricity in 1991 – 1992."),
+    ("Universal Music Classics is the US home for European imprints Decca and ECM.",
+     "Universal Music Classics is the US home for European imprints Decca and ECM."),
     # The opening name said in part.
     ("Bell Burnell, (born 15 July 1943) is a Northern Irish astrophysicist.",
      "Dame Susan Jocelyn Bell Burnell, (born 15 July 1943) is a Northern Irish astrophysicist."),
@@ -222,3 +244,25 @@ def test_a_subject_a_pronoun_carries_or_two_names_said_together_are_read_as_said
     verdict = _verdict(answer, source)
 
     assert verdict.method not in ("offline:subject-unstated", "offline:relation-unstated")
+
+
+def test_a_quotation_is_never_split_into_claims() -> None:
+    sentence = ('On Tuesday night, Parrott had confronted Heimbach over the affair and poked him in the chest, '
+                'whereupon Heimbach "grabbed and injured my hand … then choked me out with his arm," Parrott said.')
+    statements = [claim.statement for claim in extract_claims(sentence)]
+
+    assert not any(statement.endswith('"grabbed') for statement in statements)
+    assert any('"grabbed and injured my hand' in statement for statement in statements)
+
+
+def test_a_claim_whose_names_a_sentence_says_the_other_way_round_is_never_released() -> None:
+    source = ("The History of Presque Isle began when Presque Isle was created by the wave action of Lake Erie over "
+              "the course of the 11,000 years that have passed since the last ice age. Presque Isle State Park is a "
+              "3112 acre Pennsylvania state park on an arching, sandy peninsula that juts into Lake Erie, 4 mi west "
+              "of the city of Erie.")
+    question = "What is the 3112 acre Pennsylvania state park made by the wave action of Lake Erie called?"
+    record = check_case(Case(question=question, answer="Lake Erie State Park.", sources=[Source(id="s", text=source)]),
+                        verifier=RULES)
+
+    assert record.candidates[0].claims[0].method == "offline:reordered"
+    assert not (record.terminal is Terminal.PERMIT and record.final_answer == "Lake Erie State Park.")

@@ -105,12 +105,23 @@ def split_parts(sentence: str) -> list[Part]:
 
 
 def _joints(sentence: str) -> list[tuple[int, int, bool]]:
-    """(start, end, commas of a list) of every place the sentence may join two assertions, in order."""
+    """(start, end, commas of a list) of every place the sentence may join two assertions, in order. None
+    inside a quotation: 'whereupon Heimbach "grabbed and injured my hand," Parrott said' reports one thing
+    said, whose words are the speaker's."""
+    quoted = _quotations(sentence)
     joints = [(m.start(), m.end(), False) for m in _JOINT.finditer(sentence)]
     taken = [(start, end) for start, end, _ in joints]
     joints += [(m.start(), m.end(), True) for m in _LIST_COMMA.finditer(sentence)
                if not any(start <= m.start() < end for start, end in taken)]
-    return sorted(joints)
+    return sorted(joint for joint in joints if not any(start < joint[0] < end for start, end in quoted))
+
+
+_QUOTATION = re.compile(r'"[^"]*(?:"|$)|“[^”]*(?:”|$)')
+"""A quotation in straight or curly marks; one left open runs to the end of the sentence."""
+
+
+def _quotations(sentence: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _QUOTATION.finditer(sentence)] if '"' in sentence or "“" in sentence else []
 
 
 def _closed_by_and(sentence: str, later: list[tuple[int, int, bool]]) -> bool:

@@ -63,6 +63,14 @@ _MONTH_ABBREVIATIONS = {
 }
 
 
+def initialism(text: str, start: int, end: int) -> bool:
+    """Whether the word at `text[start:end]` is written in capitals, two letters or more, in a text that is not
+    all capitals: an initialism or a name ("AM", "IT", "US"), whatever the same letters in lower case are
+    ("am", "it", "us" are stop words)."""
+    surface = text[start:end]
+    return len(surface) > 1 and surface.isalpha() and surface.isupper() and not text.isupper()
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude, deterministic stem of one lower-cased word."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from verification.claims.commitments.value_patterns import WORD_NUMBERS
-from verification.claims.tokens import STOP_WORDS, is_negating, stem, words
+from verification.claims.tokens import STOP_WORDS, initialism, is_negating, stem, words
 
 NEGATION = "<not>"
 NON = "non"
@@ -95,10 +95,8 @@ def read_tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequenc
 
 
 def _initialism(text: str, start: int, end: int) -> bool:
-    """Whether a word is written in capitals, two letters or more, inside a sentence: an initialism or a name
-    ("AM", "IT", "US"), whatever the same letters in lower case are ("am", "it", "us" are stop words)."""
-    surface = text[start:end]
-    return start > 0 and len(surface) > 1 and surface.isalpha() and surface.isupper() and not text.isupper()
+    """`tokens.initialism`, past a text's first word."""
+    return start > 0 and initialism(text, start, end)
 
 
 def _opens_name(token: Token) -> bool:
@@ -120,5 +118,7 @@ def _opens_line(text: str, index: int, start: int) -> bool:
     mark = text[before - 1]
     if mark == '"' and before > 1 and not text[before - 2].isspace() and text[before - 2] not in "([:":
         return False  # a quote closed after a word: "Billboard's" Fences chart
+    if mark in '"“' and text[:before - 1].rstrip()[-1:].isalnum():
+        return False  # a quote opened after a word names a title: the motion picture "Titus"
     return mark in ":;\"“(["
 

@@ -31,10 +31,10 @@ from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.checks.proof.alternatives import ALTERNATIVE, hedged
 from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK, one_move_from_order, prepositioned
 from verification.checks.proof.voice import explains_order, voice_kept
+from verification.checks.proof.words import Word, content_words, qualifiers, sentence_words
 from verification.claims.commitments import VALUE_KINDS
-from verification.claims.commitments.value_patterns import WORD_NUMBERS
 from verification.claims.speaker import SPEAKER, speaker
-from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, denied_quality, stem, words
+from verification.claims.tokens import STOP_WORDS, words
 from verification.claims.verbs import later_predicate
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
@@ -43,23 +43,6 @@ from verification.retrieval.index import Passage, SourceIndex
 from verification.retrieval.values import ValueCheck
 from verification.types import AlignedWord, State
 
-# Function words that change what a sentence commits to, each with the key it compares by: a claim and
-# its span must have the same ones. "can" and "may" both grant a permission; "might" and "could" hedge.
-_QUALIFIERS = {
-    **dict.fromkeys(("can", "may", "allowed", "permitted"), "can"),
-    **dict.fromkeys(("might", "could", "possibly", "perhaps", "likely"), "might"),
-    **dict.fromkeys(("will", "shall", "ll"), "will"),
-    **{word: word for word in (
-        "would", "must", "should", "all", "every", "each", "any", "some", "only", "always", "sometimes",
-        "often", "usually", "most", "many", "few", "several", "more", "less", "fewer", "least", "than",
-        "both", "either", "before", "after", "above", "below", "over", "under", "until", "since",
-        "between", "against", "except", "up", "down", "almost", "nearly", "about", "approximately",
-        "around", "first", "last", "also", "too", "again", "still", "already", "yet",
-    )},
-    **dict.fromkeys((*NEGATION_WORDS, "non"), "not"),
-}
-_FUSED = {"cannot": ("can", "not")}
-"""A modal and its negation written as one word: "cannot" qualifies as "can" and "n't" of "can't" do."""
 _AUXILIARY_NEXT = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|shall|should|"
                              r"does|do|did)\b", re.IGNORECASE)
 """A conjunct that opens with an auxiliary has its own tense and modality ("and was a later suspect")."""
@@ -80,19 +63,11 @@ _EXCEPTIONS = frozenset({"except", "excluding"})
 after the claim's words is that predicate's (`verbs.later_predicate`)."""
 
 
-@dataclass(frozen=True)
-class _Word:
-    key: str
-    start: int
-    end: int
-    """Offsets in the claim's text, or in the source's text for a word of the span."""
-
-
 class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 14
+    version = 15
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -103,7 +78,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 5
+    version = 6
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -135,9 +110,11 @@ def prove(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
 def reordered(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     """Not proven, whatever the score, when the claim's words are all one sentence's, in another order."""
     found = _aligned(claim, evidence)
-    if found is None or found[1].in_order:
+    if found is not None and found[1].in_order:
         return None
-    span, _ = found
+    span = found[0] if found is not None else _names_swapped(claim, evidence)
+    if span is None:
+        return None
     if explains_order(claim.words, [words(passage.text) for passage in span]):
         return None  # "B was acquired by A" is "A acquired B": a change of voice moves the arguments
     return CheckFinding(
@@ -150,14 +127,48 @@ def reordered(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     )
 
 
+def _names_swapped(claim: ClaimView, evidence: Evidence) -> tuple[Passage, ...] | None:
+    """A retrieved sentence with every content word of the claim whose names it says in another order, though
+    it says more between the claim's words than a proof allows: "Castro, who is an alum of Broad City
+    series Comedy Central" against "Castro, who is repped by WME and Avalon, is an alum of Comedy Central
+    series Broad City". None where some retrieved sentence says them in the claim's order."""
+    content = content_words(claim.words, 0, claim.text)
+    swapped = None
+    for hit in evidence.hits:
+        passage = hit.passage
+        by_key: dict[str, list[Word]] = {}
+        for other in sentence_words(passage.text, passage.start):
+            by_key.setdefault(other.key, []).append(other)
+        options = _options(content, {}, by_key)
+        if options is None:
+            continue
+        orders = [_name_order(claim.text, _matched(content, options, {}, by_key, compact=compact),
+                              evidence.index.sources[passage.source_id].text) for compact in (False, True)]
+        if any(order is not None and order == sorted(order) for order in orders):
+            return None
+        if swapped is None and any(order is not None for order in orders):
+            swapped = (passage,)
+    return swapped
+
+
+def _name_order(claim: str, matched: list[tuple[Word, Word, int]] | None, text: str) -> list[int] | None:
+    """Where the span says the claim's names (words capitalised on both sides, past the claim's first), in
+    the claim's order; None when the claim names fewer than two."""
+    if matched is None:
+        return None
+    order = [source.start for word, source, _ in matched
+             if word.start > 0 and claim[word.start].isupper() and text[source.start].isupper()]
+    return order if len(order) >= 2 else None
+
+
 @lru_cache(maxsize=16)
 def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...], _Alignment] | None:
     """The first span of the evidence the claim aligns to, preferring one whose order it keeps. Asked by
     both `Proof` and `Reordered` of the same claim and evidence: aligned once."""
     if not evidence.hits:
         return None
-    content = _content_words(claim.words, 0)
-    if len(content) < 2 and not (content and _qualifiers(claim.words)
+    content = content_words(claim.words, 0, claim.text)
+    if len(content) < 2 and not (content and qualifiers(claim.words)
                                  and not any(word in _REFERRING for word, _, _ in claim.words)):
         return None  # "It is free" says too little to find; "Pets are not allowed" says what it denies
     values = [check for check in evidence.values if check.claim_value.kind in VALUE_KINDS]
@@ -166,9 +177,11 @@ def _aligned(claim: ClaimView, evidence: Evidence) -> tuple[tuple[Passage, ...],
              if not any(check.claim_value.start <= word.start < check.claim_value.end for check in values)}
     out_of_order = None
     for span in _spans(evidence):
-        if not all(key[:1].isdigit() or len(key) == 1 or any(_says(passage, key) for passage in span) for key in plain):
+        if not all(key[:1].isdigit() or len(key) == 1 or key in STOP_WORDS
+                   or any(_says(passage, key) for passage in span) for key in plain):
             continue  # a word of the claim is not in the span (the index's stems, read already, tell, but
-            # of an initial: "J" of "J. K. Rowling", "S" of "S&P", which the alignment reads)
+            # of an initial, "J" of "J. K. Rowling", "S" of "S&P", or a name in capitals, "US", which the
+            # alignment reads)
         alignment = _align(claim, content, values, span, evidence.index)
         if alignment is not None and alignment.in_order:
             return span, alignment
@@ -210,32 +223,32 @@ def _spans(evidence: Evidence) -> Iterator[tuple[Passage, ...]]:
 
 @dataclass(frozen=True)
 class _Alignment:
-    pairs: list[tuple[_Word, _Word]]
+    pairs: list[tuple[Word, Word]]
     """Each content word of the claim with the word of the span it matches."""
     in_order: bool
     """Whether the matched words keep the span's order, up to one moved phrase."""
 
 
-def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck], span: tuple[Passage, ...],
+def _align(claim: ClaimView, content: list[Word], values: Sequence[ValueCheck], span: tuple[Passage, ...],
            index: SourceIndex) -> _Alignment | None:
     """The claim's words aligned to the span's, or None when the span leaves a word, a value, a qualifier
     or a condition of the claim unaccounted for."""
     text = index.sources[span[0].source_id].text
-    source_words = [word for passage in span for word in _sentence_words(passage.text, passage.start)]
-    stated: dict[int, _Word] = {}  # claim offset -> the source word the value check found stated
+    source_words = [word for passage in span for word in sentence_words(passage.text, passage.start)]
+    stated: dict[int, Word] = {}  # claim offset -> the source word the value check found stated
     for check in values:
         if any(passage in span for passage, _ in check.disagreeing):
             return None
         found = next(((passage, mention) for passage, mention in check.grounding if passage in span), None)
         if found is not None:
             passage, mention = found
-            anchor = _Word("", passage.start + mention.start, passage.start + mention.end)
+            anchor = Word("", passage.start + mention.start, passage.start + mention.end)
             for word in content:
                 if check.claim_value.start <= word.start < check.claim_value.end:
                     stated[word.start] = anchor
     # The span's words by key, each in the span's order: a claim word's options are looked up, not sought
     # among every word of the span.
-    by_key: dict[str, list[_Word]] = {}
+    by_key: dict[str, list[Word]] = {}
     for other in source_words:
         by_key.setdefault(other.key, []).append(other)
     options = _options(content, stated, by_key)
@@ -252,8 +265,8 @@ def _align(claim: ClaimView, content: list[_Word], values: Sequence[ValueCheck],
     return compact if compact is not None and (reading is None or compact.in_order) else reading
 
 
-def _options(content: list[_Word], stated: dict[int, _Word],
-             by_key: dict[str, list[_Word]]) -> list[list[_Word]] | None:
+def _options(content: list[Word], stated: dict[int, Word],
+             by_key: dict[str, list[Word]]) -> list[list[Word]] | None:
     """The span's words each content word of the claim may match, or None when one has none. A number is
     matched digit for digit, inside the value that states it where there is one: a value check that finds
     "$291 million" within a source's range must not stand for the 291 itself."""
@@ -270,14 +283,14 @@ def _options(content: list[_Word], stated: dict[int, _Word],
     return options
 
 
-def _matched(content: list[_Word], options: list[list[_Word]], stated: dict[int, _Word],
-             by_key: dict[str, list[_Word]], compact: bool) -> list[tuple[_Word, _Word, int]] | None:
+def _matched(content: list[Word], options: list[list[Word]], stated: dict[int, Word],
+             by_key: dict[str, list[Word]], compact: bool) -> list[tuple[Word, Word, int]] | None:
     """Each claim word with the span word it matches and its place in the span (a value's words at the
     value's start), or None when the span has too few of a word. Each span word states one claim word
     ("2020 and 2020" is not "2020"). A word the span has more than once takes the next one after the word
     before it, or, `compact`, the one nearest a word the span has once."""
     anchors = [found[0].start for found in options if len(found) == 1]
-    matched: list[tuple[_Word, _Word, int]] = []
+    matched: list[tuple[Word, Word, int]] = []
     taken: set[int] = set()
     previous = -1
     for word, found in zip(content, options, strict=True):
@@ -302,8 +315,8 @@ def _matched(content: list[_Word], options: list[list[_Word]], stated: dict[int,
     return matched
 
 
-def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, values: Sequence[ValueCheck],
-            span: tuple[Passage, ...], source_words: list[_Word], text: str) -> _Alignment | None:
+def _judged(claim: ClaimView, matched: list[tuple[Word, Word, int]] | None, values: Sequence[ValueCheck],
+            span: tuple[Passage, ...], source_words: list[Word], text: str) -> _Alignment | None:
     """The alignment the matches make, or None when the span says more between them, or qualifies or
     conditions what the claim states plainly."""
     if matched is None:
@@ -317,16 +330,16 @@ def _judged(claim: ClaimView, matched: list[tuple[_Word, _Word, int]] | None, va
     conjuncts = _conjuncts_left_out(text, region_words, omitted, span)
     if conjuncts is None:
         return None  # the span says more between the words it shares with the claim
-    if hedged(text, span, source_words, used, _qualifiers):
+    if hedged(text, span, source_words, used, qualifiers):
         return None  # "arrives on Monday or Tuesday" does not say "on Tuesday"
     region = _widened(text, span, source_words, first, last)
     # The modal of a conjunct left out is its own where the next one has its own verb: "would" of "Abe
     # Weinberg would become a gunman and was a later suspect" says nothing of the suspect.
-    qualifiers = Counter(_qualifiers(words(region)))
-    qualifiers.subtract(key for start, end in conjuncts for key in _qualifiers(words(text[start:end])))
-    if sorted(_qualifiers(claim.words)) != sorted(qualifiers.elements()):
+    stated = Counter(qualifiers(words(region)))
+    stated.subtract(key for start, end in conjuncts for key in qualifiers(words(text[start:end])))
+    if sorted(qualifiers(claim.words)) != sorted(stated.elements()):
         return None
-    if _denied_in_clause(text, span, first, last, conjuncts) > _qualifiers(claim.words).count("not"):
+    if _denied_in_clause(text, span, first, last, conjuncts) > qualifiers(claim.words).count("not"):
         return None  # "We rent your data" is denied by "We do not sell or rent your data"
     claim_words = {word for word, _, _ in claim.words}
     end_of_last = _end_of(text, last)
@@ -356,11 +369,11 @@ def _denied_in_clause(text: str, span: tuple[Passage, ...], first: int, last: in
     closing = next(passage for passage in span if passage.start <= last < passage.end)
     start = max([opening.start, *(mark.end() for mark in PHRASE_MARK.finditer(text, opening.start, first))])
     stop = PHRASE_MARK.search(text, last, closing.end)
-    clause = _qualifiers(words(text[start:stop.start() if stop else closing.end])).count("not")
-    return clause - sum(_qualifiers(words(text[low:high])).count("not") for low, high in conjuncts)
+    clause = qualifiers(words(text[start:stop.start() if stop else closing.end])).count("not")
+    return clause - sum(qualifiers(words(text[low:high])).count("not") for low, high in conjuncts)
 
 
-def _conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
+def _conjuncts_left_out(text: str, region: list[Word], omitted: list[bool],
                         span: tuple[Passage, ...]) -> list[tuple[int, int]] | None:
     """The runs of the span the claim leaves out whose next conjunct has a verb of its own ("[would become a
     gunman and] was a later suspect"), as (start, end) in the source's text; None unless every run left out
@@ -395,12 +408,12 @@ def _conjuncts_left_out(text: str, region: list[_Word], omitted: list[bool],
     return runs
 
 
-def _sentence(word: _Word, span: tuple[Passage, ...]) -> Passage:
+def _sentence(word: Word, span: tuple[Passage, ...]) -> Passage:
     """The sentence of the span a word of it is in."""
     return next(passage for passage in span if passage.start <= word.start < passage.end)
 
 
-def _inside_value(word: _Word, values: Sequence[ValueCheck], span: tuple[Passage, ...]) -> bool:
+def _inside_value(word: Word, values: Sequence[ValueCheck], span: tuple[Passage, ...]) -> bool:
     """Whether a word of the span is part of a value the claim states ("dollars" of "20 dollars")."""
     for check in values:
         for passage, mention in check.grounding:
@@ -409,34 +422,7 @@ def _inside_value(word: _Word, values: Sequence[ValueCheck], span: tuple[Passage
     return False
 
 
-def _content_words(read: Sequence[tuple[str, int, int]], offset: int) -> list[_Word]:
-    """The words that carry content, keyed so that both sides compare alike, offsets shifted by `offset`:
-    "unavailable" by "available", its "un" read as the "not" it is (`tokens.denied_quality`)."""
-    return [
-        _Word(_key(denied_quality(word) or word), offset + start, offset + end) for word, start, end in read
-        if (word not in STOP_WORDS and word not in _QUALIFIERS and (len(word) > 1 or word.isalpha()))
-        or word[:1].isdigit()
-    ]
-
-
-@lru_cache(maxsize=8192)
-def _sentence_words(text: str, start: int) -> tuple[_Word, ...]:
-    """A source sentence's content words, read once per sentence (a case's sentences are asked for every
-    claim)."""
-    return tuple(_content_words(words(text), start))
-
-
-def _key(word: str) -> str:
-    number = WORD_NUMBERS.get(word)
-    return str(number) if number is not None else stem(word)
-
-
-def _qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
-    keys = [key for word, _, _ in read for key in _FUSED.get(word, (_QUALIFIERS.get(word),)) if key]
-    return sorted(keys + ["not" for word, _, _ in read if denied_quality(word)])
-
-
-def _widened(text: str, span: tuple[Passage, ...], source_words: list[_Word], first: int, last: int) -> str:
+def _widened(text: str, span: tuple[Passage, ...], source_words: list[Word], first: int, last: int) -> str:
     """The span's text from the first to the last matched word, widened to the content words on either
     side: the "No" of "No refunds are given" belongs to what the claim's words say."""
     # Widened within the sentences that hold the matched words: a negation in the next sentence is not

@@ -72,13 +72,17 @@ def voice_kept(claim: Read, text: str, start: int, end: int, used: set[int]) -> 
 def explains_order(claim: Read, span: Sequence[Read]) -> bool:
     """Whether a change of voice between the claim and its span accounts for the claim's order.
 
-    Not where both put as many verbs in the passive (no voice changed). Where they differ, the passive's
-    verb is looked for in the active text: the voice explains the order when its doer (the words after
-    "by") stands before that verb, and not when it stands elsewhere. A passive whose verb the other text
-    does not say actively tells nothing, and the change of voice is taken to explain the order.
+    Only passives whose verb the other side says count: "who is repped by WME" explains nothing of a claim
+    that never says "repped". Not where both put as many of those in the passive (no voice changed).
+    Where they differ, the passive's verb is looked for in the active text: the voice explains the order
+    when its doer (the words after "by") stands before that verb, and not when it stands elsewhere. A
+    passive whose verb the other text says only in another form tells nothing, and the change of voice is
+    taken to explain the order.
     """
-    claimed = passives(claim)
-    stated = [(read, found) for read in span for found in passives(read)]
+    claim_stems = {stem(word) for word, _, _ in claim}
+    span_stems = {stem(word) for read in span for word, _, _ in read}
+    claimed = [found for found in passives(claim) if stem(claim[found[0]][0]) in span_stems]
+    stated = [(read, found) for read in span for found in passives(read) if stem(read[found[0]][0]) in claim_stems]
     if len(claimed) == len(stated):
         return False
     if len(claimed) > len(stated):
