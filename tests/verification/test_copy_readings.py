@@ -123,6 +123,10 @@ def test_a_copy_read_as_its_source_reads_is_proven(answer: str, source: str) -> 
     ("Castro is an alum of Broad City series Comedy Central.",
      "Castro, who is repped by WME and Avalon, is an alum of Comedy Central series Broad City and is working "
      "with the network on a sketch series.", "offline:reordered"),
+    # ... a name the sentence says twice being the one nearest the claim's other words.
+    ("On Tuesday night, Heimbach had confronted Parrott over the affair.",
+     'On Tuesday night, Parrott had confronted Heimbach over the affair and poked him in the chest, whereupon '
+     'Heimbach "grabbed my hand," Parrott said in a statement to police.', "offline:reordered"),
     # A name of the sentence put for another it drops, though the sentence names it further on.
     ("He previously served as Disney Resort for Hotels and Business Solutions at Disneyland Paris after having "
      "been General Manager of the Disney Aulani Resort & Spa in Hawaii.",
@@ -266,3 +270,16 @@ def test_a_claim_whose_names_a_sentence_says_the_other_way_round_is_never_releas
 
     assert record.candidates[0].claims[0].method == "offline:reordered"
     assert not (record.terminal is Terminal.PERMIT and record.final_answer == "Lake Erie State Park.")
+
+
+def test_names_said_in_the_sentences_order_are_not_held_as_reordered() -> None:
+    source = ('On Tuesday night, Parrott had confronted Heimbach over the affair and poked him in the chest, whereupon '
+              'Heimbach "grabbed my hand," Parrott said in a statement to police.')
+    verdict = _verdict("On Tuesday night, Parrott had confronted Heimbach over the affair.", source)
+    # The claim says Parrott twice, as the sentence does: each where the sentence says it.
+    both = _verdict('On Tuesday night, Parrott poked him in the chest, whereupon Heimbach "grabbed my hand," Parrott '
+                    "said in a statement to police.", source)
+
+    assert verdict.state is State.SUPPORTED
+    assert verdict.method != "offline:reordered"
+    assert both.method != "offline:reordered"

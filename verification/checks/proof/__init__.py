@@ -78,7 +78,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 6
+    version = 7
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -142,23 +142,33 @@ def _names_swapped(claim: ClaimView, evidence: Evidence) -> tuple[Passage, ...] 
         options = _options(content, {}, by_key)
         if options is None:
             continue
-        orders = [_name_order(claim.text, _matched(content, options, {}, by_key, compact=compact),
-                              evidence.index.sources[passage.source_id].text) for compact in (False, True)]
-        if any(order is not None and order == sorted(order) for order in orders):
+        # A name the sentence says twice is read where the claim's words lie closest together: "Parrott had
+        # confronted Heimbach ... Parrott said" says Heimbach after Parrott, though a later Parrott follows
+        # it. Of two readings as close, the one in order is taken.
+        text = evidence.index.sources[passage.source_id].text
+        readings = [reading for compact in (True, False)
+                    if (reading := _name_order(claim.text, _matched(content, options, {}, by_key, compact=compact),
+                                               text)) is not None]
+        if not readings:
+            continue
+        closest = min(spread for spread, _ in readings)
+        if any(order == sorted(order) for spread, order in readings if spread == closest):
             return None
-        if swapped is None and any(order is not None for order in orders):
+        if swapped is None:
             swapped = (passage,)
     return swapped
 
 
-def _name_order(claim: str, matched: list[tuple[Word, Word, int]] | None, text: str) -> list[int] | None:
-    """Where the span says the claim's names (words capitalised on both sides, past the claim's first), in
-    the claim's order; None when the claim names fewer than two."""
+def _name_order(claim: str, matched: list[tuple[Word, Word, int]] | None,
+                text: str) -> tuple[int, list[int]] | None:
+    """How far apart the span says the claim's words, and where it says the claim's names (words capitalised
+    on both sides, past the claim's first), in the claim's order; None when the claim names fewer than two."""
     if matched is None:
         return None
     order = [source.start for word, source, _ in matched
              if word.start > 0 and claim[word.start].isupper() and text[source.start].isupper()]
-    return order if len(order) >= 2 else None
+    places = [source.start for _, source, _ in matched]
+    return (max(places) - min(places), order) if len(order) >= 2 else None
 
 
 @lru_cache(maxsize=16)
