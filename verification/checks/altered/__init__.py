@@ -57,10 +57,10 @@ from verification.checks.altered.tokens import (
     sentence_tokens,
     sort_of,
 )
+from verification.checks.altered.values import value_put_for_another
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
-from verification.claims.commitments.value_patterns import WORD_NUMBERS
 from verification.claims.speaker import SPEAKER, speaker
 from verification.claims.tokens import NEGATION_WORDS, words
 from verification.claims.view import ClaimView
@@ -367,35 +367,7 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[Opco
         skipped = text[theirs[j1].start:theirs[j2].start] if kind == "insert" and j2 < last else ""
         if skipped and instead and _skips_into_another_clause(ours, i1, instead, skipped, theirs[j1].start):
             return ours[i1].surface, instead[0].surface
-    return _value_put_for_another(ours, theirs, opcodes, said_times)
-
-
-def _figure(surface: str) -> str:
-    """The number a value or a number word says, as digits: "20 mi" and "twenty mi" both say "20"."""
-    found = digits(surface)
-    if found:
-        return found
-    number = WORD_NUMBERS.get(surface.lower().split()[0]) if surface.split() else None
-    return str(number) if number is not None else surface.lower()
-
-
-def _value_put_for_another(ours: list[Token], theirs: list[Token], opcodes: Sequence[Opcode],
-                           said_times: Counter[str]) -> tuple[str, str] | None:
-    """A value the claim says more often than the sentence while it drops another of the same sort that the
-    sentence says there: "in 1992 – 1992" for "in 1991 – 1992", which the diff reads as a 1991 left out
-    and a 1992 added, not as one put for the other."""
-    stated_times = Counter(token.key for token in theirs)
-    extra = [ours[i] for op in opcodes for i in range(op[1], op[2])
-             if is_value(ours[i]) and said_times[ours[i].key] > stated_times[ours[i].key]]
-    gone = [theirs[j] for op in opcodes for j in range(op[3], op[4])
-            if sort_of(theirs[j]) == "number" and not said_times[theirs[j].key]]
-    # The same figure said twice ("20 mi ... twenty mi"; "August 22, 2017" and "AmeriCup 2017", both keyed
-    # by the sentence's first) is no swap.
-    keyed = {token.key: token for token in theirs}
-    found = next(((mine, other) for mine in extra for other in gone if sort_of(mine) == sort_of(other)
-                  and _figure(other.surface) not in (_figure(mine.surface), _figure(keyed[mine.key].surface)
-                                                     if mine.key in keyed else None)), None)
-    return None if found is None else (found[0].surface, found[1].surface)
+    return value_put_for_another(ours, theirs, opcodes, said_times)
 
 
 def _skips_into_another_clause(ours: list[Token], at: int, skipped: list[Token], skipped_text: str,

@@ -31,7 +31,7 @@ from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.checks.proof.alternatives import ALTERNATIVE, hedged
 from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK, one_move_from_order, prepositioned
 from verification.checks.proof.voice import explains_order, voice_kept
-from verification.checks.proof.words import Word, content_words, qualifiers, sentence_words
+from verification.checks.proof.words import Word, content_words, keyed, qualifiers, sentence_words
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.speaker import SPEAKER, speaker
 from verification.claims.tokens import STOP_WORDS, words
@@ -136,9 +136,7 @@ def _names_swapped(claim: ClaimView, evidence: Evidence) -> tuple[Passage, ...] 
     swapped = None
     for hit in evidence.hits:
         passage = hit.passage
-        by_key: dict[str, list[Word]] = {}
-        for other in sentence_words(passage.text, passage.start):
-            by_key.setdefault(other.key, []).append(other)
+        by_key = keyed(sentence_words(passage.text, passage.start))
         options = _options(content, {}, by_key)
         if options is None:
             continue
@@ -256,11 +254,7 @@ def _align(claim: ClaimView, content: list[Word], values: Sequence[ValueCheck], 
             for word in content:
                 if check.claim_value.start <= word.start < check.claim_value.end:
                     stated[word.start] = anchor
-    # The span's words by key, each in the span's order: a claim word's options are looked up, not sought
-    # among every word of the span.
-    by_key: dict[str, list[Word]] = {}
-    for other in source_words:
-        by_key.setdefault(other.key, []).append(other)
+    by_key = keyed(source_words)
     options = _options(content, stated, by_key)
     if options is None:
         return None

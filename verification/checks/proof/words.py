@@ -3,7 +3,7 @@ compare alike, and the function words that qualify what a text commits to."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -67,3 +67,12 @@ def qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
     proof must have the same ones."""
     keys = [key for word, _, _ in read for key in _FUSED.get(word, (_QUALIFIERS.get(word),)) if key]
     return sorted(keys + ["not" for word, _, _ in read if denied_quality(word)])
+
+
+def keyed(found: Iterable[Word]) -> dict[str, list[Word]]:
+    """Words by key, each key's in the order given: a claim word's options in a span are looked up, not
+    sought among every word of the span."""
+    out: dict[str, list[Word]] = {}
+    for word in found:
+        out.setdefault(word.key, []).append(word)
+    return out
