@@ -19,7 +19,7 @@ class PolarAnswer(Check):
     """A claim that says only yes or no: INSUFFICIENT_EVIDENCE, for what it is and not for a low score."""
 
     name = "polar-answer"
-    version = 2
+    version = 3
     role = Role.UNREAD
     languages = frozenset(POLAR_WORDS)
 

@@ -15,12 +15,14 @@ class Wordless(Check):
     """A claim none of whose words carries content the rules read: INSUFFICIENT_EVIDENCE, unread."""
 
     name = "wordless"
-    version = 1
+    version = 2
     role = Role.UNREAD
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
         if claim.unique_stems or not any(character.isalnum() for character in claim.text):
             return None  # (punctuation alone is no claim the extraction keeps)
+        if evidence.copied is not None:
+            return None  # "I had to have them all." copied whole: the proof cites the sentence it copies
         return CheckFinding(
             state=State.INSUFFICIENT_EVIDENCE, method=PREFIX + self.name, evidence=(), confidence=0.5,
             rationale="Its words are letters or symbols the offline rules cannot compare with the sources: a "

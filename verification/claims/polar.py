@@ -44,10 +44,24 @@ def polar(text: str, language: str = ENGLISH, stems: Sequence[str] | None = None
         return False
     # Letters are no function words: "R&B", "B" and "A." name something, as a yes or no never does.
     found = [word for word, _, _ in words(text)]
-    return any(len(word) > 1 for word in found) and all(len(word) > 1 or word in STOP_WORDS for word in found)
+    return any(len(word) > 1 for word in found) and all(len(word) > 1 or word in STOP_WORDS for word in found) \
+        and _elliptical(found)
 
 
-_AUXILIARIES = frozenset({
+def _elliptical(found: Sequence[str]) -> bool:
+    """Whether words end as an answer that leaves its verb to the question does: on an auxiliary ("you can"),
+    a negation ("they are not"), a word that says yes or no ("of course", "not at all"). "I had to have them
+    all" is a statement of its own, though every word of it is a function word."""
+    last = found[-1]
+    return last in AUXILIARIES or last in _NEGATIVE or last in _SO or stem(last) in _ANSWER_STEMS \
+        or tuple(found[-2:]) == ("at", "all")
+
+
+_SO = frozenset({"so", "too"})
+"""Words that stand for the question's verb phrase: "I think so", "me too"."""
+
+
+AUXILIARIES = frozenset({
     "am", "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
     "shall", "should", "may", "might", "must",
 })
@@ -86,7 +100,7 @@ def asserted(question: str, answer: str) -> str | None:
     if question.count("?") != 1 or not (found := _QUESTION.search(question)):
         return None
     aux = found["aux"].lower()
-    if aux not in _AUXILIARIES:
+    if aux not in AUXILIARIES:
         return None
     parts = [_ASKER.get(word.lower(), word) for word in found["rest"].split()]
     negative = bool(_NEGATIVE & set(re.findall(r"n't|\w+", answer.lower())))

@@ -21,6 +21,11 @@ _ABBREVIATIONS = frozenset(
 # sun.") abbreviate only before a number: "No. 5", "Fig. 2", "Sat. 14 May".
 _ABBREVIATING_BEFORE_A_NUMBER = frozenset({"no", "nos", "fig", "figs", "sat", "sun", "wed"})
 
+# Of those, the ones that stand before a name, which they never end a sentence before.
+_TITLES = frozenset("mr mrs ms dr prof st mt ft gen col lt sgt capt rev gov sen rep".split())
+_OPENER = re.compile(r"\s*(?:He|She|It|They|We|This|These|Those|There|The|His|Her|Its|Their|Our)\b")
+"""Words that, written with a capital after an abbreviation, open the next sentence: no name is one."""
+
 # A candidate end: terminal punctuation, optional closing quotes or brackets, then whitespace; or a
 # period run straight into the next sentence's capital ("... west of Boston.Stanford University is",
 # "... founded in 1987.Hot Rod is", "... to the "Fortean Times".British is"), as text pasted from
@@ -96,14 +101,21 @@ def _is_boundary(text: str, punct_start: int, punct_end: int, limit: int) -> boo
         quoted = text[punct_end - 1] in "\"'”’)]"
         return not (quoted and _continues(text, punct_end, limit))
     before = _WORD_BEFORE.search(text, max(0, punct_start - 12), punct_start)
+    if before and before.start() and text[before.start() - 1].isdigit():
+        before = None  # "May 1st." is an ordinal, not "St."
     if before:
         word = before.group(1).lower().rstrip(".")
         # Initials ("J. R. Smith") and known abbreviations do not end sentences.
         if word in _ABBREVIATING_BEFORE_A_NUMBER:
             if _number_follows(text, punct_end, limit):
                 return False
-        elif word in _ABBREVIATIONS or (len(word) == 1 and before.group(1).isupper()):
-            return False
+        elif len(word) == 1 and before.group(1).isupper():
+            # An initial, unless a word that opens a sentence follows: "... and Withnail and I. The failure".
+            return _opener_follows(text, punct_end, limit)
+        elif word in _ABBREVIATIONS:
+            # "... newspaper in the U.S. He created" ends a sentence: a word that only opens one follows
+            # an abbreviation that can end one. A title never ends one: "Dr. He Jiankui" is a name.
+            return word not in _TITLES and _opener_follows(text, punct_end, limit)
     # "... costs approx. $5 per month" is caught above; a lower-case continuation is not a new sentence.
     return not _continues(text, punct_end, limit)
 
@@ -112,6 +124,11 @@ def _number_follows(text: str, position: int, limit: int) -> bool:
     """Whether the next word after `position` starts with a digit (or a "#")."""
     following = _next_character(text, position, limit)
     return following.isdigit() or following == "#"
+
+
+def _opener_follows(text: str, position: int, limit: int) -> bool:
+    """Whether the next word after `position` is one that opens a sentence (`_OPENER`)."""
+    return _OPENER.match(text, position, limit) is not None
 
 
 def _continues(text: str, position: int, limit: int) -> bool:

@@ -54,6 +54,21 @@ def later_predicate(text: str, last: int, at: int) -> bool:
     return bool(joins) and has_verb(text[joins[-1].end() : at])
 
 
+_CONTRAST = re.compile(r"\b(?:but|while|whereas)\b|;", re.IGNORECASE)
+
+
+def later_clause(text: str, last: int, at: int) -> bool:
+    """Whether the word at offset `at` is in a clause set against the words that end at offset `last`: the
+    last join between them is "but", "while", "whereas" or a semicolon, and a verb of its own follows it
+    ("It might be pricey, but our policies come with benefits ... if the worst were to happen"). "Refunds
+    are issued, but only if you have a receipt" has no verb after its "but": the condition is the first
+    clause's. "And" is no such join: "return items and get a refund if ..." may gate both."""
+    if last < 0 or at < last:
+        return False
+    joins = list(CLAUSE_JOIN.finditer(text, last, at))
+    return bool(joins) and _CONTRAST.fullmatch(joins[-1].group()) is not None and has_verb(text[joins[-1].end():at])
+
+
 def _verb_after_subject(statement: str, found: list[Word], at: int) -> bool:
     """Whether the word at `at` is a verb its subject precedes.
 

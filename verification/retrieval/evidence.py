@@ -4,9 +4,12 @@ features and the citations read it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from verification.claims.language import ENGLISH
+from verification.claims.speaker import SPEAKER
+from verification.claims.tokens import content_stems, words
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Hit, Passage, SourceIndex
 from verification.retrieval.values import ValueCheck, check_values
@@ -24,6 +27,10 @@ class Evidence:
     """Every sentence the claim's values were compared with: the hits, their neighbours, other BM25 hits."""
     values: list[ValueCheck]
     """One check per typed value of the claim: the sentences that state it, and those that say otherwise."""
+    copied: tuple[Passage, int] | None = None
+    """The sentence that says the claim word for word, and the number of the word it opens at: a retrieved
+    sentence that is the claim whole, or, for a claim of function words only (no word to retrieve by), a
+    sentence that says it as a conjunct (`_copied_run`)."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -35,12 +42,18 @@ def gather(claim: ClaimView, index: SourceIndex) -> Evidence:
     """Retrieve the evidence for a claim. Retrieval reads the claim alone, never the question: the
     question may name things the answer never commits to."""
     hits = index.select(claim.text, 3, stems=claim.stems)
+    line = _same_line(claim, index) if claim.language == ENGLISH else None
+    if line is not None and line not in (hit.passage for hit in hits):
+        hits = [Hit(line, 0.0), *hits[:2]]
+    copied = _copied(claim, index, hits) if claim.language == ENGLISH else None
+    if not claim.unique_stems and copied is not None:
+        return Evidence(index=index, hits=[Hit(copied[0], 0.0)], candidates=[], values=[], copied=copied)
     if not claim.unique_stems or claim.language != ENGLISH:
         # Other languages' values are compared by their own check (`checks/stated_values.py`).
         return Evidence(index=index, hits=hits, candidates=[], values=[])
     candidates = _candidates(claim, index, hits)
     values = check_values(claim, candidates, index)
-    return Evidence(index=index, hits=hits, candidates=candidates, values=values)
+    return Evidence(index=index, hits=hits, candidates=candidates, values=values, copied=copied)
 
 
 def _candidates(claim: ClaimView, index: SourceIndex, hits: list[Hit]) -> list[Passage]:
@@ -54,3 +67,64 @@ def _candidates(claim: ClaimView, index: SourceIndex, hits: list[Hit]) -> list[P
         for passage in index.neighbours(hit.passage):
             seen.setdefault(passage.position, passage)
     return list(seen.values())
+
+
+_COPIED_MIN_WORDS = 3
+"""`_copied_run`: fewer words ("It is.") say too little to be a statement of their own."""
+_LENGTH_SLACK = 3
+"""Characters a whole copy's length may differ by beside a tenth of the claim's: spaces and marks."""
+_CONJUNCT_END = re.compile(r"\s*(?:[.!?,;:()—–]|(?:and|but|or)\b|$)", re.IGNORECASE)
+_CONJUNCT_START = re.compile(r"(?:^|[,;:()—–]|\b(?:and|but|or))\s*$", re.IGNORECASE)
+
+
+def _copied(claim: ClaimView, index: SourceIndex, hits: list[Hit]) -> tuple[Passage, int] | None:
+    """The sentence of the case that says the claim word for word: of its hits, one that is the claim from
+    end to end ("Client: No, I have not."); for a claim of function words alone ("I had to have them all."),
+    which retrieval cannot find, the first sentence of the case that says it as a conjunct (`_copied_run`),
+    every sentence read."""
+    said = [word for word, _, _ in claim.words]
+    if len(said) < _COPIED_MIN_WORDS or all(len(word) == 1 for word in said):
+        return None
+    if claim.unique_stems:
+        # A whole copy is about as long as the claim (spacing and marks aside): most hits are read no further.
+        return next(((hit.passage, 0) for hit in hits
+                     if abs(len(hit.passage.text) - len(claim.text)) <= _LENGTH_SLACK + len(claim.text) // 10
+                     and [word for word, _, _ in words(hit.passage.text)] == said), None)
+    for passage in index.passages:
+        opening = _copied_run(said, passage)
+        if opening is not None:
+            return passage, opening
+    return None
+
+
+def _same_line(claim: ClaimView, index: SourceIndex) -> Passage | None:
+    """For a line said by someone that says next to nothing of its own ("Project Manager: and this one
+    does ."), the first line of the case that says the same words, by whomever: retrieval finds the
+    speaker's other lines by the label alone, and what the line says, and who says it, is read against
+    this one (`checks.altered`)."""
+    label = SPEAKER.match(claim.text)
+    if label is None or len(content_stems(claim.text[label.end():])) > 1:
+        return None  # (one word, "one" of "this one does", retrieves the speaker's lines no better)
+    said = [word for word, start, _ in claim.words if start >= label.end()]
+    if len(said) < _COPIED_MIN_WORDS - 1:
+        return None
+    for passage in index.passages:
+        theirs = SPEAKER.match(passage.text)
+        if theirs is not None and [word for word, start, _ in words(passage.text) if start >= theirs.end()] == said:
+            return passage
+    return None
+
+
+def _copied_run(said: list[str], passage: Passage) -> int | None:
+    """Where a sentence says the words `said`, all and in order, as a whole conjunct: the whole sentence, or
+    a run of it bounded by its edges, a mark or "and", "but", "or" ("I have said it before" of "I have said
+    it before and I will say it again", never "It is not" of "It is not true"). The number of the word the
+    run opens at, or None."""
+    read = words(passage.text)
+    text, n = passage.text, len(said)
+    for i in range(len(read) - n + 1):
+        if [word for word, _, _ in read[i:i + n]] != said:
+            continue
+        if _CONJUNCT_START.search(text, 0, read[i][1]) and _CONJUNCT_END.match(text, read[i + n - 1][2]):
+            return i
+    return None

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from verification.checks.altered.denials import (
+    denial_dropped_at_end,
     denial_moved,
     denies_an_earlier_predicate,
     negated_by_prefix,
@@ -41,8 +42,10 @@ from verification.checks.altered.denials import (
     same_denial,
 )
 from verification.checks.altered.names import (
+    last_name,
     name_for_name,
     opens_with_another_name,
+    skips_into_another_clause,
     unread_name,
     without_conjunct,
 )
@@ -54,12 +57,12 @@ from verification.checks.altered.tokens import (
     is_name,
     is_value,
     read_tokens,
+    same_gap,
     sentence_tokens,
     sort_of,
 )
 from verification.checks.altered.values import value_put_for_another
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
-from verification.claims.clauses import CLAUSE_JOIN
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.speaker import SPEAKER, speaker
 from verification.claims.tokens import NEGATION_WORDS, words
@@ -85,7 +88,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 16
+    version = 17
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -159,11 +162,12 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
            if op[0] != "equal" and (first <= op[3] or op[4] == first)
            and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
     whole = matched == len(ours) and negations_reach_alike(ours, blocks)
-    denied = denial_moved(ours, theirs, blocks, passage.text)
+    denied = denial_moved(ours, theirs, blocks, passage.text) or denial_dropped_at_end(
+        ours, theirs, blocks, claim.text, passage.text)
     if denied is not None:
         return _Diff(matched, False, denied)
     opcodes = [without_conjunct(op, ours, claim.text, theirs, passage.text) for op in cut if op]
-    return _Diff(matched, whole, _first_change(ours, theirs, opcodes, last, passage.text))
+    return _Diff(matched, whole, _first_change(ours, theirs, opcodes, last, passage.text, claim.text))
 
 
 def _stated(claim: ClaimView, evidence: Evidence, passage: Passage) -> tuple[
@@ -203,7 +207,7 @@ def _across_clauses(ours: list[Token], passage: Passage) -> _Diff | None:
     if not skipped or second < first:
         return None
     text = passage.text[skipped[0].start:theirs[second].start]
-    if not _skips_into_another_clause(ours, 1, skipped, text, skipped[0].start):
+    if not skips_into_another_clause(ours, 1, skipped, text, skipped[0].start):
         return None
     return _Diff(2, False, (ours[1].surface, skipped[0].surface))
 
@@ -285,9 +289,18 @@ def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int
     theirs = read_tokens(passage.text, [word for word in words(passage.text) if word[1] >= theirs_by.end()],
                      theirs_values)
     keys, their_keys = [token.key for token in ours], [token.key for token in theirs]
-    if not keys:
-        return None
-    if speaker(ours_by[1]) == speaker(theirs_by[1]):
+    same = speaker(ours_by[1]) == speaker(theirs_by[1])
+    if len(keys) <= 1:
+        # A line that says next to nothing of its own ("and this one does ."): the same words, every one, or
+        # another line, however many of its few words the other says ("this is the wrong one .").
+        said = [word for word, start, _ in claim.words if start >= ours_by.end()]
+        stated = [word for word, start, _ in words(passage.text) if start >= theirs_by.end()]
+        if said and said == stated[:len(said)] and len(stated) > len(said):
+            return None  # the line goes on past the claim's words ("and this one does not ."): the diff reads on
+        if not said or said != stated:
+            return _Diff(0, False, None)
+        return _Diff(len(said), same, None if same else (ours_by[1], theirs_by[1]))
+    if same:
         # The same line by the same speaker, however short, is no change; any other is compared word by word.
         return _Diff(len(keys), True, None) if keys == their_keys else None
     blocks = [block for block in SequenceMatcher(None, keys, their_keys, autojunk=False).get_matching_blocks()
@@ -324,7 +337,7 @@ def _tail(op: Opcode, last: int, theirs: list[Token]) -> Opcode:
 
 
 def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[Opcode],
-                  last: int, text: str) -> tuple[str, str] | None:
+                  last: int, text: str, claim: str = "") -> tuple[str, str] | None:
     """(what the claim says, what the sentence says there) for the first change that matters, or None."""
     added = Counter(ours[i].key for op in opcodes for i in range(op[1], op[2]))
     dropped = Counter(theirs[j].key for op in opcodes for j in range(op[3], op[4]))
@@ -356,8 +369,11 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[Opco
                    if is_value(token) else token.named and token.key not in named_there)}
         if kind == "replace" and new & {sort_of(token) for token in instead if token.named}:
             return " ".join(token.surface for token in said), there
-        if kind == "replace" and (opens_with_another_name(said, theirs[:j2], everywhere)
-                                  or len(said) <= _NAME and name_for_name(said, instead, ours, theirs, (j1, j2))):
+        if kind == "replace" and opens_with_another_name(said, theirs[:j2], everywhere,
+                                                         same_gap(ours, i2, claim, theirs, j2, text)):
+            # Mid-line, the name just before the words the claim goes on with is what its opening replaces.
+            return " ".join(token.surface for token in said), last_name(instead) or there
+        if kind == "replace" and len(said) <= _NAME and name_for_name(said, instead, ours, theirs, (j1, j2)):
             return " ".join(token.surface for token in said), there
         unread = unread_name(theirs, j1, text) if kind == "delete" and "name" in new else None
         if unread is not None:
@@ -365,32 +381,6 @@ def _first_change(ours: list[Token], theirs: list[Token], opcodes: Sequence[Opco
         if kind == "replace" and negated_by_prefix(said, instead, everywhere):
             return said[0].surface, there
         skipped = text[theirs[j1].start:theirs[j2].start] if kind == "insert" and j2 < last else ""
-        if skipped and instead and _skips_into_another_clause(ours, i1, instead, skipped, theirs[j1].start):
+        if skipped and instead and skips_into_another_clause(ours, i1, instead, skipped, theirs[j1].start):
             return ours[i1].surface, instead[0].surface
     return value_put_for_another(ours, theirs, opcodes, said_times)
-
-
-def _skips_into_another_clause(ours: list[Token], at: int, skipped: list[Token], skipped_text: str,
-                               skipped_from: int) -> bool:
-    """Whether the claim leaves out, inside the restated stretch, the end of one clause and the start of
-    the next, and goes on with the next one's words: "The company was founded in Paris" restates "The
-    company was founded in Berlin and moved to Paris" without "Berlin and moved to", and "The landlord
-    pays for electricity" restates "The landlord pays for water and the tenant pays for electricity"
-    without "water and the tenant pays for". What ends at the "and" is a whole conjunct left out ("The
-    company moved to Paris", "offices in London, Paris and Berlin" / "offices in Berlin"); words left out
-    with no clause joined are a modifier ("the premium for our Standard plan" / "the premium")."""
-    breaks = list(CLAUSE_JOIN.finditer(skipped_text))
-    if at >= len(ours) or not breaks:
-        return False
-    cut = skipped_from + breaks[-1].end()
-    joined = [token for token in skipped if token.start >= cut and token.key != NEGATION]
-    if not joined:
-        return False
-    # The next clause says again a word the claim takes from the first ("pays"), or the claim puts the next
-    # clause's name where the first has one ("in Paris" for "in Berlin"). An adverb alone is no new clause:
-    # "born in Warsaw and later worked in Paris" / "worked in Paris".
-    said = {token.key for token in ours}
-    return any(token.key in said for token in joined) or (
-        is_name(ours[at]) and any(is_name(token) for token in skipped if token.start < cut))
-
-

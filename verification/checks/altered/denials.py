@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verification.checks.altered.tokens import NEGATION, Token
-from verification.claims.tokens import prefix_negated, stem
+from verification.claims.polar import AUXILIARIES
+from verification.claims.tokens import prefix_negated, stem, words
 from verification.claims.verbs import later_predicate
 
 
@@ -29,6 +30,26 @@ def denial_moved(ours: list[Token], theirs: list[Token], blocks: Sequence[tuple[
                 text, negation.start + len(negation.surface), theirs[b2].start):
             return f"{ours[a + size - 1].surface} {ours[a2].surface}", theirs[b2].surface
     return None
+
+
+def denial_dropped_at_end(ours: list[Token], theirs: list[Token], blocks: Sequence[tuple[int, int, int]],
+                          claim: str, text: str) -> tuple[str, str] | None:
+    """(what the claim ends with, what the sentence says) where the claim ends on the auxiliary the
+    sentence negates just after the words they share: "they often do" against "they often don't", "and
+    this one does" against "and this one doesn't". What the sentence says past the claim's words is the
+    claim's to leave out, but not the negation of its last word."""
+    if not blocks:
+        return None
+    a, b, size = blocks[-1]
+    if a + size != len(ours) or b + size >= len(theirs) or theirs[b + size].key != NEGATION:
+        return None
+    ours_last, theirs_last, negation = ours[-1], theirs[b + size - 1], theirs[b + size]
+    tail = words(claim[ours_last.start + len(ours_last.surface):])
+    after = theirs_last.start + len(theirs_last.surface)
+    before = words(text[after:negation.start])
+    if not tail or [word for word, _, _ in tail] != [word for word, _, _ in before] or tail[-1][0] not in AUXILIARIES:
+        return None
+    return tail[-1][0], text[after + before[-1][1]:negation.start + len(negation.surface)]
 
 
 def denies_an_earlier_predicate(left_out: list[Token], theirs: list[Token], resumed: int, text: str) -> bool:

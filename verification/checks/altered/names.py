@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-from verification.checks.altered.tokens import Opcode, Token, is_name
+from verification.checks.altered.tokens import NEGATION, Opcode, Token, is_name
+from verification.claims.clauses import CLAUSE_JOIN
+from verification.claims.tokens import STOP_WORDS
 
 _CONJUNCT_GAP = re.compile(r"\s*(?:,\s*)?(?:and|or|&|as well as)?\s*", re.IGNORECASE)
 """What joins a name to the name before it in a coordination: "Jane and Elle", "Jane, Elle", "Jane & Elle"."""
@@ -46,15 +48,23 @@ def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
     return bool(gap.strip()) and _CONJUNCT_GAP.fullmatch(gap) is not None
 
 
-def opens_with_another_name(said: list[Token], opening: list[Token], everywhere: set[str]) -> bool:
+def opens_with_another_name(said: list[Token], opening: list[Token], everywhere: set[str],
+                            next_joined: bool = False) -> bool:
     """Whether the claim opens with capitalised words the sentence never says where the sentence opens with
     others: "Get Him (born June 5, 1978) is an American actor" for "Nicholas Kroll (born June 5, 1978) ...",
     "Physics, (born 15 July 1943)" for "Dame Susan Jocelyn Bell Burnell, (born 15 July 1943)". `opening`:
     the sentence's words before those the claim goes on with, read whole (the diff keeps only the last
     few). A first word is capitalised whatever it is, so it is no name to `is_name`; in a name's place it
-    is one."""
-    return (bool(said) and bool(opening) and _capitalised(said) and _capitalised(opening)
-            and not any(token.key in everywhere for token in said))
+    is one, at the sentence's opening or where the sentence says a name mid-line. `next_joined`: whether
+    the words the claim goes on with follow its opening and the sentence's name alike."""
+    if not said or not opening or not _capitalised(said) or any(token.key in everywhere for token in said):
+        return False
+    # Where the sentence names something just before the words the claim goes on with, a claim that
+    # opens there puts its word for that name: "Japan again streamed the series" for "..., and
+    # Crunchyroll again streamed the series", each with the same words before them (`next_joined`). A word that only
+    # refers ("They") names nothing, nor does one the claim's own words follow ("Instead, it can be
+    # accessed" for "Kentucky and can be accessed").
+    return _capitalised(opening) or next_joined and is_name(opening[-1]) and said[0].key not in STOP_WORDS
 
 
 _ALIAS_REACH = 3
@@ -78,6 +88,17 @@ def name_for_name(said: list[Token], instead: list[Token], ours: list[Token], th
     return not all(token.key in beside for token in said)
 
 
+def last_name(tokens: list[Token]) -> str:
+    """The name the tokens end with, its words joined by spaces alone ("Crunchyroll" of "October-December,
+    and Crunchyroll"); "" where they do not end with one or open their text."""
+    if not tokens or not tokens[0].start or not is_name(tokens[-1]):
+        return ""
+    first = len(tokens) - 1
+    while first and tokens[first].joined and is_name(tokens[first - 1]):
+        first -= 1
+    return " ".join(token.surface for token in tokens[first:])
+
+
 def _capitalised(tokens: list[Token]) -> bool:
     """Whether the tokens open their text and are all capitalised: names, the first word whatever it is."""
     return tokens[0].start == 0 and tokens[0].surface[:1].isupper() and all(map(is_name, tokens[1:]))
@@ -91,3 +112,27 @@ def unread_name(theirs: list[Token], at: int, text: str) -> str | None:
     before = theirs[at - 1]
     found = _INITIALS.search(text, before.start + len(before.surface), theirs[at].start)
     return found.group() if found is not None else None
+
+
+def skips_into_another_clause(ours: list[Token], at: int, skipped: list[Token], skipped_text: str,
+                               skipped_from: int) -> bool:
+    """Whether the claim leaves out, inside the restated stretch, the end of one clause and the start of
+    the next, and goes on with the next one's words: "The company was founded in Paris" restates "The
+    company was founded in Berlin and moved to Paris" without "Berlin and moved to", and "The landlord
+    pays for electricity" restates "The landlord pays for water and the tenant pays for electricity"
+    without "water and the tenant pays for". What ends at the "and" is a whole conjunct left out ("The
+    company moved to Paris", "offices in London, Paris and Berlin" / "offices in Berlin"); words left out
+    with no clause joined are a modifier ("the premium for our Standard plan" / "the premium")."""
+    breaks = list(CLAUSE_JOIN.finditer(skipped_text))
+    if at >= len(ours) or not breaks:
+        return False
+    cut = skipped_from + breaks[-1].end()
+    joined = [token for token in skipped if token.start >= cut and token.key != NEGATION]
+    if not joined:
+        return False
+    # The next clause says again a word the claim takes from the first ("pays"), or the claim puts the next
+    # clause's name where the first has one ("in Paris" for "in Berlin"). An adverb alone is no new clause:
+    # "born in Warsaw and later worked in Paris" / "worked in Paris".
+    said = {token.key for token in ours}
+    return any(token.key in said for token in joined) or (
+        is_name(ours[at]) and any(is_name(token) for token in skipped if token.start < cut))

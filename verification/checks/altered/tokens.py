@@ -74,7 +74,9 @@ def read_tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequenc
         elif is_negating(word):
             tokens.append(Token(NEGATION, text[start:end], False, start=start))
             last = end
-        elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit() or _initialism(text, start, end):
+        elif (word not in STOP_WORDS and len(word) > 1) or word[:1].isdigit() or _initialism(text, start, end) \
+                or len(word) > 1 and text[start].isupper() and not _opens_line(text, index, start):
+            # A function word with a capital inside a line is a name's ("the Out films", "The Who").
             number = WORD_NUMBERS.get(word)
             # A capital inside a word names as one at its start does: "iTunes", "eBay".
             named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start)) \
@@ -118,7 +120,18 @@ def _opens_line(text: str, index: int, start: int) -> bool:
     mark = text[before - 1]
     if mark == '"' and before > 1 and not text[before - 2].isspace() and text[before - 2] not in "([:":
         return False  # a quote closed after a word: "Billboard's" Fences chart
-    if mark in '"“' and text[:before - 1].rstrip()[-1:].isalnum():
-        return False  # a quote opened after a word names a title: the motion picture "Titus"
+    if mark in '"“':
+        prior = text[:before - 1].rstrip()
+        if prior[-1:].isalnum() or prior[-1:] == "(" and prior[:-1].rstrip()[-1:].isalnum():
+            return False  # a quote opened after a word names a title: the motion picture "Titus", Leo Bill ("Peterloo")
     return mark in ":;\"“(["
 
+
+def same_gap(ours: list[Token], i: int, claim: str, theirs: list[Token], j: int, text: str) -> bool:
+    """Whether the same words, case aside, lie before `ours[i]` in the claim as before `theirs[j]` in the
+    sentence, back to the token before each."""
+    if not (0 < i < len(ours) and 0 < j < len(theirs)):
+        return False
+    before, other = ours[i - 1], theirs[j - 1]
+    return " ".join(claim[before.start + len(before.surface):ours[i].start].lower().split()) \
+        == " ".join(text[other.start + len(other.surface):theirs[j].start].lower().split())

@@ -50,7 +50,7 @@ class Grounding(Check):
     """A commitment of the claim beyond its values that the evidence contradicts or leaves unsaid."""
 
     name = "grounding"
-    version = 13
+    version = 14
     role = Role.COMMITMENT
     reasons = (
         "relation-negated", "relation-unstated", "comparison-reversed", "direction-reversed", "negation-scope",

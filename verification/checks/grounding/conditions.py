@@ -36,7 +36,7 @@ from verification.checks.grounding.clauses import (
 from verification.checks.grounding.finding import Finding
 from verification.claims.clauses import CLAUSE_JOIN, PREPOSITIONS, Token, clause_tokens, covered_keys
 from verification.claims.commitments import LIMITS, VALUE_KINDS, Mention, agree, comparable, limit_words
-from verification.claims.verbs import later_predicate
+from verification.claims.verbs import later_clause, later_predicate
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Passage
 
@@ -49,7 +49,8 @@ EXCEPTIONS = ("except", "excluding", "other than", "apart from")
 """The markers that open an exception: it carves out of what its own predicate says of all, so one that
 closes a predicate joined after the claim's words is that predicate's (`verbs.later_predicate`): "except
 for Albania" of "It was described by Panzer in 1809 and can be found everywhere in Europe except for
-Albania" bears on where it is found. A condition ("if", "unless") gates the whole sentence."""
+Albania" bears on where it is found. A condition ("if", "unless") gates the whole sentence, but for a
+clause set against the claim's words with "but" and a verb of its own (`verbs.later_clause`)."""
 _MARKER_HINT = first_words(CONDITION_MARKERS)
 _CONDITION_KEPT = 0.5
 """Share of a condition's content words the claim must say to have kept the condition."""
@@ -100,6 +101,7 @@ def check_conditions(claim_view: ClaimView, restating: list[Passage]) -> Finding
             words for words, keys, at in _conditions(tokens)
             if len(covered_keys(keys, claim_keys)) < _CONDITION_KEPT * len(keys)
             and not (words.startswith(EXCEPTIONS) and later_predicate(passage.text, restated_end, at))
+            and not later_clause(passage.text, restated_end, at)
         ]
         return dropped[0] if dropped else None
 

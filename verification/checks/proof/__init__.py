@@ -21,21 +21,31 @@ span names the thing, but whether it answers the question is not something words
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
-from verification.checks.proof.alternatives import ALTERNATIVE, hedged
-from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK, one_move_from_order, prepositioned
+from verification.checks.proof.alternatives import hedged
+from verification.checks.proof.order import (
+    list_swapped,
+    one_move_from_order,
+    prepositioned,
+)
+from verification.checks.proof.span import conjuncts_left_out, denied_in_clause, end_of, inside_value, widened
 from verification.checks.proof.voice import explains_order, voice_kept
-from verification.checks.proof.words import Word, content_words, keyed, qualifiers, sentence_words
+from verification.checks.proof.words import (
+    Word,
+    content_words,
+    keyed,
+    qualifiers,
+    sentence_words,
+)
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.speaker import SPEAKER, speaker
 from verification.claims.tokens import STOP_WORDS, words
-from verification.claims.verbs import later_predicate
+from verification.claims.verbs import later_clause, later_predicate
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -43,14 +53,10 @@ from verification.retrieval.index import Passage, SourceIndex
 from verification.retrieval.values import ValueCheck
 from verification.types import AlignedWord, State
 
-_AUXILIARY_NEXT = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|shall|should|"
-                             r"does|do|did)\b", re.IGNORECASE)
 """A conjunct that opens with an auxiliary has its own tense and modality ("and was a later suspect")."""
 _REFERRING = frozenset("i we you he she it they this that these those".split())
 """Words whose referent a short claim leaves to its neighbours: "It is not allowed" names nothing to find."""
-_JOINED = re.compile(r",?\s+(?:and|or|nor)\s+", re.IGNORECASE)
 """What opens a conjunct after the word it is joined to."""
-_WORD_AT = re.compile(r"\w+")
 # Words that put a whole sentence under a condition or on someone's word: a claim that leaves them out
 # states as fact what the source does not, wherever in the sentence they stand.
 _CONDITIONS = frozenset(
@@ -67,7 +73,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 15
+    version = 16
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -78,7 +84,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 7
+    version = 8
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -88,14 +94,25 @@ class Reordered(Check):
 def prove(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
     """The proof of the claim by the first span of its evidence that proves it, or None."""
     found = None if claim.context else _aligned(claim, evidence)
-    if found is None or not found[1].in_order or not _said_by_the_same(claim.text, found[0][0].text):
+    aligned = found is not None and found[1].in_order and _said_by_the_same(claim.text, found[0][0].text)
+    if not aligned and evidence.copied is not None and not claim.context:
+        # The sentence that says the claim word for word proves it, where an alignment cannot be made (a
+        # claim of function words alone, "I had to have them all.") or reads what both say alike as a
+        # difference: every qualifier, condition and speaker of the sentence is the claim's too.
+        whole, opening = evidence.copied
+        span: tuple[Passage, ...] = (whole,)
+        pairs = [AlignedWord(word=claim.text[start:end], source_id=whole.source_id, start=whole.start + theirs[1],
+                             end=whole.start + theirs[2])
+                 for (_, start, end), theirs in zip(claim.words, words(whole.text)[opening:], strict=False)]
+    elif not aligned or found is None:
         return None
-    span, alignment = found
-    pairs = [
-        AlignedWord(word=claim.text[word.start:word.end], source_id=span[0].source_id, start=source.start,
-                    end=source.end)
-        for word, source in alignment.pairs
-    ]
+    else:
+        span, alignment = found
+        pairs = [
+            AlignedWord(word=claim.text[word.start:word.end], source_id=span[0].source_id, start=source.start,
+                        end=source.end)
+            for word, source in alignment.pairs
+        ]
     return CheckFinding(
         state=State.SUPPORTED,
         method=PREFIX + Proof.name,
@@ -330,25 +347,28 @@ def _judged(claim: ClaimView, matched: list[tuple[Word, Word, int]] | None, valu
     first, last = min(source.start for _, source in pairs), max(source.start for _, source in pairs)
     used = {source.start for _, source in pairs}
     region_words = [word for word in source_words if first <= word.start <= last]
-    omitted = [word.start not in used and not _inside_value(word, values, span) for word in region_words]
-    conjuncts = _conjuncts_left_out(text, region_words, omitted, span)
+    omitted = [word.start not in used and not inside_value(word, values, span) for word in region_words]
+    conjuncts = conjuncts_left_out(text, region_words, omitted, span)
     if conjuncts is None:
         return None  # the span says more between the words it shares with the claim
     if hedged(text, span, source_words, used, qualifiers):
         return None  # "arrives on Monday or Tuesday" does not say "on Tuesday"
-    region = _widened(text, span, source_words, first, last)
+    said_last = max(word.end for word, _ in pairs)
+    tail = [word for word, start, _ in claim.words if start >= said_last]
+    region = widened(text, span, source_words, first, last, tail)
     # The modal of a conjunct left out is its own where the next one has its own verb: "would" of "Abe
     # Weinberg would become a gunman and was a later suspect" says nothing of the suspect.
     stated = Counter(qualifiers(words(region)))
     stated.subtract(key for start, end in conjuncts for key in qualifiers(words(text[start:end])))
     if sorted(qualifiers(claim.words)) != sorted(stated.elements()):
         return None
-    if _denied_in_clause(text, span, first, last, conjuncts) > qualifiers(claim.words).count("not"):
+    if denied_in_clause(text, span, first, last, conjuncts) > qualifiers(claim.words).count("not"):
         return None  # "We rent your data" is denied by "We do not sell or rent your data"
     claim_words = {word for word, _, _ in claim.words}
-    end_of_last = _end_of(text, last)
+    end_of_last = end_of(text, last)
     if any(word in _CONDITIONS and word not in claim_words
            and not (word in _EXCEPTIONS and later_predicate(text, end_of_last, span[0].start + start))
+           and not later_clause(text, end_of_last, span[0].start + start)
            for word, start, _ in words(text[span[0].start:span[-1].end])):
         return None
     # The words of one value share the place of the value they state ("20 dollars" -> "$20"). A passive
@@ -360,92 +380,6 @@ def _judged(claim: ClaimView, matched: list[tuple[Word, Word, int]] | None, valu
                       if check.claim_value.start <= word.start < check.claim_value.end), None)
         firsts.setdefault(place, value.start if value is not None else word.start)
     in_order = one_move_from_order(list(firsts), span, text,
-                                   [prepositioned(claim.words, start) for start in firsts.values()])
+                                   [prepositioned(claim.words, start) for start in firsts.values()]) \
+        or list_swapped(list(firsts), list(firsts.values()), text, claim.text, span)
     return _Alignment(pairs, in_order and voice_kept(claim.words, text, span[0].start, span[-1].end, used))
-
-
-def _denied_in_clause(text: str, span: tuple[Passage, ...], first: int, last: int,
-                      conjuncts: list[tuple[int, int]]) -> int:
-    """How many negations the clause of the matched words has, from the mark before the first to the mark
-    after the last, those of a conjunct left out with its own verb aside: a negation reaches past "or"
-    and "and" to every verb it is joined to ("do not sell or rent"), however far from the claim's words."""
-    opening = next(passage for passage in span if passage.start <= first < passage.end)
-    closing = next(passage for passage in span if passage.start <= last < passage.end)
-    start = max([opening.start, *(mark.end() for mark in PHRASE_MARK.finditer(text, opening.start, first))])
-    stop = PHRASE_MARK.search(text, last, closing.end)
-    clause = qualifiers(words(text[start:stop.start() if stop else closing.end])).count("not")
-    return clause - sum(qualifiers(words(text[low:high])).count("not") for low, high in conjuncts)
-
-
-def _conjuncts_left_out(text: str, region: list[Word], omitted: list[bool],
-                        span: tuple[Passage, ...]) -> list[tuple[int, int]] | None:
-    """The runs of the span the claim leaves out whose next conjunct has a verb of its own ("[would become a
-    gunman and] was a later suspect"), as (start, end) in the source's text; None unless every run left out
-    is a whole conjunct, ended by "and" or "or" before the claim's next word, or opened by one after the
-    word it is joined to: "The museum [opens at 9 and] closes at 5" states the second predicate of its
-    subject, "acquired [and sold] Contoso" the first; "vice president" is not "president", nor "in rare
-    cases, causes" "causes". Whether an alternative left out ("or") leaves the rest stated is
-    `alternatives.hedged`'s to say. A conjunct is in one sentence with the word it is joined to: words left out
-    across a sentence's end ("Project Lead: [Yeah . Finance Officer:] and I think ...") are the rest of one
-    line and the speaker of the next, not a conjunct."""
-    runs: list[tuple[int, int]] = []
-    opened = 0  # where the run being read began
-    for i, left_out in enumerate(omitted):
-        if left_out and (i == 0 or not omitted[i - 1]):
-            opened = i
-        if left_out and (i + 1 == len(region) or not omitted[i + 1]):
-            gap = text[region[i].end:region[i + 1].start] if i + 1 < len(region) else ""
-            joint = CONJUNCTION.search(gap)
-            if i + 1 == len(region) or _sentence(region[opened], span) is not _sentence(region[i + 1], span):
-                return None
-            if not joint and opened and _JOINED.fullmatch(text, region[opened - 1].end, region[opened].start):
-                if any(word.key[:1].isdigit() for word in region[opened:i + 1]) or PHRASE_MARK.search(
-                        text, region[opened].start, region[i + 1].start):
-                    # "at 9 or 10 am" is no conjunct left out of "at 9 am", nor "and designed by Karel Krnka,"
-                    # one of "the firm Steyr Mannlicher [...] based on the mechanism".
-                    return None
-                continue  # "do not sell [or rent] your data", "acquired [and sold] Contoso"
-            if not joint:
-                return None
-            if _AUXILIARY_NEXT.match(gap, joint.end()):
-                runs.append((region[opened - 1].end if opened else region[opened].start, region[i].end + joint.start()))
-    return runs
-
-
-def _sentence(word: Word, span: tuple[Passage, ...]) -> Passage:
-    """The sentence of the span a word of it is in."""
-    return next(passage for passage in span if passage.start <= word.start < passage.end)
-
-
-def _inside_value(word: Word, values: Sequence[ValueCheck], span: tuple[Passage, ...]) -> bool:
-    """Whether a word of the span is part of a value the claim states ("dollars" of "20 dollars")."""
-    for check in values:
-        for passage, mention in check.grounding:
-            if passage in span and passage.start + mention.start <= word.start < passage.start + mention.end:
-                return True
-    return False
-
-
-def _widened(text: str, span: tuple[Passage, ...], source_words: list[Word], first: int, last: int) -> str:
-    """The span's text from the first to the last matched word, widened to the content words on either
-    side: the "No" of "No refunds are given" belongs to what the claim's words say."""
-    # Widened within the sentences that hold the matched words: a negation in the next sentence is not
-    # this one's ("there are real dogs. Who doesn't want ...").
-    opening = next(passage for passage in span if passage.start <= first < passage.end)
-    closing = next(passage for passage in span if passage.start <= last < passage.end)
-    start = max((word.end for word in source_words if opening.start <= word.start < first), default=opening.start)
-    if ALTERNATIVE.fullmatch(text, start, first):
-        # The claim's first word is an alternative of the word before it ("do not sell or rent your data"):
-        # the negation or modal before that word reaches this one, and the clause's opening is read too.
-        start = max([opening.start, *(mark.end() for mark in PHRASE_MARK.finditer(text, opening.start, first))])
-    end = min((word.start for word in source_words if last < word.start < closing.end), default=closing.end)
-    # Nor past a conjunction: "and will be one of the tallest" after "up to its roof" is the next
-    # conjunct's, and its "will" qualifies that one.
-    joint = CONJUNCTION.search(text, _end_of(text, last), end)
-    return text[start:joint.start() if joint else end]
-
-
-def _end_of(text: str, start: int) -> int:
-    """Where the word that starts at `start` ends."""
-    found = _WORD_AT.match(text, start)
-    return found.end() if found else start

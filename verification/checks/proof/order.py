@@ -17,6 +17,10 @@ _PREPOSITIONS = frozenset(
 )
 CONJUNCTION = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 PHRASE_MARK = re.compile(r"[,;:()\[\]—–]")
+_LIST_JOINT = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)", re.IGNORECASE)
+"""What separates two members of a list: ", ", " and ", ", and ", " or "."""
+_PARALLEL_LISTS = re.compile(r"\brespectively\b", re.IGNORECASE)
+_WORD_END = re.compile(r"[^\s,;:]+")
 _SUBJECT_PRONOUNS = frozenset("i we you he she it they".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 
@@ -43,6 +47,35 @@ def one_move_from_order(positions: list[int], span: tuple[Passage, ...], text: s
                     and _moved_within_its_sentence(block, positions[i - 1:i] + positions[j:j + 1], span):
                 return True
     return False
+
+
+def list_swapped(positions: list[int], claim_starts: list[int], text: str, claim: str,
+                 span: tuple[Passage, ...]) -> bool:
+    """Whether the positions are in order once two neighbouring members of one list are put back: "starring
+    Jessica Lange and Anthony Hopkins" against "starring Anthony Hopkins and Jessica Lange". The two runs
+    of the claim's words are joined by a list's joint (",", "and", "or") in the claim and, the other way
+    round, in the span; who did what to whom is not moved by it ("Lange directed Hopkins" is no list). A
+    span that pairs its lists ("A and B scored 3 and 5, respectively") is read in order only.
+    `positions`: where the span says each of the claim's words, in the claim's order; `claim_starts`:
+    where the claim says them."""
+    descent = next((k for k in range(1, len(positions)) if positions[k] < positions[k - 1]), None)
+    if descent is None:
+        return True
+    if _PARALLEL_LISTS.search(text, span[0].start, span[-1].end):
+        return False
+    for first in range(descent):
+        for stop in range(descent + 1, len(positions) + 1):
+            moved = positions[:first] + positions[descent:stop] + positions[first:descent] + positions[stop:]
+            if _ascending(moved) and _joined(claim, claim_starts[descent - 1], claim_starts[descent]) \
+                    and _joined(text, positions[stop - 1], positions[first]):
+                return True
+    return False
+
+
+def _joined(text: str, last: int, next_: int) -> bool:
+    """Whether the word at `last` and the one at `next_` are neighbouring members of a list in `text`."""
+    word = _WORD_END.match(text, last)
+    return word is not None and word.end() < next_ and _LIST_JOINT.fullmatch(text, word.end(), next_) is not None
 
 
 def _moved_within_its_sentence(block: list[int], beside: list[int], span: tuple[Passage, ...]) -> bool:
