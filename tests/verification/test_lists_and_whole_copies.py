@@ -238,3 +238,37 @@ def test_a_line_that_says_next_to_nothing_is_found_and_read_with_whom_it_is_said
     assert moved.state is not State.SUPPORTED
     assert 'says "Project Manager" where it says "Industrial Designer"' in moved.rationale
     assert _proven(kept)
+
+
+@pytest.mark.parametrize(("answer", "source"), [
+    # A phrase moved whole opens at its first content word, past "the", "same" and "first".
+    ("New Order Amish differentiate themselves from Old Order Amish in key ways at the same time.",
+     "At the same time, New Order Amish differentiate themselves from Old Order Amish in key ways."),
+    ("It appears like there isn't much information online regarding his measurements at first glance.",
+     "At first glance, it appears like there isn't much information online regarding his measurements."),
+    # But not past a word with a capital: a month, a name.
+    ("He purchased teeth (nine of them) from some of his slaves in May 1784.",
+     "In May 1784, he purchased teeth (nine of them) from some of his slaves."),
+    ("Iraq was Jordan's main trading partner until the US invasion in 2003.",
+     "Until the US invasion in 2003, Iraq was Jordan's main trading partner."),
+    # A contraction made in a line copied whole.
+    ("Client: No, I haven't.", "Sales Agent: Have you had insurance before?\nClient: No, I have not."),
+])
+def test_harmless_changes_of_a_copy_are_proven(answer: str, source: str) -> None:
+    assert all(_proven(verdict) for verdict in _verdicts(answer, source))
+
+
+def test_a_no_that_answers_before_a_clause_is_no_negation_the_clause_drops() -> None:
+    source = "No, they are not getting back together, but they are releasing a new album."
+
+    verdicts = _verdicts("No, they aren't getting back together, but they are releasing a new album.", source)
+
+    assert not any(verdict.method == "offline:altered" for verdict in verdicts)
+
+
+def test_verbs_that_share_what_follows_the_second_are_one_claim() -> None:
+    answer = "Forman is a Czech director, who until 1968 lived and worked primarily in Czechoslovakia."
+
+    (claim,) = extract_claims(answer)
+
+    assert claim.text == answer

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from verification.claims.clauses import PREPOSITIONS
-from verification.claims.tokens import words
+from verification.claims.tokens import SIMPLE_PAST, words
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def split_parts(sentence: str) -> list[Part]:
             piece_start, subject = joint_end, ""
             continue
         shared = subject or _subject(left)
-        if not shared or not _opens_predicate(right):
+        if not shared or not _opens_predicate(right) or _bare_verb_before(left):
             continue
         if predicates_only and not _closed_by_and(sentence, joints[index + 1 :]):
             continue
@@ -122,6 +122,18 @@ _QUOTATION = re.compile(r'"[^"]*(?:"|$)|“[^”]*(?:”|$)')
 
 def _quotations(sentence: str) -> list[tuple[int, int]]:
     return [match.span() for match in _QUOTATION.finditer(sentence)] if '"' in sentence or "“" in sentence else []
+
+
+def _bare_verb_before(left: str) -> bool:
+    """Whether the text before a joint ends on a verb in the past with nothing after it: "lived and worked
+    primarily in Czechoslovakia", "was founded and funded by the city" share what follows the second verb,
+    so the first is no assertion of its own."""
+    found = words(left)
+    if not found:
+        return False
+    last, start, _ = found[-1]
+    past = last.endswith("ed") or last in SIMPLE_PAST
+    return past and left[start:].rstrip(" ,").isalpha() and left[start].islower()
 
 
 def _closed_by_and(sentence: str, later: list[tuple[int, int, bool]]) -> bool:

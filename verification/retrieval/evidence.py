@@ -5,6 +5,7 @@ features and the citations read it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verification.claims.language import ENGLISH
@@ -82,14 +83,14 @@ def _copied(claim: ClaimView, index: SourceIndex, hits: list[Hit]) -> tuple[Pass
     end to end ("Client: No, I have not."); for a claim of function words alone ("I had to have them all."),
     which retrieval cannot find, the first sentence of the case that says it as a conjunct (`_copied_run`),
     every sentence read."""
-    said = [word for word, _, _ in claim.words]
+    said = _plain(claim.words)
     if len(said) < _COPIED_MIN_WORDS or all(len(word) == 1 for word in said):
         return None
     if claim.unique_stems:
         # A whole copy is about as long as the claim (spacing and marks aside): most hits are read no further.
         return next(((hit.passage, 0) for hit in hits
                      if abs(len(hit.passage.text) - len(claim.text)) <= _LENGTH_SLACK + len(claim.text) // 10
-                     and [word for word, _, _ in words(hit.passage.text)] == said), None)
+                     and _plain(words(hit.passage.text)) == said), None)
     for passage in index.passages:
         opening = _copied_run(said, passage)
         if opening is not None:
@@ -105,14 +106,19 @@ def _same_line(claim: ClaimView, index: SourceIndex) -> Passage | None:
     label = SPEAKER.match(claim.text)
     if label is None or len(content_stems(claim.text[label.end():])) > 1:
         return None  # (one word, "one" of "this one does", retrieves the speaker's lines no better)
-    said = [word for word, start, _ in claim.words if start >= label.end()]
+    said = _plain([word for word in claim.words if word[1] >= label.end()])
     if len(said) < _COPIED_MIN_WORDS - 1:
         return None
     for passage in index.passages:
         theirs = SPEAKER.match(passage.text)
-        if theirs is not None and [word for word, start, _ in words(passage.text) if start >= theirs.end()] == said:
+        if theirs is not None and _plain([word for word in words(passage.text) if word[1] >= theirs.end()]) == said:
             return passage
     return None
+
+
+def _plain(read: Sequence[tuple[str, int, int]]) -> list[str]:
+    """The words as a copy is compared by: "n't" is "not", so "No, I haven't." copies "No, I have not."."""
+    return ["not" if word == "n't" else word for word, _, _ in read]
 
 
 def _copied_run(said: list[str], passage: Passage) -> int | None:
@@ -121,9 +127,10 @@ def _copied_run(said: list[str], passage: Passage) -> int | None:
     it before and I will say it again", never "It is not" of "It is not true"). The number of the word the
     run opens at, or None."""
     read = words(passage.text)
+    plain = _plain(read)
     text, n = passage.text, len(said)
     for i in range(len(read) - n + 1):
-        if [word for word, _, _ in read[i:i + n]] != said:
+        if plain[i:i + n] != said:
             continue
         if _CONJUNCT_START.search(text, 0, read[i][1]) and _CONJUNCT_END.match(text, read[i + n - 1][2]):
             return i

@@ -158,8 +158,8 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     # Only the stretch of the sentence the claim restates counts, and what the claim puts in place of the
     # words just before and just after it: the rest of the sentence the claim may leave out.
     first, last = blocks[0].b, blocks[-1].b + blocks[-1].size
-    cut = [_edge(op, first, theirs) if op[3] < first else _tail(op, last, theirs) for op in matcher.get_opcodes()
-           if op[0] != "equal" and (first <= op[3] or op[4] == first)
+    cut = [_edge(op, first, theirs, passage.text) if op[3] < first else _tail(op, last, theirs)
+           for op in matcher.get_opcodes() if op[0] != "equal" and (first <= op[3] or op[4] == first)
            and (op[4] <= last or op[0] == "replace" and op[3] <= last)]
     whole = matched == len(ours) and negations_reach_alike(ours, blocks)
     denied = denial_moved(ours, theirs, blocks, passage.text) or denial_dropped_at_end(
@@ -311,7 +311,7 @@ def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int
 
 
 
-def _edge(op: Opcode, first: int, theirs: list[Token]) -> Opcode | None:
+def _edge(op: Opcode, first: int, theirs: list[Token], text: str = "") -> Opcode | None:
     """An edit that ends where the restated stretch begins, cut to the sentence's words just before it:
     the name the claim opens with in place of the sentence's ("Rob Jenkins (born 1975) is" / "Peter
     Spierig (born 1975) is"), or a negation the claim drops just before its first word ("is not a
@@ -319,8 +319,11 @@ def _edge(op: Opcode, first: int, theirs: list[Token]) -> Opcode | None:
     kind, i1, i2, _, j2 = op
     if kind == "replace":
         return kind, i1, i2, max(op[3], j2 - _SWAP), j2
-    # Nothing of the claim in its place: only a negation right before the stretch changes what it says.
-    return (kind, i1, i2, j2 - 1, j2) if theirs[first - 1].key == NEGATION else None
+    # Nothing of the claim in its place: only a negation right before the stretch changes what it says, and
+    # not a "No," that answers before it ("No, they are not getting back together").
+    before = theirs[first - 1]
+    answering = before.surface.lower() == "no" and text[before.start + 2:before.start + 3] == ","
+    return (kind, i1, i2, j2 - 1, j2) if before.key == NEGATION and not answering else None
 
 
 def _tail(op: Opcode, last: int, theirs: list[Token]) -> Opcode:

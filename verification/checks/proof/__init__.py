@@ -380,6 +380,6 @@ def _judged(claim: ClaimView, matched: list[tuple[Word, Word, int]] | None, valu
                       if check.claim_value.start <= word.start < check.claim_value.end), None)
         firsts.setdefault(place, value.start if value is not None else word.start)
     in_order = one_move_from_order(list(firsts), span, text,
-                                   [prepositioned(claim.words, start) for start in firsts.values()]) \
+                                   [prepositioned(claim.words, start, claim.text) for start in firsts.values()]) \
         or list_swapped(list(firsts), list(firsts.values()), text, claim.text, span)
     return _Alignment(pairs, in_order and voice_kept(claim.words, text, span[0].start, span[-1].end, used))

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from verification.checks.proof.words import is_qualifier
 from verification.claims.clauses import CLAUSE_JOIN
-from verification.claims.tokens import words
+from verification.claims.tokens import STOP_WORDS, words
 from verification.retrieval.index import Passage
 
 _PREPOSITIONS = frozenset(
@@ -21,7 +22,6 @@ _LIST_JOINT = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)", re.IGNO
 """What separates two members of a list: ", ", " and ", ", and ", " or "."""
 _PARALLEL_LISTS = re.compile(r"\brespectively\b", re.IGNORECASE)
 _WORD_END = re.compile(r"[^\s,;:]+")
-_SUBJECT_PRONOUNS = frozenset("i we you he she it they".split())
 _DETERMINERS = frozenset("the a an this that these those its their his her our your".split())
 
 
@@ -97,16 +97,16 @@ def _across_clauses(block: list[int], rest: list[int], text: str) -> bool:
                for low, high in ((before, block[0]), (block[-1], after)) if low is not None and high is not None)
 
 
-def prepositioned(read: Sequence[tuple[str, int, int]], start: int) -> bool:
-    """Whether the word of `read` that starts at `start` opens a phrase with a preposition before it, as
-    `_phrases` reads one: "2010" of "in 2010", "resolve" of "until we resolve"."""
+def prepositioned(read: Sequence[tuple[str, int, int]], start: int, text: str = "") -> bool:
+    """Whether the word of `read` (the words of `text`) that starts at `start` opens a phrase with a
+    preposition before it, as `_phrases` reads one: "2010" of "in 2010", "resolve" of "until we resolve"."""
     at = next((k for k, (_, word_start, _) in enumerate(read) if word_start == start), None)
     if at is None:
         return False
-    for word, _, _ in reversed(read[:at]):
+    for word, word_start, _ in reversed(read[:at]):
         if word in _PREPOSITIONS:
             return True
-        if word not in _DETERMINERS and word not in _SUBJECT_PRONOUNS:
+        if not _passed_over(word, text, word_start):
             return False
     return False
 
@@ -121,13 +121,22 @@ def _phrases(span: tuple[Passage, ...]) -> dict[int, int]:
         for k, (word, start, _) in enumerate(read):
             if word in _PREPOSITIONS:
                 after_preposition = True
-            elif word in _DETERMINERS or (after_preposition and word in _SUBJECT_PRONOUNS):
-                continue  # "until we resolve the issues" opens at "resolve"
+            elif _passed_over(word, passage.text, start):
+                continue  # "until we resolve the issues" opens at "resolve", "at the same time" at "time"
             else:
                 if after_preposition:
                     phrases[passage.start + start] = passage.start + _phrase_end(passage.text, read, k)
                 after_preposition = False
     return phrases
+
+
+def _passed_over(word: str, text: str = "", start: int = 0) -> bool:
+    """Whether a word between a preposition and its phrase's first content word is read past: a determiner,
+    a pronoun, a qualifier or another function word ("at first glance", "at the same time"), unless it is
+    written with a capital, as a month or a name is ("in May 1784", "until the US invasion")."""
+    if text[start:start + 1].isupper() and word not in _DETERMINERS:
+        return False
+    return word in _DETERMINERS or word in STOP_WORDS or is_qualifier(word)
 
 
 def _phrase_end(text: str, read: list[tuple[str, int, int]], opening: int) -> int:

@@ -62,6 +62,11 @@ def _key(word: str) -> str:
     return str(number) if number is not None else stem(word)
 
 
+def is_qualifier(word: str) -> bool:
+    """Whether a word qualifies what a text commits to (`qualifiers`) rather than carrying content."""
+    return word in _QUALIFIERS or word in _FUSED
+
+
 def qualifiers(read: Sequence[tuple[str, int, int]]) -> list[str]:
     """The keys of the words that qualify what a text commits to (`_QUALIFIERS`), sorted: both sides of a
     proof must have the same ones."""
