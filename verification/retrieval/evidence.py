@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verification.claims.language import ENGLISH
-from verification.claims.speaker import SPEAKER
+from verification.claims.speaker import SPEAKER, said_words
 from verification.claims.tokens import content_stems, words
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Hit, Passage, SourceIndex
@@ -106,12 +106,12 @@ def _same_line(claim: ClaimView, index: SourceIndex) -> Passage | None:
     label = SPEAKER.match(claim.text)
     if label is None or len(content_stems(claim.text[label.end():])) > 1:
         return None  # (one word, "one" of "this one does", retrieves the speaker's lines no better)
-    said = _plain([word for word in claim.words if word[1] >= label.end()])
+    said = _plain(said_words(label, claim.text, claim.words))
     if len(said) < _COPIED_MIN_WORDS - 1:
         return None
     for passage in index.passages:
         theirs = SPEAKER.match(passage.text)
-        if theirs is not None and _plain([word for word in words(passage.text) if word[1] >= theirs.end()]) == said:
+        if theirs is not None and _plain(said_words(theirs, passage.text)) == said:
             return passage
     return None
 

@@ -64,7 +64,7 @@ from verification.checks.altered.tokens import (
 from verification.checks.altered.values import value_put_for_another
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.commitments import VALUE_KINDS
-from verification.claims.speaker import SPEAKER, speaker
+from verification.claims.speaker import SPEAKER, said_words, speaker
 from verification.claims.tokens import NEGATION_WORDS, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
@@ -285,16 +285,16 @@ def _said_by(claim: ClaimView, passage: Passage, values: Sequence[tuple[int, int
     ours_by, theirs_by = SPEAKER.match(claim.text), SPEAKER.match(passage.text)
     if ours_by is None or theirs_by is None:
         return None
-    ours = read_tokens(claim.text, [word for word in claim.words if word[1] >= ours_by.end()], values)
-    theirs = read_tokens(passage.text, [word for word in words(passage.text) if word[1] >= theirs_by.end()],
+    ours_said, theirs_said = said_words(ours_by, claim.text, claim.words), said_words(theirs_by, passage.text)
+    ours = read_tokens(claim.text, ours_said, values)
+    theirs = read_tokens(passage.text, theirs_said,
                      theirs_values)
     keys, their_keys = [token.key for token in ours], [token.key for token in theirs]
     same = speaker(ours_by[1]) == speaker(theirs_by[1])
     if len(keys) <= 1:
         # A line that says next to nothing of its own ("and this one does ."): the same words, every one, or
         # another line, however many of its few words the other says ("this is the wrong one .").
-        said = [word for word, start, _ in claim.words if start >= ours_by.end()]
-        stated = [word for word, start, _ in words(passage.text) if start >= theirs_by.end()]
+        said, stated = [word for word, _, _ in ours_said], [word for word, _, _ in theirs_said]
         if said and said == stated[:len(said)] and len(stated) > len(said):
             return None  # the line goes on past the claim's words ("and this one does not ."): the diff reads on
         if not said or said != stated:

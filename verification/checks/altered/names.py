@@ -49,22 +49,23 @@ def _conjunct(tokens: list[Token], at: int, text: str) -> bool:
 
 
 def opens_with_another_name(said: list[Token], opening: list[Token], everywhere: set[str],
-                            next_joined: bool = False) -> bool:
+                            same_words_after: bool = False) -> bool:
     """Whether the claim opens with capitalised words the sentence never says where the sentence opens with
     others: "Get Him (born June 5, 1978) is an American actor" for "Nicholas Kroll (born June 5, 1978) ...",
     "Physics, (born 15 July 1943)" for "Dame Susan Jocelyn Bell Burnell, (born 15 July 1943)". `opening`:
     the sentence's words before those the claim goes on with, read whole (the diff keeps only the last
     few). A first word is capitalised whatever it is, so it is no name to `is_name`; in a name's place it
-    is one, at the sentence's opening or where the sentence says a name mid-line. `next_joined`: whether
-    the words the claim goes on with follow its opening and the sentence's name alike."""
+    is one, at the sentence's opening or where the sentence says a name mid-line. `same_words_after`:
+    whether the same words follow the claim's opening and the sentence's name, up to those the claim goes
+    on with."""
     if not said or not opening or not _capitalised(said) or any(token.key in everywhere for token in said):
         return False
     # Where the sentence names something just before the words the claim goes on with, a claim that
     # opens there puts its word for that name: "Japan again streamed the series" for "..., and
-    # Crunchyroll again streamed the series", each with the same words before them (`next_joined`). A word that only
-    # refers ("They") names nothing, nor does one the claim's own words follow ("Instead, it can be
+    # Crunchyroll again streamed the series" (`same_words_after`). A word that only refers ("They")
+    # names nothing, nor does one the claim's own words follow ("Instead, it can be
     # accessed" for "Kentucky and can be accessed").
-    return _capitalised(opening) or next_joined and is_name(opening[-1]) and said[0].key not in STOP_WORDS
+    return _capitalised(opening) or same_words_after and is_name(opening[-1]) and said[0].key not in STOP_WORDS
 
 
 _ALIAS_REACH = 3
