@@ -252,7 +252,8 @@ _CAPITALISED_RUN = re.compile(r"[A-Z][A-Za-z&-]*(?:\s+[A-Z][A-Za-z&-]*)*(?![.][A
 def names(sentence: str) -> list[tuple[int, int, str]]:
     """(start, end, name) of the capitalised names of a sentence: runs of capitalised words less the
     function words that open them ("The", "In"), months and days left out, and a lone capitalised word
-    that only opens the sentence ("Researchers") not counted."""
+    that only opens the sentence or the line a speaker says ("Researchers", "Ann: Saw your snaps") not
+    counted."""
     found = []
     for run in _CAPITALISED_RUN.finditer(sentence):
         words = [(run.start() + w.start(), run.start() + w.end()) for w in re.finditer(r"\S+", run.group())]
@@ -260,13 +261,25 @@ def names(sentence: str) -> list[tuple[int, int, str]]:
             words = words[1:]
         if not words or any(sentence[slice(*word)].lower() in _MONTHS for word in words):
             continue
-        if words[0][0] == 0 and len(words) == 1:
+        if len(words) == 1 and words[0][0] in (0, _line_opening(sentence)):
             continue
+        if len(words) == 1 and sentence[slice(*words[0])] in _TITLES and sentence[words[0][1]:words[0][1] + 1] == ".":
+            continue  # "Mr." of "Mr. Burns" is a title, no name of its own
         start, end = words[0][0], words[-1][1]
         if end - start < 2:
             continue  # a lone letter: "S." of "U.S."
         found.append((start, end, sentence[start:end]))
     return found
+
+
+_TITLES = frozenset("Mr Mrs Ms Dr Prof St Jr Sr".split())
+_SPEAKER_LABEL = re.compile(r"[A-Z][\w .'-]{0,40}?:\s+")
+
+
+def _line_opening(sentence: str) -> int:
+    """Where the words of the sentence open: past a speaker's label ("Ann: ...") where it has one."""
+    label = _SPEAKER_LABEL.match(sentence)
+    return label.end() if label else 0
 
 
 @lru_cache(maxsize=64)

@@ -158,12 +158,22 @@ def _opens_clause(text: str) -> bool:
     if not _is_clause(text):
         return False
     # What brackets hold is an aside, never the verb: "and Dean Garcia (drums)" names a fourth member.
-    for word in _WINDOW_WORD.findall(" ".join(_ASIDE.sub(" ", text).split()[1:6])):
+    said = _ASIDE.sub(" ", text).split()
+    window = _WINDOW_WORD.findall(" ".join(said[1:6]))
+    for before, word in zip([(_WINDOW_WORD.findall(said[0]) or [""])[-1], *window], window, strict=False):
         if word.lower() in _PREPOSITIONS:
             return False
-        if _AUXILIARY.fullmatch(word) or (_FINITE_VERB.fullmatch(word) and not word.endswith(("is", "us"))):
+        if _AUXILIARY.fullmatch(word):
+            return True
+        # A word in -s or -ed just after an article or a possessive is the noun it opens: "and the listeners,
+        # if they just chat away" joins the listeners to "me", whatever verb follows them.
+        if (_FINITE_VERB.fullmatch(word) and not word.endswith(("is", "us")) or word in SIMPLE_PAST) \
+                and not _ARTICLE.fullmatch(before):
             return True
     return False
+
+
+_ARTICLE = re.compile(r"(?i:the|a|an|its|their|his|her|our|your|my|every|no)")
 
 
 def _inside_a_name(sentence: str, joint_start: int, joint_end: int) -> bool:

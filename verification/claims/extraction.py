@@ -222,8 +222,10 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
             continue  # punctuation or an emoji on its own: there are no words to release
         signed_off = False
         # A sentence copied word for word from a source is one claim: its parts are the source's, joined as
-        # the source joins them, and a part cut from it can lose the condition the other part states.
-        parts = [Part(0, len(sentence))] if _copied(sentence, copied_from) else split_parts(sentence)
+        # the source joins them, and a part cut from it can lose the condition the other part states. So is
+        # a source's sentence copied whole with its first letter's case changed ("for a limited period ...").
+        copied = _copied(sentence, copied_from) or _copied(sentence, copied_from, whole=True)
+        parts = [Part(0, len(sentence))] if copied else split_parts(sentence)
         for part in parts:
             span_start, span_end = start + part.start, start + part.end
             claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end,

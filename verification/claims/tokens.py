@@ -8,7 +8,7 @@ purpose: it only has to map both sides to the same key, not produce real lemmas.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 # Initialisms ("U.K.", "e.g.") first, as one word; then words, numbers with their separators,
@@ -50,7 +50,10 @@ _IRREGULAR = {
 }
 SIMPLE_PAST = frozenset(
     "won lost led left became began wrote held met paid told made took gave went got knew grew ran saw spent "
-    "built sent brought thought felt kept chose rose fell bought sold did said".split()
+    "built sent brought thought felt kept chose rose fell bought sold did said came drew drove ate fought flew "
+    "forgot froze heard hid meant rode rang sang sat shook slept stood stole struck swam taught threw "
+    "understood woke wore broke caught fled forgave sought sank stuck swore tore withdrew overcame overtook "
+    "undertook blew dealt dug lent slid wept".split()
 )
 """The irregular past forms above that are finite on their own ("He ran for the Senate"); no ending in -ed
 shows them a verb. Participles ("written", "taken") need an auxiliary, which shows it."""
@@ -188,6 +191,19 @@ def _read_words(text: str) -> Iterator[tuple[str, int, int]]:
             yield word, start, end
 
 
+def spelled_out(read: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The words as one wording is compared with another word for word: "n't" is "not" and "cannot" is "can"
+    and "not", each at the part of the word it is read from, so "It can't be" says "It cannot be" and "It
+    cannot be" is "It can be" with a "not" put in."""
+    out: list[tuple[str, int, int]] = []
+    for word, start, end in read:
+        if word == "cannot":
+            out.extend((("can", start, start + 3), ("not", start + 3, end)))
+        else:
+            out.append(("not" if word == "n't" else word, start, end))
+    return out
+
+
 def content_stems(text: str) -> list[str]:
     """Stems of the words that carry content, in order, duplicates kept."""
     return list(_content_stems(text))
@@ -281,6 +297,8 @@ def negated_stems(text: str) -> frozenset[str]:
             continue
         if word == _NON and (i + 1 == len(tokens) or text[tokens[i + 1][1]].isupper()):
             continue  # "non-Muslim nations" names a group; it denies nothing about Muslims
+        if word == "no" and answering(text, tokens[i][1]):
+            continue  # "No, worse - it's the punchline" answers what was asked; it denies nothing after it
         for k, (following, _, _) in enumerate(tokens[i + 1 : i + 1 + _NEGATION_REACH], start=i + 1):
             if completes_negation(word, following):
                 continue  # "no longer refundable" negates "refundable", not "longer"
@@ -293,6 +311,19 @@ def negated_stems(text: str) -> frozenset[str]:
                     negated.add(stem(tokens[k][0]))
                 break
     return frozenset(negated)
+
+
+def answering(text: str, start: int) -> bool:
+    """Whether the "no" at `start` answers what was asked ("No, worse.", "Client: No, I have not."): a comma
+    follows it and nothing but a speaker's label, a quote or a bracket is before it in its sentence."""
+    if text[start + 2:start + 3] != ",":
+        return False
+    before = text[:start].rstrip()
+    return not before or before[-1] in _OPENS_AN_ANSWER
+
+
+_OPENS_AN_ANSWER = frozenset(':"“‘\'(.!?')
+"""Marks after which a "No," opens what a sentence or a line says."""
 
 
 _FREE_OF = re.compile(r"\b([A-Za-z]+)-free\b", re.IGNORECASE)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from verification.claims.language import ENGLISH
 from verification.claims.speaker import SPEAKER, said_words
-from verification.claims.tokens import content_stems, words
+from verification.claims.tokens import content_stems, spelled_out, words
 from verification.claims.view import ClaimView
 from verification.retrieval.index import Hit, Passage, SourceIndex
 from verification.retrieval.values import ValueCheck, check_values
@@ -29,9 +29,9 @@ class Evidence:
     values: list[ValueCheck]
     """One check per typed value of the claim: the sentences that state it, and those that say otherwise."""
     copied: tuple[Passage, int] | None = None
-    """The sentence that says the claim word for word, and the number of the word it opens at: a retrieved
-    sentence that is the claim whole, or, for a claim of function words only (no word to retrieve by), a
-    sentence that says it as a conjunct (`_copied_run`)."""
+    """The sentence that says the claim word for word, and the number of the word it opens at (of its words
+    spelled out, `tokens.spelled_out`): a retrieved sentence that is the claim whole, or, for a claim of
+    function words only (no word to retrieve by), a sentence that says it as a conjunct (`_copied_run`)."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -117,17 +117,17 @@ def _same_line(claim: ClaimView, index: SourceIndex) -> Passage | None:
 
 
 def _plain(read: Sequence[tuple[str, int, int]]) -> list[str]:
-    """The words as a copy is compared by: "n't" is "not", so "No, I haven't." copies "No, I have not."."""
-    return ["not" if word == "n't" else word for word, _, _ in read]
+    """The words as a copy is compared by (`tokens.spelled_out`): "No, I haven't." copies "No, I have not."."""
+    return [word for word, _, _ in spelled_out(read)]
 
 
 def _copied_run(said: list[str], passage: Passage) -> int | None:
     """Where a sentence says the words `said`, all and in order, as a whole conjunct: the whole sentence, or
     a run of it bounded by its edges, a mark or "and", "but", "or" ("I have said it before" of "I have said
     it before and I will say it again", never "It is not" of "It is not true"). The number of the word the
-    run opens at, or None."""
-    read = words(passage.text)
-    plain = _plain(read)
+    run opens at, of the sentence's words spelled out (`tokens.spelled_out`), or None."""
+    read = spelled_out(words(passage.text))
+    plain = [word for word, _, _ in read]
     text, n = passage.text, len(said)
     for i in range(len(read) - n + 1):
         if plain[i:i + n] != said:

@@ -65,7 +65,7 @@ from verification.checks.altered.values import value_put_for_another
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.commitments import VALUE_KINDS
 from verification.claims.speaker import SPEAKER, said_words, speaker
-from verification.claims.tokens import NEGATION_WORDS, words
+from verification.claims.tokens import NEGATION_WORDS, answering, spelled_out, words
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
 from verification.retrieval.evidence import Evidence
@@ -88,7 +88,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 17
+    version = 18
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -217,19 +217,22 @@ def _word_for_word(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | N
     words, stop words too, in one stretch: a restatement, or a change where the stretch and the claim
     differ in a negation ("..., but I knew I couldn't give up"). None where the sentence has no such
     stretch: two or three words in common are no restatement by chance alone."""
-    ours = [word for word, _, _ in claim.words]
-    plain = [word for word in ours if word not in NEGATION_WORDS]
+    # "cannot" is "can" and "not": "It cannot be a blur" is "It can be a blur" with a negation put in. The
+    # change is told in the words as written ("n't").
+    ours = spelled_out(claim.words)
+    plain = [word for word, _, _ in ours if word not in NEGATION_WORDS]
     if len(plain) < _MIN_RUN:
         return None
-    read = [word for word, _, _ in words(passage.text)]
-    theirs = [(at, word) for at, word in enumerate(read) if word not in NEGATION_WORDS]
+    read = spelled_out(words(passage.text))
+    theirs = [(at, word) for at, (word, _, _) in enumerate(read) if word not in NEGATION_WORDS]
     keys = [word for _, word in theirs]
-    said = [word for word in ours if word in NEGATION_WORDS]
+    said = [claim.text[start:end] for word, start, end in ours if word in NEGATION_WORDS]
     changes = []
     for at in range(len(keys) - len(plain) + 1):
         if keys[at:at + len(plain)] != plain:
             continue
-        instead = [word for word in read[theirs[at][0]:theirs[at + len(plain) - 1][0]] if word in NEGATION_WORDS]
+        instead = [passage.text[start:end] for word, start, end in read[theirs[at][0]:theirs[at + len(plain) - 1][0]]
+                   if word in NEGATION_WORDS]
         if len(instead) == len(said):
             return _Diff(tokens, True, None)
         changes.append((" ".join(said) or "no negation", " ".join(instead) or "nothing"))
@@ -322,8 +325,8 @@ def _edge(op: Opcode, first: int, theirs: list[Token], text: str = "") -> Opcode
     # Nothing of the claim in its place: only a negation right before the stretch changes what it says, and
     # not a "No," that answers before it ("No, they are not getting back together").
     before = theirs[first - 1]
-    answering = before.surface.lower() == "no" and text[before.start + 2:before.start + 3] == ","
-    return (kind, i1, i2, j2 - 1, j2) if before.key == NEGATION and not answering else None
+    answers = before.surface.lower() == "no" and answering(text, before.start)
+    return (kind, i1, i2, j2 - 1, j2) if before.key == NEGATION and not answers else None
 
 
 def _tail(op: Opcode, last: int, theirs: list[Token]) -> Opcode:

@@ -82,9 +82,11 @@ def read_tokens(text: str, read: Sequence[tuple[str, int, int]], values: Sequenc
             named = word[:1].isdigit() or (text[start].isupper() and not _opens_line(text, index, start)) \
                 or any(character.isupper() for character in text[start + 1:end])
             joined = bool(tokens) and text[last:start].isspace()
-            if named and joined and not word[:1].isdigit() and _opens_name(tokens[-1]):
-                # The capital that opens a line opens a name where a name goes on from it ("Blank Slate
-                # among others."): the line's first word is read as a name then, not as a word.
+            if named and (joined or tokens and text[last:start] == "-") and not word[:1].isdigit() \
+                    and _opens_name(tokens[-1]):
+                # The capital that opens a line opens a name where a name goes on from it, after a space or
+                # a hyphen ("Blank Slate among others.", "Armenian-American actor"): the line's first word
+                # is read as a name then, not as a word.
                 tokens[-1] = replace(tokens[-1], named=True)
             # A number word with a capital inside a sentence is a name's ("Three-Step Cleaning Process").
             key = str(number) if number is not None and not named else stem(word)

@@ -42,9 +42,9 @@ from verification.checks.proof.words import (
     qualifiers,
     sentence_words,
 )
-from verification.claims.commitments import VALUE_KINDS
+from verification.claims.commitments import VALUE_KINDS, Mention, grounds
 from verification.claims.speaker import SPEAKER, speaker
-from verification.claims.tokens import STOP_WORDS, words
+from verification.claims.tokens import STOP_WORDS, spelled_out, words
 from verification.claims.verbs import later_clause, later_predicate
 from verification.claims.view import ClaimView
 from verification.retrieval import citations
@@ -73,7 +73,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 16
+    version = 17
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -84,7 +84,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 8
+    version = 9
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -103,7 +103,8 @@ def prove(claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
         span: tuple[Passage, ...] = (whole,)
         pairs = [AlignedWord(word=claim.text[start:end], source_id=whole.source_id, start=whole.start + theirs[1],
                              end=whole.start + theirs[2])
-                 for (_, start, end), theirs in zip(claim.words, words(whole.text)[opening:], strict=False)]
+                 for (_, start, end), theirs in zip(spelled_out(claim.words), spelled_out(words(whole.text))[opening:],
+                                                    strict=False)]
     elif not aligned or found is None:
         return None
     else:
@@ -261,12 +262,15 @@ def _align(claim: ClaimView, content: list[Word], values: Sequence[ValueCheck], 
     text = index.sources[span[0].source_id].text
     source_words = [word for passage in span for word in sentence_words(passage.text, passage.start)]
     stated: dict[int, Word] = {}  # claim offset -> the source word the value check found stated
+    anchored: set[int] = set()  # where in the source the values stated so far are
     for check in values:
         if any(passage in span for passage, _ in check.disagreeing):
             return None
         found = next(((passage, mention) for passage, mention in check.grounding if passage in span), None)
         if found is not None:
             passage, mention = found
+            mention = _next_stating(check.claim_value, passage, mention, anchored)
+            anchored.add(passage.start + mention.start)
             anchor = Word("", passage.start + mention.start, passage.start + mention.end)
             for word in content:
                 if check.claim_value.start <= word.start < check.claim_value.end:
@@ -284,6 +288,16 @@ def _align(claim: ClaimView, content: list[Word], values: Sequence[ValueCheck], 
     # or shows the arguments it swapped.
     compact = _judged(claim, _matched(content, options, stated, by_key, compact=True), values, span, source_words, text)
     return compact if compact is not None and (reading is None or compact.in_order) else reading
+
+
+def _next_stating(value: Mention, passage: Passage, cited: Mention, anchored: set[int]) -> Mention:
+    """The sentence's mention that states a value of the claim: the one its value check cites (the first),
+    or, where an earlier value of the claim took that one, the next that states it too ("one fumble
+    recovery and ... one fumble return" says each "one fumble" of a claim that copies it once)."""
+    if passage.start + cited.start not in anchored:
+        return cited
+    return next((other for other in passage.values if passage.start + other.start not in anchored
+                 and other.start > cited.start and grounds(value, other)), cited)
 
 
 def _options(content: list[Word], stated: dict[int, Word],
@@ -346,8 +360,12 @@ def _judged(claim: ClaimView, matched: list[tuple[Word, Word, int]] | None, valu
     places = [place for _, _, place in matched]
     first, last = min(source.start for _, source in pairs), max(source.start for _, source in pairs)
     used = {source.start for _, source in pairs}
+    # The values the claim's words were matched to, as a whole ("one fumble" read for a claim's second
+    # "one fumble", which its value check, citing a sentence's first, does not name).
+    anchors = [(source.start, source.end) for _, source in pairs if not source.key]
     region_words = [word for word in source_words if first <= word.start <= last]
-    omitted = [word.start not in used and not inside_value(word, values, span) for word in region_words]
+    omitted = [word.start not in used and not inside_value(word, values, span)
+               and not any(start <= word.start < end for start, end in anchors) for word in region_words]
     conjuncts = conjuncts_left_out(text, region_words, omitted, span)
     if conjuncts is None:
         return None  # the span says more between the words it shares with the claim

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from verification.checks.proof.alternatives import ALTERNATIVE
 from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK
 from verification.checks.proof.words import Word, qualifiers
-from verification.claims.tokens import words
+from verification.claims.tokens import answering, words
 from verification.retrieval.index import Passage
 from verification.retrieval.values import ValueCheck
 
@@ -17,6 +17,7 @@ _AUXILIARY_NEXT = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can
                              r"does|do|did)\b", re.IGNORECASE)
 _JOINED = re.compile(r",?\s+(?:and|or|nor)\s+", re.IGNORECASE)
 _WORD_AT = re.compile(r"\w+")
+_NO = re.compile(r"\b[Nn]o,")
 
 
 def denied_in_clause(text: str, span: tuple[Passage, ...], first: int, last: int,
@@ -95,6 +96,9 @@ def widened(text: str, span: tuple[Passage, ...], source_words: list[Word], firs
     opening = next(passage for passage in span if passage.start <= first < passage.end)
     closing = next(passage for passage in span if passage.start <= last < passage.end)
     start = max((word.end for word in source_words if opening.start <= word.start < first), default=opening.start)
+    answer = _NO.search(text, start, first)
+    if answer and answering(text, answer.start()):
+        start = answer.end()  # "No, worse - it's the punchline": the answer denies nothing the claim says
     if ALTERNATIVE.fullmatch(text, start, first):
         # The claim's first word is an alternative of the word before it ("do not sell or rent your data"):
         # the negation or modal before that word reaches this one, and the clause's opening is read too.

@@ -73,22 +73,24 @@ def explains_order(claim: Read, span: Sequence[Read]) -> bool:
     """Whether a change of voice between the claim and its span accounts for the claim's order.
 
     Only passives whose verb the other side says count: "who is repped by WME" explains nothing of a claim
-    that never says "repped". Not where both put as many of those in the passive (no voice changed).
-    Where they differ, the passive's verb is looked for in the active text: the voice explains the order
-    when its doer (the words after "by") stands before that verb, and not when it stands elsewhere. A
-    passive whose verb the other text says only in another form tells nothing, and the change of voice is
-    taken to explain the order.
+    that never says "repped". A verb both put in the passive changed no voice, however often the span says
+    it: "the least Weidenreich was done by Neanderthal-like" restates one of the two "was done by" of its
+    sentence with the arguments swapped. Where one side puts a verb in the passive and the other does not,
+    the verb is looked for in the active text: the voice explains the order when the passive's doer (the
+    words after "by") stands before that verb, and not when it stands elsewhere. A passive whose verb the
+    other text says only in another form tells nothing, and the change of voice is taken to explain the order.
     """
     claim_stems = {stem(word) for word, _, _ in claim}
     span_stems = {stem(word) for read in span for word, _, _ in read}
     claimed = [found for found in passives(claim) if stem(claim[found[0]][0]) in span_stems]
     stated = [(read, found) for read in span for found in passives(read) if stem(read[found[0]][0]) in claim_stems]
-    if len(claimed) == len(stated):
+    both = {stem(claim[verb][0]) for verb, _ in claimed} & {stem(read[verb][0]) for read, (verb, _) in stated}
+    claimed = [found for found in claimed if stem(claim[found[0]][0]) not in both]
+    stated = [(read, found) for read, found in stated if stem(read[found[0]][0]) not in both]
+    if not claimed and not stated:
         return False
-    if len(claimed) > len(stated):
-        pairs = [(claim, found, read) for found in claimed for read in span]
-    else:
-        pairs = [(read, found, claim) for read, found in stated]
+    pairs = [(claim, found, read) for found in claimed for read in span] + [
+        (read, found, claim) for read, found in stated]
     told = [_doer_before(passive, found, active) for passive, found, active in pairs]
     known = [answer for answer in told if answer is not None]
     return not known or any(known)
