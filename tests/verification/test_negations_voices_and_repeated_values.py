@@ -182,3 +182,31 @@ def test_a_sentence_with_an_irregular_past_copied_with_a_value_rewritten_is_prov
 ])
 def test_an_and_opens_a_clause_only_where_a_verb_follows_its_noun(sentence: str, parts: int) -> None:
     assert len(extract_claims(sentence)) == parts
+
+
+def test_a_short_claim_that_drops_the_negation_of_its_last_auxiliary_is_held_back() -> None:
+    source = "Of course, this can work really well, if the team gets on. But it can be a nightmare if they don't."
+
+    (verdict,) = _verdicts("But it can be a nightmare if they do.", source)
+
+    assert (verdict.state, verdict.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
+    assert 'where it says "n\'t"' in verdict.rationale
+
+
+_RICH = ("'It was about the crumbling of the East End.' And Get Back, like Sitting Pretty, is about people who were "
+         "rich in the Eighties, and aren't rich now. You only have a handful of characters.")
+
+
+def test_a_sentence_copied_with_a_contraction_written_out_stays_one_claim_and_is_released() -> None:
+    answer = "And Get Back, like Sitting Pretty, is about people who were rich in the Eighties, and are not rich now."
+
+    assert [claim.statement for claim in extract_claims(answer, sources=[_RICH])] == [answer]
+    assert _released_as_written(answer, _RICH)
+
+
+def test_a_word_the_sentence_both_states_and_denies_is_no_negation_mismatch() -> None:
+    # The claim's "rich" is the sentence's first, which no negation reaches.
+    (verdict,) = _verdicts("And Get Back is about people who were rich in the Eighties.", _RICH)
+
+    assert verdict.method != "offline:negation-mismatch"
+    assert verdict.state is not State.REFUTED

@@ -18,7 +18,7 @@ class NegationMismatch(Check):
     """The matching source sentence says the opposite: one of the two is negated."""
 
     name = "negation-mismatch"
-    version = 3
+    version = 4
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -71,8 +71,8 @@ def negation_mismatch(claim: ClaimView, hits: list[Hit], values: Sequence[ValueC
 
 
 def _opposed(passage: Passage, claim_negated: frozenset[str], claim_stems: frozenset[str]) -> bool:
-    """Whether the negation lands on a word both sides share, with opposite polarity."""
-    return bool(
-        (claim_negated - passage.negated_stems) & passage.stem_set
-        or (passage.negated_stems - claim_negated) & claim_stems
-    )
+    """Whether the negation lands on a word both sides share, with opposite polarity. A word the sentence
+    says more than once it may deny once and state once: "people who were rich in the Eighties, and aren't
+    rich now" says "who were rich in the Eighties" too."""
+    denied = {stem for stem in passage.negated_stems - claim_negated if passage.stems.count(stem) == 1}
+    return bool((claim_negated - passage.negated_stems) & passage.stem_set or denied & claim_stems)

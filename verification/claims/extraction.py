@@ -23,6 +23,7 @@ from verification.claims.polar import asserted, polar
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
+from verification.claims.tokens import CONTRACTED
 from verification.claims.verbs import has_verb
 from verification.types import Commitment, Severity
 
@@ -197,6 +198,7 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
     left_out: list[LeftOut] = []
     signed_off = False
     copied_from = [" ".join(source.split()) for source in sources]
+    spelled_from = [_spelled(source) for source in copied_from] if copied_from else []
     clauses: set[str] = set()  # the claims that are clauses of a sentence split in parts
     for sentence_start, sentence_end in split_sentences(text):
         start = sentence_start
@@ -223,8 +225,10 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
         signed_off = False
         # A sentence copied word for word from a source is one claim: its parts are the source's, joined as
         # the source joins them, and a part cut from it can lose the condition the other part states. So is
-        # a source's sentence copied whole with its first letter's case changed ("for a limited period ...").
-        copied = _copied(sentence, copied_from) or _copied(sentence, copied_from, whole=True)
+        # a source's sentence copied whole with its first letter's case changed ("for a limited period ...")
+        # or a contraction written out or made ("and are not rich now" for "and aren't rich now").
+        copied = _copied(sentence, copied_from) or _copied(sentence, copied_from, whole=True) \
+            or _copied(_spelled(sentence), spelled_from, whole=True)
         parts = [Part(0, len(sentence))] if copied else split_parts(sentence)
         for part in parts:
             span_start, span_end = start + part.start, start + part.end
@@ -269,9 +273,23 @@ def _copied(sentence: str, sources: Sequence[str], *, whole: bool = False) -> bo
     return False
 
 
+_CONTRACTION = re.compile(r"\b(ca|wo|sha|\w+)n['’]t\b|\b(can)not\b", re.IGNORECASE)
+
+
+def _spelled(text: str) -> str:
+    """The text with its negations written out, as `tokens.spelled_out` reads them: "aren't" is "are not",
+    "won't" is "will not", "cannot" is "can not"."""
+    if "'" not in text and "’" not in text and "nnot" not in text:
+        return text
+    return _CONTRACTION.sub(lambda found: f"{CONTRACTED.get(found[1].lower(), found[1]) if found[1] else found[2]} not",
+                            text)
+
+
 def _a_sentence(source: str, at: int, needle: str) -> bool:
     """Whether `needle`, found at `at`, is one of the source's sentences whole."""
-    opens = not source[:at].strip() or source[:at].rstrip()[-1] in _SENTENCE_END
+    # A sentence may close inside quotes or brackets before it: "... of the East End.' And Get Back, ...".
+    before = source[:at].rstrip().rstrip("\"'”’)]")
+    opens = not before or before[-1] in _SENTENCE_END
     closes = needle[-1] in _SENTENCE_END or source[at + len(needle):at + len(needle) + 1] in _SENTENCE_END
     return opens and closes
 

@@ -64,6 +64,7 @@ from verification.checks.altered.tokens import (
 from verification.checks.altered.values import value_put_for_another
 from verification.checks.check import PREFIX, Check, CheckFinding, Role
 from verification.claims.commitments import VALUE_KINDS
+from verification.claims.polar import AUXILIARIES
 from verification.claims.speaker import SPEAKER, said_words, speaker
 from verification.claims.tokens import NEGATION_WORDS, answering, spelled_out, words
 from verification.claims.view import ClaimView
@@ -231,7 +232,13 @@ def _word_for_word(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | N
     for at in range(len(keys) - len(plain) + 1):
         if keys[at:at + len(plain)] != plain:
             continue
-        instead = [passage.text[start:end] for word, start, end in read[theirs[at][0]:theirs[at + len(plain) - 1][0]]
+        # A negation just after a last word that is an auxiliary is that word's: "if they do" against "if
+        # they don't" drops it, as a negation inside the stretch would.
+        end = theirs[at + len(plain) - 1][0]
+        if plain[-1] in AUXILIARIES:
+            while end + 1 < len(read) and read[end + 1][0] in NEGATION_WORDS:
+                end += 1
+        instead = [passage.text[start:stop] for word, start, stop in read[theirs[at][0]:end + 1]
                    if word in NEGATION_WORDS]
         if len(instead) == len(said):
             return _Diff(tokens, True, None)
