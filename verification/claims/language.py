@@ -15,7 +15,6 @@ English, and a short English answer ("Yes.") must not be read as Spanish.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from functools import lru_cache
 
@@ -36,7 +35,9 @@ _MIN_WORDS = 4
 """Shorter Latin text is too little to tell languages apart (a name, "Saludos Amigos"): it is undetermined,
 and an answer that short is read in its question's language (`extraction._answer_language`)."""
 
-_NOT_LETTERS = re.compile(r"[^A-Za-z]+")
+_NOT_LETTERS = bytes(code for code in range(128) if not chr(code).isalpha())
+"""Every ASCII character but A-Z and a-z: what is left of an ASCII text's bytes without them is its letters
+(a deletion in C, several times cheaper than a substitution by pattern on a source's opening)."""
 _SAMPLE = 500
 """How much of a source's opening tells its language."""
 
@@ -79,7 +80,7 @@ def scored(code: str) -> bool:
 def detect(text: str) -> str:
     """The ISO 639-1 code of the language `text` is written in; UNDETERMINED when it has no letters."""
     if text.isascii():
-        letters = len(_NOT_LETTERS.sub("", text))
+        letters = len(text.encode("ascii").translate(None, _NOT_LETTERS))
         if not letters:
             return UNDETERMINED
         words = text.split()

@@ -12,8 +12,12 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 # Initialisms ("U.K.", "e.g.") first, as one word; then words, numbers with their separators,
-# and a trailing possessive or contraction.
-_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z](?:\.[A-Za-z])+\.?(?![A-Za-z])|[A-Za-z0-9]+(?:[.,][0-9]+)*(?:['’][A-Za-z]+)?")
+# and a trailing possessive or contraction. Every word starts with a letter or a digit: the look at it
+# first lets a scan pass over spaces and marks at once.
+_WORD = re.compile(
+    r"(?=[A-Za-z0-9])(?:(?<![A-Za-z])[A-Za-z](?:\.[A-Za-z])+\.?(?![A-Za-z])|[A-Za-z0-9]+(?:[.,][0-9]+)*"
+    r"(?:['’][A-Za-z]+)?)"
+)
 
 STOP_WORDS = frozenset(
     """
@@ -107,9 +111,10 @@ _SUFFIXES: tuple[tuple[str, str, int], ...] = (
 )
 
 
-# A range of years, the second written in full or by its last two digits: "1491–1510", "2018-19".
+# A range of years, the second written in full or by its last two digits: "1491–1510", "2018-19". (A look at
+# the first digit lets a scan pass over every other character at once.)
 YEAR_RANGE = re.compile(
-    r"(?<![\w.,])((?:1[0-9]|20)\d{2})\s?[-–—]\s?((?:1[0-9]|20)\d{2}|\d{2})(?![\w%]|[-–.,]\d)"
+    r"(?=[12])(?<![\w.,])((?:1[0-9]|20)\d{2})\s?[-–—]\s?((?:1[0-9]|20)\d{2}|\d{2})(?![\w%]|[-–.,]\d)"
 )
 
 

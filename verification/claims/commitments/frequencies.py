@@ -30,7 +30,7 @@ _FREQUENCY = re.compile(
 """"daily", or "a day": not "twice a day" (another frequency), nor "a week later" (a time passed)."""
 _TIMES = {"once": 1, "twice": 2, "thrice": 3}
 _MULTIPLE = re.compile(
-    r"\b(?P<times>once|twice|thrice)\s+(?:(?:a|an|per|each|every)\s+(?P<period>" + "|".join(_PERIOD_DAYS) + r")"
+    r"(?=[ot])\b(?P<times>once|twice|thrice)\s+(?:(?:a|an|per|each|every)\s+(?P<period>" + "|".join(_PERIOD_DAYS) + r")"
     r"|(?P<adverb>" + "|".join(_FREQUENCIES) + r"))\b",
     re.IGNORECASE,
 )
