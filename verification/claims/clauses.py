@@ -98,17 +98,21 @@ def covered_keys(keys: Iterable[str], pool: Iterable[str]) -> list[str]:
     """The keys among `keys` that some key of `pool` matches (`same_key`): looked up rather than compared
     pair by pair, since it is asked for every value of every sentence a claim's values are compared with."""
     exact = frozenset(pool)
-    longer = [other for other in exact if len(other) > SHORTEST_PREFIX]
-
-    def covered(key: str) -> bool:
+    longer: list[str] | None = None  # the pool's long keys, gathered only once a key needs them
+    found = []
+    for key in keys:
         if key in exact:
-            return True
-        if len(key) < SHORTEST_PREFIX:
-            return False  # a short key matches only itself
-        return any(key[:n] in exact for n in range(SHORTEST_PREFIX, len(key))) or any(
-            len(other) > len(key) and other.startswith(key) for other in longer)
-
-    return [key for key in keys if covered(key)]
+            found.append(key)
+        elif len(key) < SHORTEST_PREFIX:
+            continue  # a short key matches only itself
+        elif any(key[:n] in exact for n in range(SHORTEST_PREFIX, len(key))):
+            found.append(key)
+        else:
+            if longer is None:
+                longer = [other for other in exact if len(other) > SHORTEST_PREFIX]
+            if any(len(other) > len(key) and other.startswith(key) for other in longer):
+                found.append(key)
+    return found
 
 
 SHORTEST_PREFIX = 5

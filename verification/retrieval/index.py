@@ -212,6 +212,8 @@ class SourceIndex:
             top_score = hits[0].score or 1.0
             best = max(hits, key=merit)
             chosen.append(best)
+            if len(chosen) == k:
+                break  # what the others would add is asked no more
             nearby |= self._around(best.passage, 2)
             hits = [hit for hit in hits if hit is not best]
             covered = best.passage.stem_set
@@ -348,7 +350,12 @@ class _Bm25:
         average_length = sum(len(passage.stems) for passage in passages) / count
         for position, passage in enumerate(passages):
             length_norm = self.k1 * ((1 - self.b) + self.b * len(passage.stems) / average_length)
-            for word, frequency in Counter(passage.stems).items():
+            # Counted in a plain dict (in the order a Counter keeps): a Counter costs more to make than a
+            # sentence's dozen words cost to count.
+            frequencies: dict[str, int] = {}
+            for word in passage.stems:
+                frequencies[word] = frequencies.get(word, 0) + 1
+            for word, frequency in frequencies.items():
                 positions, weights = self._postings[word]
                 positions.append(position)
                 weights.append(idf[word] * (frequency / (length_norm + frequency)))

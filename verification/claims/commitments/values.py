@@ -358,7 +358,9 @@ def _in_context(text: str, values: list[Mention]) -> list[Mention]:
         label = None
         if labelled and len(labelled["label"].split()) <= _LABEL_MAX_WORDS:
             label = labelled["label"].strip()
-        out.append(replace(mention, role=role, label=label) if role or label else mention)
+        # Made whole rather than by `replace`, which reads the fields' list for every value it copies.
+        out.append(Mention(mention.kind, mention.text, mention.start, mention.end, mention.value, mention.unit,
+                           mention.parts, role, mention.bounds, mention.per, label) if role or label else mention)
     return out
 
 
