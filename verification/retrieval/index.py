@@ -74,6 +74,7 @@ class Passage:
     _values: list[Mention] | None = None
     _bigrams: frozenset[tuple[str, str]] | None = None
     _negated: bool | None = None
+    _value_kinds: frozenset[str] | None = field(default=None, compare=False, repr=False)
     measures: dict[Mention, tuple[tuple[str, ...], tuple[str, ...]]] = field(
         default_factory=dict, compare=False, repr=False)
     """What each of its values is said of and counts, kept by the value checks as they read it (`values._measures`)."""
@@ -101,6 +102,14 @@ class Passage:
             self._values = (find_localized_values(self.text, self.language) if self.language != languages.ENGLISH
                             else find_values(self.text))
         return self._values
+
+    @property
+    def value_kinds(self) -> frozenset[str]:
+        """The kinds of its values ("money", "date", ...): a claim's value of a kind it lacks is passed over
+        at once by the value checks of most kinds (`values._BEARING_KINDS`)."""
+        if self._value_kinds is None:
+            self._value_kinds = frozenset(value.kind for value in self.values)
+        return self._value_kinds
 
     @property
     def negated(self) -> bool:
@@ -337,9 +346,9 @@ class _Bm25:
 
     def __init__(self, passages: Sequence[Passage], document_frequency: Counter[str]) -> None:
         self._count = count = len(passages)
-        # Per word, the sentences that have it and its weight in each; made arrays when first queried.
+        # Per word, the sentences that have it and its weight in each; made a row of weights when first queried.
         self._postings: dict[str, tuple[list[int], list[float]]] = {word: ([], []) for word in document_frequency}
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._rows: dict[str, np.ndarray] = {}
         if not document_frequency:
             return  # no sentence has a word (a source of only punctuation): nothing to score
         # Rounded to float32 all at once: one array rather than a numpy scalar per word.
@@ -364,12 +373,15 @@ class _Bm25:
         """Each sentence's score for a query of indexed stems, as float32."""
         total = np.zeros(self._count, dtype=np.float32)
         for word in stems:
-            if word not in self._arrays:
+            row = self._rows.get(word)
+            if row is None:
                 positions, weights = self._postings[word]
                 # float32 here is where bm25s rounds each weight too.
-                self._arrays[word] = np.array(positions, dtype=np.intp), np.array(weights, dtype=np.float32)
-            sentence_positions, sentence_weights = self._arrays[word]
-            total[sentence_positions] += sentence_weights
+                row = self._rows[word] = np.zeros(self._count, dtype=np.float32)
+                row[positions] = weights
+            # A whole row is added rather than the word's sentences picked out (a case has a few dozen
+            # sentences): a sentence without the word adds 0, which leaves its float32 sum as it was.
+            total += row
         return total
 
 

@@ -83,7 +83,10 @@ def _check_value(
     what the value counts (`measured.counted`); `others`: the claim's other values; `slot`: the words
     just around the value in the claim (`_slot`)."""
     agreeing, disagreeing, grounding = [], [], []
+    bearing = _BEARING_KINDS.get(value.kind)
     for passage in candidates:
+        if bearing is not None and bearing.isdisjoint(passage.value_kinds):
+            continue  # no value of the sentence can agree with this one or contradict it
         # A bare "400" confirms "400 freshmen" (and "230 metres" confirms "230 meters"): numbers agree
         # on value alone, but only numbers with the same unit can disagree (`commitments.grounds`).
         stated = passage.values
@@ -166,6 +169,19 @@ def _measures(passage: Passage, found: Mention) -> tuple[tuple[str, ...], tuple[
         tokens = clause_tokens(passage.text)
         known = passage.measures[found] = (said_of(tokens, found, passage.values), counted(tokens, found))
     return known
+
+
+_BEARING_KINDS = {
+    "money": frozenset({"money"}),
+    "time": frozenset({"time"}),
+    "duration": frozenset({"duration", "number"}),
+    "percentage": frozenset({"percentage", "number"}),
+}
+"""For a claim's value of each of these kinds, the kinds a sentence's value must be of to be comparable with it
+or ground it (`commitments.comparable`, `commitments.grounds`: a value of another kind grounds none of these,
+save the bare end of a range, "aged 10-24", a duration's or a percentage's). A sentence with none is passed
+over: nothing of it would be read. A number or a date may be grounded by more, or told in parts, and is
+always read."""
 
 
 _PARALLEL = 0.5
