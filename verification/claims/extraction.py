@@ -386,10 +386,12 @@ def _non_factual_kind(sentence: str, *, after_sign_off: bool) -> str | None:
     kind = _entry(core)
     if kind is not None:
         return kind
-    # "Hello and have a great trip!" is two entries of the list in one sentence.
-    kinds = [_entry(part) for part in _COURTESY_JOINT.split(core)]
-    if all(kinds):
-        return kinds[0]
+    # "Hello and have a great trip!" is two entries of the list in one sentence. (Most sentences are no
+    # entry: their first part ends the look.)
+    first, *rest = _COURTESY_JOINT.split(core)
+    kind = _entry(first)
+    if kind is not None and all(_entry(part) for part in rest):
+        return kind
     if after_sign_off and _SIGNATURE.fullmatch(core) and not any(ch.isdigit() for ch in core):
         return "sign-off"
     return None

@@ -24,7 +24,15 @@ from verification.claims.commitments.compare import agree, comparable, contradic
 from verification.claims.commitments.mention import Mention
 from verification.claims.commitments.names import _entities, entity_key, find_names
 from verification.claims.commitments.relations import _find_relations, find_relations
-from verification.claims.commitments.values import LIMITS, MONTHS, VALUE_KINDS, WORD_NUMBERS, _find_values, limit_words
+from verification.claims.commitments.values import (
+    BY_POSITION,
+    LIMITS,
+    MONTHS,
+    VALUE_KINDS,
+    WORD_NUMBERS,
+    _find_values,
+    limit_words,
+)
 from verification.claims.tokens import NEGATION_WORDS, TEXT_CACHE_SIZE, words
 from verification.types import Commitment
 
@@ -59,7 +67,7 @@ def _find_mentions(text: str) -> tuple[Mention, ...]:
         Mention("negation", text[start:end], start, end) for word, start, end in words(text)
         if word in NEGATION_WORDS
     )
-    return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end)))
+    return tuple(sorted(mentions, key=BY_POSITION))
 
 
 def find_commitments(text: str) -> list[Commitment]:

@@ -14,6 +14,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
+from operator import attrgetter
 
 from verification.claims.commitments.frequencies import frequencies
 from verification.claims.commitments.mention import Mention
@@ -159,8 +160,13 @@ def _find_values(text: str) -> tuple[tuple[Mention, ...], tuple[tuple[int, int],
                 taken.append(span)
                 overlaps.add(span)
     values.extend(frequencies(text, values, overlaps))
-    mentions.extend(_in_context(text, _ranges(text, sorted(values, key=lambda m: m.start))))
-    return tuple(sorted(mentions, key=lambda mention: (mention.start, mention.end))), tuple(taken)
+    mentions.extend(_in_context(text, _ranges(text, sorted(values, key=_START))))
+    return tuple(sorted(mentions, key=BY_POSITION)), tuple(taken)
+
+
+_START = attrgetter("start")
+BY_POSITION = attrgetter("start", "end")
+"""A mention's place in its text, (start, end): what mentions are ordered by (a sort key without a frame per call)."""
 
 
 def _scan(
@@ -283,9 +289,13 @@ def _unbounded(match: re.Match[str]) -> Mention:
     return Mention("duration", text, start, end, math.inf, "day", ("days",))
 
 
+_WRITTEN_COUNT = re.compile(_COUNT, re.IGNORECASE)
+"""`_COUNT` compiled once: asked of values each time a bare number is compared with a value of another kind."""
+
+
 def _written_number(mention: Mention) -> float | None:
     """The number as the text writes it: 212.4 in "$212.4 million", 10 in "10 business days"."""
-    found = re.search(_COUNT, mention.text, re.IGNORECASE)
+    found = _WRITTEN_COUNT.search(mention.text)
     return _number(found.group()) if found else None
 
 
