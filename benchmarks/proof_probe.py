@@ -272,7 +272,7 @@ def names(sentence: str) -> list[tuple[int, int, str]]:
     return found
 
 
-_TITLES = frozenset("Mr Mrs Ms Dr Prof St Jr Sr".split())
+_TITLES = frozenset("Mr Mrs Ms Dr Prof St Jr Sr Rep Sen Gov Gen Col Lt Sgt Capt Rev Mt Ft".split())
 _SPEAKER_LABEL = re.compile(r"[A-Z][\w .'-]{0,40}?:\s+")
 
 

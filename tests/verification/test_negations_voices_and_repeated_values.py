@@ -210,3 +210,17 @@ def test_a_word_the_sentence_both_states_and_denies_is_no_negation_mismatch() ->
 
     assert verdict.method != "offline:negation-mismatch"
     assert verdict.state is not State.REFUTED
+
+
+def test_a_name_in_brackets_after_a_word_put_for_another_is_a_change() -> None:
+    source = ("The top team from each group will advance to the Final Phase. The Final Phase will be played in Cordoba "
+              "(Argentina), where the winners of the semifinals will square off in the title game. Raptors 905 "
+              "(G-League) sent two players.")
+    answer = "The Final Phase will be played in Cordoba (G-League), where the winners of the semifinals will square " \
+             "off in the title game."
+
+    (verdict,) = _verdicts(answer, source)
+
+    assert (verdict.state, verdict.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
+    assert 'where it says "Argentina"' in verdict.rationale
+    assert not _released_as_written(answer, source)

@@ -122,6 +122,12 @@ def _opens_line(text: str, index: int, start: int) -> bool:
     mark = text[before - 1]
     if mark == '"' and before > 1 and not text[before - 2].isspace() and text[before - 2] not in "([:":
         return False  # a quote closed after a word: "Billboard's" Fences chart
+    if mark == "(":
+        # A bracket opened after a word holds a name: "Cordoba (Argentina)", "Leo Bill (Peterloo)".
+        opened = before - 1
+        while opened > 0 and text[opened - 1].isspace():
+            opened -= 1
+        return not (opened > 0 and text[opened - 1].isalnum())
     if mark in '"“':
         prior = text[:before - 1].rstrip()
         if prior[-1:].isalnum() or prior[-1:] == "(" and prior[:-1].rstrip()[-1:].isalnum():
