@@ -224,3 +224,27 @@ def test_a_name_in_brackets_after_a_word_put_for_another_is_a_change() -> None:
     assert (verdict.state, verdict.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
     assert 'where it says "Argentina"' in verdict.rationale
     assert not _released_as_written(answer, source)
+
+
+_YOUNG = ("Young opened her career with four knockout wins, including a victory over Miesha Tate, and captured the "
+          "HOOKnSHOOT title on November 24, 2007.")
+
+
+def test_a_predicate_split_from_its_sentence_is_proven_past_the_qualifiers_of_the_predicate_left_out() -> None:
+    # The "over" of "a victory over Miesha Tate" is the first predicate's, not the second's.
+    answer = _YOUNG.replace("November 24, 2007", "24 November 2007")
+
+    claims = extract_claims(answer)
+    verdicts = RULES.verify(claims, [Source(id="s", text=_YOUNG)])
+
+    assert [claim.statement for claim in claims][1] == "Young captured the HOOKnSHOOT title on 24 November 2007."
+    assert [(verdict.method, verdict.release_score) for verdict in verdicts] == [("offline:proof", 1.0)] * 2
+
+
+def test_a_predicate_whose_own_qualifier_the_claim_leaves_out_is_not_proven() -> None:
+    source = "The museum opened in 1990 and closed only on Mondays."
+
+    claims = extract_claims("The museum opened in 1990 and closed on Mondays.")
+    verdicts = RULES.verify(claims, [Source(id="s", text=source)])
+
+    assert verdicts[-1].method != "offline:proof"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from verification.checks.proof.alternatives import ALTERNATIVE
 from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK
 from verification.checks.proof.words import Word, qualifiers
-from verification.claims.tokens import answering, words
+from verification.claims.tokens import SIMPLE_PAST, answering, words
 from verification.retrieval.index import Passage
 from verification.retrieval.values import ValueCheck
 
@@ -67,9 +67,19 @@ def conjuncts_left_out(text: str, region: list[Word], omitted: list[bool],
                 continue  # "do not sell [or rent] your data", "acquired [and sold] Contoso"
             if not joint:
                 return None
-            if _AUXILIARY_NEXT.match(gap, joint.end()):
+            # The next conjunct has a verb of its own where an auxiliary opens it, or where both it and the run
+            # open on a verb in the past ("[opened her career with ... a victory over Tate, and] captured").
+            if _AUXILIARY_NEXT.match(gap, joint.end()) or _in_the_past(text, region[opened].start) \
+                    and _in_the_past(text, region[i].end + joint.end()):
                 runs.append((region[opened - 1].end if opened else region[opened].start, region[i].end + joint.start()))
     return runs
+
+
+def _in_the_past(text: str, at: int) -> bool:
+    """Whether the first word at or after offset `at` is a verb in the past: in -ed, or an irregular past."""
+    found = _WORD_AT.search(text, at)
+    word = found.group().lower() if found else ""
+    return len(word) > 3 and word.endswith("ed") or word in SIMPLE_PAST
 
 
 def _sentence(word: Word, span: tuple[Passage, ...]) -> Passage:
