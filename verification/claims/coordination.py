@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from verification.claims.clauses import PREPOSITIONS
-from verification.claims.tokens import SIMPLE_PAST, words
+from verification.claims.tokens import SIMPLE_PAST, in_the_past, words
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,7 @@ def _bare_verb_before(left: str) -> bool:
     if not found:
         return False
     last, start, _ = found[-1]
-    past = last.endswith("ed") or last in SIMPLE_PAST
-    return past and left[start:].rstrip(" ,").isalpha() and left[start].islower()
+    return in_the_past(last) and left[start:].rstrip(" ,").isalpha() and left[start].islower()
 
 
 def _closed_by_and(sentence: str, later: list[tuple[int, int, bool]]) -> bool:

@@ -61,6 +61,12 @@ SIMPLE_PAST = frozenset(
 )
 """The irregular past forms above that are finite on their own ("He ran for the Senate"); no ending in -ed
 shows them a verb. Participles ("written", "taken") need an auxiliary, which shows it."""
+
+
+def in_the_past(word: str) -> bool:
+    """Whether the (lower-cased) word is a verb in the past: in -ed past three letters ("red" is none), or an
+    irregular past (`SIMPLE_PAST`)."""
+    return len(word) > 3 and word.endswith("ed") or word in SIMPLE_PAST
 # A source writes "Nov 10" where a claim writes "November 10": one key for both.
 _MONTH_ABBREVIATIONS = {
     short: full for full, short in (

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from verification.checks.proof.alternatives import ALTERNATIVE
 from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK
 from verification.checks.proof.words import Word, qualifiers
-from verification.claims.tokens import SIMPLE_PAST, answering, words
+from verification.claims.tokens import answering, in_the_past, words
 from verification.retrieval.index import Passage
 from verification.retrieval.values import ValueCheck
 
@@ -76,10 +76,9 @@ def conjuncts_left_out(text: str, region: list[Word], omitted: list[bool],
 
 
 def _in_the_past(text: str, at: int) -> bool:
-    """Whether the first word at or after offset `at` is a verb in the past: in -ed, or an irregular past."""
+    """Whether the first word at or after offset `at` is a verb in the past (`tokens.in_the_past`)."""
     found = _WORD_AT.search(text, at)
-    word = found.group().lower() if found else ""
-    return len(word) > 3 and word.endswith("ed") or word in SIMPLE_PAST
+    return found is not None and in_the_past(found.group().lower())
 
 
 def _sentence(word: Word, span: tuple[Passage, ...]) -> Passage:
