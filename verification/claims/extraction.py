@@ -19,11 +19,11 @@ from verification.claims import language as languages
 from verification.claims.commitments import find_mentions
 from verification.claims.commitments.localized import find_localized_values
 from verification.claims.coordination import Part, split_parts
+from verification.claims.copies import copied, spelled
 from verification.claims.polar import asserted, polar
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
 from verification.claims.severity import classify
-from verification.claims.tokens import CONTRACTED
 from verification.claims.verbs import has_verb
 from verification.types import Commitment, Severity
 
@@ -198,7 +198,7 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
     left_out: list[LeftOut] = []
     signed_off = False
     copied_from = [" ".join(source.split()) for source in sources]
-    spelled_from = [_spelled(source) for source in copied_from] if copied_from else []
+    spelled_from = [spelled(source) for source in copied_from] if copied_from else []
     clauses: set[str] = set()  # the claims that are clauses of a sentence split in parts
     for sentence_start, sentence_end in split_sentences(text):
         start = sentence_start
@@ -227,9 +227,9 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
         # the source joins them, and a part cut from it can lose the condition the other part states. So is
         # a source's sentence copied whole with its first letter's case changed ("for a limited period ...")
         # or a contraction written out or made ("and are not rich now" for "and aren't rich now").
-        copied = _copied(sentence, copied_from) or _copied(sentence, copied_from, whole=True) \
-            or _copied(_spelled(sentence), spelled_from, whole=True)
-        parts = [Part(0, len(sentence))] if copied else split_parts(sentence)
+        whole = copied(sentence, copied_from) or copied(sentence, copied_from, whole=True) \
+            or copied(spelled(sentence), spelled_from, whole=True)
+        parts = [Part(0, len(sentence))] if whole else split_parts(sentence)
         for part in parts:
             span_start, span_end = start + part.start, start + part.end
             claims.append(_make_claim(f"k{len(claims) + 1}", text[span_start:span_end], span_start, span_end,
@@ -243,62 +243,11 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
         # source's whole sentence copied states what the sentence does, with a verb or without ("And the
         # EPS, $3.50, a rise versus 2020"): no bare answer is a source's sentence from end to end.
         claims = [claim if (claim.id in clauses or has_verb(claim.statement)
-                            or _copied(claim.text, copied_from, whole=True)) and not polar(claim.statement)
+                            or copied(claim.text, copied_from, whole=True)) and not polar(claim.statement)
                   else dataclasses.replace(claim, asserts=statement) if polar(claim.statement)
                   and (statement := asserted(question, claim.text))
                   else dataclasses.replace(claim, context=context) for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
-
-
-def _copied(sentence: str, sources: Sequence[str], *, whole: bool = False) -> bool:
-    """Whether the sentence is in a source word for word (spacing aside), at word boundaries; `whole`: as one
-    of the source's sentences, from its start to its end."""
-    needle = " ".join(sentence.split())
-    if len(needle.split()) < _COPIED_WORDS:
-        return False
-    # A sentence copied whole may change its first letter's case ("and the EPS ..." for "And the EPS ...").
-    needles = [needle, needle[0].swapcase() + needle[1:]] if whole else [needle]
-    for source in sources:
-        for needle in needles:
-            at = source.find(needle)
-            while at >= 0:
-                before, after = source[at - 1:at], source[at + len(needle):at + len(needle) + 1]
-                # A sentence that ends where the next one runs on ("... in Czechoslovakia.Alexander Cox is")
-                # ends at its period all the same.
-                ended = needle[-1] in _SENTENCE_END and after[:1].isupper()
-                if not (before.isalnum() or after.isalnum() and not ended) and (
-                        not whole or _a_sentence(source, at, needle)):
-                    return True
-                at = source.find(needle, at + 1)
-    return False
-
-
-_CONTRACTION = re.compile(r"\b(ca|wo|sha|\w+)n['’]t\b|\b(can)not\b", re.IGNORECASE)
-
-
-def _spelled(text: str) -> str:
-    """The text with its negations written out, as `tokens.spelled_out` reads them: "aren't" is "are not",
-    "won't" is "will not", "cannot" is "can not"."""
-    if "'" not in text and "’" not in text and "nnot" not in text:
-        return text
-    return _CONTRACTION.sub(lambda found: f"{CONTRACTED.get(found[1].lower(), found[1]) if found[1] else found[2]} not",
-                            text)
-
-
-def _a_sentence(source: str, at: int, needle: str) -> bool:
-    """Whether `needle`, found at `at`, is one of the source's sentences whole."""
-    # A sentence may close inside quotes or brackets before it: "... of the East End.' And Get Back, ...".
-    before = source[:at].rstrip().rstrip("\"'”’)]")
-    opens = not before or before[-1] in _SENTENCE_END
-    closes = needle[-1] in _SENTENCE_END or source[at + len(needle):at + len(needle) + 1] in _SENTENCE_END
-    return opens and closes
-
-
-_SENTENCE_END = ".!?"
-
-
-_COPIED_WORDS = 4
-"""Fewest words of a sentence read as copied: a shorter one is a phrase many sources say."""
 
 
 def _answer_language(text: str, question: str = "", sources: Sequence[str] = ()) -> str:

@@ -33,7 +33,14 @@ from verification.checks.proof.order import (
     one_move_from_order,
     prepositioned,
 )
-from verification.checks.proof.span import conjuncts_left_out, denied_in_clause, end_of, inside_value, widened
+from verification.checks.proof.span import (
+    conjuncts_left_out,
+    denied_in_clause,
+    end_of,
+    inside_value,
+    next_stating,
+    widened,
+)
 from verification.checks.proof.voice import explains_order, voice_kept
 from verification.checks.proof.words import (
     Word,
@@ -42,7 +49,7 @@ from verification.checks.proof.words import (
     qualifiers,
     sentence_words,
 )
-from verification.claims.commitments import VALUE_KINDS, Mention, grounds
+from verification.claims.commitments import VALUE_KINDS
 from verification.claims.speaker import SPEAKER, speaker
 from verification.claims.tokens import STOP_WORDS, spelled_out, words
 from verification.claims.verbs import later_clause, later_predicate
@@ -269,7 +276,7 @@ def _align(claim: ClaimView, content: list[Word], values: Sequence[ValueCheck], 
         found = next(((passage, mention) for passage, mention in check.grounding if passage in span), None)
         if found is not None:
             passage, mention = found
-            mention = _next_stating(check.claim_value, passage, mention, anchored)
+            mention = next_stating(check.claim_value, passage, mention, anchored)
             anchored.add(passage.start + mention.start)
             anchor = Word("", passage.start + mention.start, passage.start + mention.end)
             for word in content:
@@ -288,16 +295,6 @@ def _align(claim: ClaimView, content: list[Word], values: Sequence[ValueCheck], 
     # or shows the arguments it swapped.
     compact = _judged(claim, _matched(content, options, stated, by_key, compact=True), values, span, source_words, text)
     return compact if compact is not None and (reading is None or compact.in_order) else reading
-
-
-def _next_stating(value: Mention, passage: Passage, cited: Mention, anchored: set[int]) -> Mention:
-    """The sentence's mention that states a value of the claim: the one its value check cites (the first),
-    or, where an earlier value of the claim took that one, the next that states it too ("one fumble
-    recovery and ... one fumble return" says each "one fumble" of a claim that copies it once)."""
-    if passage.start + cited.start not in anchored:
-        return cited
-    return next((other for other in passage.values if passage.start + other.start not in anchored
-                 and other.start > cited.start and grounds(value, other)), cited)
 
 
 def _options(content: list[Word], stated: dict[int, Word],

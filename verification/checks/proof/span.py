@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from verification.checks.proof.alternatives import ALTERNATIVE
 from verification.checks.proof.order import CONJUNCTION, PHRASE_MARK
 from verification.checks.proof.words import Word, qualifiers
+from verification.claims.commitments import Mention, grounds
 from verification.claims.tokens import answering, in_the_past, words
 from verification.retrieval.index import Passage
 from verification.retrieval.values import ValueCheck
@@ -93,6 +94,16 @@ def inside_value(word: Word, values: Sequence[ValueCheck], span: tuple[Passage, 
             if passage in span and passage.start + mention.start <= word.start < passage.start + mention.end:
                 return True
     return False
+
+
+def next_stating(value: Mention, passage: Passage, cited: Mention, anchored: set[int]) -> Mention:
+    """The sentence's mention that states a value of the claim: the one its value check cites (the first),
+    or, where an earlier value of the claim took that one, the next that states it too ("one fumble
+    recovery and ... one fumble return" says each "one fumble" of a claim that copies it once)."""
+    if passage.start + cited.start not in anchored:
+        return cited
+    return next((other for other in passage.values if passage.start + other.start not in anchored
+                 and other.start > cited.start and grounds(value, other)), cited)
 
 
 def widened(text: str, span: tuple[Passage, ...], source_words: list[Word], first: int, last: int,
