@@ -77,6 +77,7 @@ _FUNCTION_WORDS = frozenset("""
     during after before since by for from with as of to when while although though however both each all
     some many most other such if but and or so yet also then thus here according despite following under
     over between among into upon what which who whom whose where why how every no not one
+    is are was were be been being has have had do does did will would can could might must shall should
     um uh yeah oh okay ok well yes hmm mm
 """.split())
 _MONTHS = frozenset("""january february march april may june july august september october november december

@@ -162,11 +162,18 @@ def test_a_sentence_copied_whole_with_its_first_letter_lowered_stays_one_claim_a
 
 
 @pytest.mark.parametrize("statement", [
+    # An irregular past is a verb.
     "The slide came amid a market-wide sell-off, with the NASDAQ sliding 3 percent.",
     "The team fought for every point.",
     "She stood by the decision.",
+    # So is the verb a pronoun has contracted onto it ("I've been" is "I have been").
+    "I've been a working actress since the age of 12.",
+    "She's a doctor in Leeds.",
+    "They're in Paris this week.",
+    "It'll rain on Monday.",
+    "We’d gone home by then.",
 ])
-def test_an_irregular_past_is_a_verb_so_the_claim_is_no_bare_answer(statement: str) -> None:
+def test_an_irregular_past_or_a_contracted_verb_is_a_verb_so_the_claim_is_no_bare_answer(statement: str) -> None:
     (claim,) = extract_claims(statement, question=QUESTION)
 
     assert has_verb(statement)

@@ -21,7 +21,7 @@ class OppositeWord(Check):
     """The claim's word is the opposite of the source's (rise / fall, more / less)."""
 
     name = "opposite-word"
-    version = 4
+    version = 5
     role = Role.CONTRADICTION
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

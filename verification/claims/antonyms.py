@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from verification.claims.tokens import STOP_WORDS, stem, words
+from verification.claims.tokens import NEGATION_WORDS, STOP_WORDS, stem, words
 
 if TYPE_CHECKING:
     from verification.claims.view import ClaimView
@@ -87,8 +87,8 @@ def flipped_word(
     claim_clauses = _segments(claim_text if isinstance(claim_text, str) else claim_text.text)
     passage_clauses = _segments(passage_text)
     for i, (word, key) in enumerate(claim):
-        if key in passage_stems or (unsaid_in and (key in unsaid_in or word in STOP_WORDS)):
-            continue  # a function word ("with") is in no vocabulary, which says nothing about it
+        if key in passage_stems or (unsaid_in and (key in unsaid_in or word in STOP_WORDS or word in NEGATION_WORDS)):
+            continue  # a function word ("with") or a negating one ("none") is in no vocabulary: that says nothing
         if passage_stems.isdisjoint(OPPOSITES.get(key, ())):
             continue  # asked for every claim word against every hit: most have no opposite there at all
         for j, (found, other) in enumerate(passage):

@@ -28,6 +28,9 @@ _NUMBER_WORDS = frozenset({"two", "three", "four", "five", "six", "seven", "eigh
 _SUBJECTS = frozenset({"i", "you", "he", "she", "it", "we", "they", "one", "both", "all", "everyone"})
 _NOMINATIVE = frozenset({"i", "he", "she", "we", "they"})
 """Pronouns only a subject takes: the word after one is its verb ("she came in 2nd place")."""
+_CONTRACTED_VERB = re.compile(r"(?:i|you|he|she|it|we|they|that|there|here|who|what)'(?:s|re|ve|ll|d|m)")
+"""A pronoun with its verb contracted onto it: "I've been", "she's", "they're", "it'll" say "I have been", "she
+is", "they are", "it will". (A noun's "'s" is its possessive: "the company's headquarters" has no verb.)"""
 
 Word = tuple[str, int, int]
 
@@ -38,6 +41,7 @@ def has_verb(statement: str) -> bool:
     found = words(statement)
     return any(
         (word in _AUXILIARY or word in SIMPLE_PAST) and statement[start].islower()
+        or _CONTRACTED_VERB.fullmatch(word) is not None
         or _verb_after_subject(statement, found, at)
         for at, (word, start, _) in enumerate(found)
     )

@@ -1,0 +1,66 @@
+"""Readings the proof probe's fresh draws asked for: a pronoun with its verb contracted onto it ("I've
+been") has a verb, so its sentence is no bare answer (the parametrized verbs of
+`test_negations_voices_and_repeated_values`); and a negating word ("none") is in no source's vocabulary, so
+the source never using it says nothing of it: a sentence copied word for word is not contradicted by its
+neighbour's "all".
+"""
+
+from __future__ import annotations
+
+from verification.claims.extraction import extract_claims
+from verification.claims.verbs import has_verb
+from verification.decision.offline import OfflineVerifier
+from verification.engine import check_case
+from verification.scorers import make_scorer
+from verification.types import Case, Source, State, Terminal
+
+RULES = OfflineVerifier(make_scorer("rules"))
+QUESTION = "What do the sources say?"
+
+
+def _released_as_written(answer: str, source: str) -> bool:
+    record = check_case(Case(question=QUESTION, answer=answer, sources=[Source(id="s", text=source)]))
+    return (record.terminal, record.final_answer) == (Terminal.PERMIT, answer)
+
+
+def test_a_noun_with_a_possessive_is_still_a_bare_answer() -> None:
+    (claim,) = extract_claims("The company's headquarters", question="Where is the office?")
+
+    assert not has_verb("The company's headquarters")
+    assert claim.context == "Where is the office?"
+
+
+_ACTRESS = ("This came as no surprise to me. I've been a working actress since the age of 12. I've been "
+            "accredited by my industry at the highest levels.")
+
+
+def test_a_contracted_sentence_copied_with_its_number_spelled_out_is_proven_and_released() -> None:
+    answer = "I've been a working actress since the age of twelve."
+
+    (verdict,) = RULES.verify(extract_claims(answer, question=QUESTION), [Source(id="s", text=_ACTRESS)])
+
+    assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
+    assert _released_as_written(answer, _ACTRESS)
+
+
+_SIGHTINGS = ("They studied the military and civilian sightings. We all agreed that there were some that could not "
+              "be explained. However we also agreed that none that were extraterrestrial threats. I assure you "
+              "there are no conspiracies.")
+
+
+def test_a_sentence_copied_with_none_is_not_contradicted_by_its_neighbour_s_all() -> None:
+    answer = "However we also agreed that none that were extraterrestrial threats."
+
+    (verdict,) = RULES.verify(extract_claims(answer), [Source(id="s", text=_SIGHTINGS)])
+
+    assert (verdict.state, verdict.method) == (State.SUPPORTED, "offline:proof")
+    assert _released_as_written(answer, _SIGHTINGS)
+
+
+def test_none_put_for_the_all_of_a_matching_sentence_is_still_contradicted() -> None:
+    source = "All of the plans include phone support. Refunds take 5 days."
+
+    (verdict,) = RULES.verify(extract_claims("None of the plans include phone support."), [Source(id="s", text=source)])
+
+    assert verdict.state is not State.SUPPORTED
+    assert not _released_as_written("None of the plans include phone support.", source)
