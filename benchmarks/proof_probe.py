@@ -266,6 +266,11 @@ def names(sentence: str) -> list[tuple[int, int, str]]:
             continue
         if len(words) == 1 and sentence[slice(*words[0])] in _TITLES and sentence[words[0][1]:words[0][1] + 1] == ".":
             continue  # "Mr." of "Mr. Burns" is a title, no name of its own
+        last = sentence[slice(*words[-1])]
+        if sentence[words[-1][1]:words[-1][1] + 1] == "." and (len(last) == 1 or last in _TITLES):
+            continue  # "Michael J" of "Michael J. Driscoll", "Nathaniel Fillmore Jr.": the name goes on past it
+        if any(part[:1].islower() for word in words for part in sentence[slice(*word)].split("-")[1:]):
+            continue  # "U-turn", "Neanderthal-like": a capital before a hyphen makes no name of a common word
         start, end = words[0][0], words[-1][1]
         if end - start < 2:
             continue  # a lone letter: "S." of "U.S."

@@ -2,7 +2,8 @@
 been") has a verb, so its sentence is no bare answer (the parametrized verbs of
 `test_negations_voices_and_repeated_values`); and a negating word ("none") is in no source's vocabulary, so
 the source never using it says nothing of it: a sentence copied word for word is not contradicted by its
-neighbour's "all".
+neighbour's "all"; and a name of several words put for a sentence's name in a clause too short to restate it by
+its words that carry content ("It was published by Charles Fort") is a change.
 """
 
 from __future__ import annotations
@@ -64,3 +65,27 @@ def test_none_put_for_the_all_of_a_matching_sentence_is_still_contradicted() -> 
 
     assert verdict.state is not State.SUPPORTED
     assert not _released_as_written("None of the plans include phone support.", source)
+
+
+_BIZARRE = ("Bizarre was a British alternative magazine published from 1997 to 2015. It was published by Dennis "
+            "Publishing, and was a sister publication to the \"Fortean Times\". Fortean Times is a British monthly "
+            "magazine devoted to the anomalous phenomena popularised by Charles Fort.")
+
+
+def test_a_name_of_several_words_put_for_another_in_a_short_clause_is_a_change() -> None:
+    answer = 'It was published by Charles Fort, and was a sister publication to the "Fortean Times".'
+
+    first, second = RULES.verify(extract_claims(answer), [Source(id="s", text=_BIZARRE)])
+
+    assert (first.state, first.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
+    assert '"Charles Fort" where it says "Dennis Publishing"' in first.rationale
+    assert second.state is State.SUPPORTED
+    assert not _released_as_written(answer, _BIZARRE)
+
+
+def test_a_name_the_sentence_joins_to_another_is_no_change() -> None:
+    source = "The film stars Meg Ryan and Tom Hanks. It was released in 1998."
+
+    (verdict,) = RULES.verify(extract_claims("The film stars Tom Hanks."), [Source(id="s", text=source)])
+
+    assert verdict.state is State.SUPPORTED

@@ -44,6 +44,7 @@ from verification.checks.altered.denials import (
 from verification.checks.altered.names import (
     last_name,
     name_for_name,
+    name_put,
     opens_with_another_name,
     skips_into_another_clause,
     unread_name,
@@ -89,7 +90,7 @@ class Altered(Check):
     """Never SUPPORTED: the claim restates a sentence but changes a name, a number or its polarity."""
 
     name = "altered"
-    version = 18
+    version = 19
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -145,7 +146,9 @@ def _diff(claim: ClaimView, evidence: Evidence, passage: Passage,
     # Most retrieved sentences share too few of the claim's words to restate it: ruled out before the diff.
     stems = passage.stem_set  # the index's stems of the sentence: numbers spelled out aside, the diff's keys
     if not _restates(ours, [token.key in stems or token.key[:1] in "<0123456789" for token in ours]):
-        return None
+        # A name of several words put for another leaves few words that carry content to restate by ("It was
+        # published by Charles Fort"): the claim may still say the sentence's stretch word for word but that name.
+        return _one_name_put(claim, passage, len(ours))
     theirs = (read_tokens(passage.text, words(passage.text), theirs_values) if theirs_values
               else sentence_tokens(passage.text))
     matcher = SequenceMatcher(None, [token.key for token in ours], [token.key for token in theirs], autojunk=False)
@@ -247,20 +250,12 @@ def _word_for_word(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | N
 
 
 def _one_name_put(claim: ClaimView, passage: Passage, tokens: int) -> _Diff | None:
-    """A short claim that says a sentence's stretch word for word but one name, past its first word, put
-    for the sentence's name there: "My name is Money" for "My name is Mike"."""
-    ours = list(claim.words)
-    read = list(words(passage.text))
-    if len(ours) < _MIN_RUN:
+    """A short claim that says a sentence's stretch word for word but a name put for the sentence's name
+    there (`names.name_put`): "My name is Money" for "My name is Mike"."""
+    if len(claim.words) < _MIN_RUN:
         return None
-    for at in range(len(read) - len(ours) + 1):
-        differ = [k for k in range(len(ours)) if ours[k][0] != read[at + k][0]]
-        if len(differ) != 1 or differ[0] == 0:
-            continue
-        mine, theirs = ours[differ[0]], read[at + differ[0]]
-        if claim.text[mine[1]].isupper() and passage.text[theirs[1]].isupper():
-            return _Diff(tokens, False, (claim.text[mine[1]:mine[2]], passage.text[theirs[1]:theirs[2]]))
-    return None
+    put = name_put(claim.text, list(claim.words), passage.text, words(passage.text), _MIN_RUN - 1)
+    return None if put is None else _Diff(tokens, False, put)
 
 
 def _restates(ours: list[Token], found: list[bool]) -> bool:

@@ -137,3 +137,61 @@ def skips_into_another_clause(ours: list[Token], at: int, skipped: list[Token], 
     said = {token.key for token in ours}
     return any(token.key in said for token in joined) or (
         is_name(ours[at]) and any(is_name(token) for token in skipped if token.start < cut))
+
+
+_NAME_WORDS = 6
+"""Most words of a name put for another name (`name_run_put`), as the diff allows (`altered._NAME`)."""
+
+
+def name_put(claim_text: str, ours: list[tuple[str, int, int]], text: str, read: list[tuple[str, int, int]],
+             least: int) -> tuple[str, str] | None:
+    """A claim that says a sentence's stretch word for word but a name, past its first word, put for the
+    sentence's name there: one capitalised word for another ("My name is Money" for "My name is Mike"), or a
+    name for a name of other words, whatever their lengths ("It was published by Charles Fort" for "It was
+    published by Dennis Publishing"). (claim's name, sentence's name), or None. `ours` and `read`: the words
+    of the claim and of the sentence; `least`: fewest words the two must share around a name of several."""
+    for at in range(len(read) - len(ours) + 1):
+        differ = [k for k in range(len(ours)) if ours[k][0] != read[at + k][0]]
+        if len(differ) != 1 or differ[0] == 0:
+            continue
+        mine, theirs = ours[differ[0]], read[at + differ[0]]
+        if claim_text[mine[1]].isupper() and text[theirs[1]].isupper():
+            return claim_text[mine[1]:mine[2]], text[theirs[1]:theirs[2]]
+    said = {word for word, _, _ in read}
+    for i, j in _name_runs(claim_text, ours):
+        before, after = [word for word, _, _ in ours[:i]], [word for word, _, _ in ours[j:]]
+        named = {word for word, _, _ in ours[i:j]}
+        # A name the sentence says elsewhere may be said of the same thing there ("stars Meg Ryan and Tom Hanks").
+        if not before or len(before) + len(after) < least or named <= said:
+            continue
+        for at in range(len(read) - len(before) + 1):
+            opens = at + len(before)
+            if [word for word, _, _ in read[at:opens]] != before:
+                continue
+            end = _run_end(text, read, opens)
+            if end > opens and [word for word, _, _ in read[end:end + len(after)]] == after and named.isdisjoint(
+                    word for word, _, _ in read[opens:end]):
+                return claim_text[ours[i][1]:ours[j - 1][2]], text[read[opens][1]:read[end - 1][2]]
+    return None
+
+
+def _name_runs(text: str, read: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    """(from, to) of each run of capitalised words of `read` past its first word (`_run_end`)."""
+    runs: list[tuple[int, int]] = []
+    at = 1
+    while at < len(read):
+        end = _run_end(text, read, at)
+        if end > at:
+            runs.append((at, end))
+        at = max(end, at + 1)
+    return runs
+
+
+def _run_end(text: str, read: list[tuple[str, int, int]], at: int) -> int:
+    """Where the run of capitalised words that opens at word `at` ends (`at` where none opens there): no mark
+    between its words, and at most `_NAME_WORDS` of them."""
+    end = at
+    while (end < len(read) and end - at < _NAME_WORDS and text[read[end][1]].isupper()
+           and (end == at or not text[read[end - 1][2]:read[end][1]].strip())):
+        end += 1
+    return end
