@@ -3,7 +3,8 @@ been") has a verb, so its sentence is no bare answer (the parametrized verbs of
 `test_negations_voices_and_repeated_values`); and a negating word ("none") is in no source's vocabulary, so
 the source never using it says nothing of it: a sentence copied word for word is not contradicted by its
 neighbour's "all"; and a name of several words put for a sentence's name in a clause too short to restate it by
-its words that carry content ("It was published by Charles Fort") is a change.
+its words that carry content ("It was published by Charles Fort") is a change, as is a negation dropped before
+words that carry none ("has let them down" for "has not let them down").
 """
 
 from __future__ import annotations
@@ -89,3 +90,23 @@ def test_a_name_the_sentence_joins_to_another_is_no_change() -> None:
     (verdict,) = RULES.verify(extract_claims("The film stars Tom Hanks."), [Source(id="s", text=source)])
 
     assert verdict.state is State.SUPPORTED
+
+
+_SILENT = ("Playing by the rules always worked well for them. As the Silent have aged, their perfect timing has "
+           "not let them down. Many of them locked in fixed mortgages on their first homes.")
+
+
+def test_a_negation_dropped_before_words_that_carry_no_content_is_a_change() -> None:
+    answer = "As the Silent have aged, their perfect timing has let them down."
+
+    (verdict,) = RULES.verify(extract_claims(answer), [Source(id="s", text=_SILENT)])
+
+    assert (verdict.state, verdict.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
+    assert 'says "has let" where it says "has not let"' in verdict.rationale
+    assert not _released_as_written(answer, _SILENT)
+
+
+def test_the_same_sentence_with_its_negation_is_released() -> None:
+    answer = "As the Silent have aged, their perfect timing has not let them down."
+
+    assert _released_as_written(answer, _SILENT)

@@ -36,8 +36,9 @@ def denial_dropped_at_end(ours: list[Token], theirs: list[Token], blocks: Sequen
                           claim: str, text: str) -> tuple[str, str] | None:
     """(what the claim ends with, what the sentence says) where the claim ends on the auxiliary the
     sentence negates just after the words they share: "they often do" against "they often don't", "and
-    this one does" against "and this one doesn't". What the sentence says past the claim's words is the
-    claim's to leave out, but not the negation of its last word."""
+    this one does" against "and this one doesn't"; or on words that carry no content, the sentence's but
+    its negation ("has let them down" against "has not let them down"). What the sentence says past the
+    claim's words is the claim's to leave out, but not the negation of its last word."""
     if not blocks:
         return None
     a, b, size = blocks[-1]
@@ -47,9 +48,19 @@ def denial_dropped_at_end(ours: list[Token], theirs: list[Token], blocks: Sequen
     tail = words(claim[ours_last.start + len(ours_last.surface):])
     after = theirs_last.start + len(theirs_last.surface)
     before = words(text[after:negation.start])
-    if not tail or [word for word, _, _ in tail] != [word for word, _, _ in before] or tail[-1][0] not in AUXILIARIES:
+    said, stated = [word for word, _, _ in tail], [word for word, _, _ in before]
+    if tail and said == stated and tail[-1][0] in AUXILIARIES:
+        return tail[-1][0], text[after + before[-1][1]:negation.start + len(negation.surface)]
+    # The claim goes on past the negation in words that carry none ("their timing has let them down" against
+    # "... has not let them down"): it says the sentence's words but the "not".
+    end = negation.start + len(negation.surface)
+    following = [word for word, _, _ in words(text[end:])]
+    n = len(stated)
+    if not n or len(said) <= n or said[:n] != stated or said[n:] != following[:len(said) - n]:
         return None
-    return tail[-1][0], text[after + before[-1][1]:negation.start + len(negation.surface)]
+    opens = ours_last.start + len(ours_last.surface)
+    return (claim[opens + tail[n - 1][1]:opens + tail[n][2]],
+            text[after + before[-1][1]:end + words(text[end:])[0][2]])
 
 
 def denies_an_earlier_predicate(left_out: list[Token], theirs: list[Token], resumed: int, text: str) -> bool:
