@@ -4,7 +4,9 @@ been") has a verb, so its sentence is no bare answer (the parametrized verbs of
 the source never using it says nothing of it: a sentence copied word for word is not contradicted by its
 neighbour's "all"; and a name of several words put for a sentence's name in a clause too short to restate it by
 its words that carry content ("It was published by Charles Fort") is a change, as is a negation dropped before
-words that carry none ("has let them down" for "has not let them down").
+words that carry none ("has let them down" for "has not let them down"); and an answer's sentence that runs two
+of a source's sentences together past an abbreviation ("George Bush Sr. Nominated ...") is cut where the source
+ends one.
 """
 
 from __future__ import annotations
@@ -110,3 +112,32 @@ def test_the_same_sentence_with_its_negation_is_released() -> None:
     answer = "As the Silent have aged, their perfect timing has not let them down."
 
     assert _released_as_written(answer, _SILENT)
+
+
+_BENOIT = ("## David Benoit\nDavid Benoit is a jazz pianist and has performed at the White House for three U.S. "
+           "presidents: Bill Clinton, Ronald Reagan and George Bush Sr.\nNominated for five Grammy awards, he has "
+           "released more than 25 solo recordings.\nHe is the principal conductor of an orchestra.")
+_RUN_ON = ("David Benoit has performed at the White House for three U.S. presidents: Bill Clinton, Ronald Reagan and "
+           "George Bush Sr. Nominated for five Grammy awards, he has released more than {} solo recordings.")
+
+
+def test_an_answer_sentence_is_cut_where_the_source_it_copies_ends_a_sentence() -> None:
+    answer = _RUN_ON.format(26)
+
+    claims = extract_claims(answer, QUESTION, [_BENOIT])
+
+    assert [claim.statement for claim in claims] == [
+        answer[:answer.index(" Nominated")], "Nominated for five Grammy awards, he has released more than 26 solo "
+        "recordings."]
+    verdicts = RULES.verify(claims, [Source(id="s", text=_BENOIT)])
+    assert verdicts[1].state is State.REFUTED
+    assert not _released_as_written(answer, _BENOIT)
+    assert _released_as_written(_RUN_ON.format(25), _BENOIT)
+
+
+def test_an_abbreviation_the_source_runs_on_from_cuts_nothing() -> None:
+    source = _BENOIT.replace("Bush Sr.\n", "Bush Sr. ")
+
+    (claim,) = extract_claims(_RUN_ON.format(25), QUESTION, [source])
+
+    assert claim.statement == _RUN_ON.format(25)

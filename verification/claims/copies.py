@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from verification.claims.sentences import split_sentences
 from verification.claims.tokens import CONTRACTED
 
 
@@ -56,6 +57,32 @@ def _a_sentence(source: str, at: int, needle: str) -> bool:
 
 
 _SENTENCE_END = ".!?"
+
+
+_INNER_PERIOD = re.compile(r"\.\s+(?=[A-Z])")
+"""A period inside an answer's sentence before a capital: after an abbreviation ("Bush Sr. Nominated"), where
+the splitter goes on."""
+_AROUND = 3
+"""Words on each side of such a period that a source must say, around its own end of a sentence there."""
+
+
+def source_breaks(sentence: str, sources: Sequence[str]) -> list[int]:
+    """Offsets in an answer's sentence, each just past a period, where a source that says the words around
+    that period ends a sentence: "... George Bush Sr. Nominated for five Grammy awards, ..." runs on past an
+    abbreviation, but a source whose line ends at "George Bush Sr." says two sentences, and so does the
+    answer that copies them. A claim over two of the source's sentences is compared with neither."""
+    breaks = []
+    for inner in _INNER_PERIOD.finditer(sentence):
+        before, after = sentence[:inner.start()].split(), sentence[inner.end():].split()
+        if len(before) < _AROUND or len(after) < _AROUND:
+            continue
+        around = re.compile(r"\s+".join(map(re.escape, [*before[-_AROUND:-1], before[-1] + ".", *after[:_AROUND]])))
+        for source in sources:
+            found = around.search(source)
+            if found is not None and len(split_sentences(found.group())) > 1:
+                breaks.append(inner.end())
+                break
+    return breaks
 
 
 _COPIED_WORDS = 4

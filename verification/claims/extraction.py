@@ -19,7 +19,7 @@ from verification.claims import language as languages
 from verification.claims.commitments import find_mentions
 from verification.claims.commitments.localized import find_localized_values
 from verification.claims.coordination import Part, split_parts
-from verification.claims.copies import copied, spelled
+from verification.claims.copies import copied, source_breaks, spelled
 from verification.claims.polar import asserted, polar
 from verification.claims.segmentation import sentence_spans
 from verification.claims.sentences import split_sentences
@@ -200,7 +200,7 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
     copied_from = [" ".join(source.split()) for source in sources]
     spelled_from = [spelled(source) for source in copied_from] if copied_from else []
     clauses: set[str] = set()  # the claims that are clauses of a sentence split in parts
-    for sentence_start, sentence_end in split_sentences(text):
+    for sentence_start, sentence_end in _as_sources_split(text, sources):
         start = sentence_start
         bullet = _BULLET.match(text, start, sentence_end)
         if bullet:
@@ -248,6 +248,18 @@ def extract(text: str, question: str = "", sources: Sequence[str] = ()) -> Extra
                   and (statement := asserted(question, claim.text))
                   else dataclasses.replace(claim, context=context) for claim in claims]
     return Extraction(tuple(claims), tuple(left_out))
+
+
+def _as_sources_split(text: str, sources: Sequence[str]) -> list[tuple[int, int]]:
+    """The answer's sentences (`split_sentences`), each cut again where a source it copies ends a sentence
+    that the answer runs on from (`copies.source_breaks`)."""
+    spans = []
+    for start, end in split_sentences(text):
+        for cut in source_breaks(text[start:end], sources) if sources else ():
+            spans.append((start, start + cut))
+            start += cut
+        spans.append((start, end))
+    return [(start, start + len(text[start:end].rstrip())) for start, end in spans]
 
 
 def _answer_language(text: str, question: str = "", sources: Sequence[str] = ()) -> str:
