@@ -6,7 +6,8 @@ neighbour's "all"; and a name of several words put for a sentence's name in a cl
 its words that carry content ("It was published by Charles Fort") is a change, as is a negation dropped before
 words that carry none ("has let them down" for "has not let them down"); and an answer's sentence that runs two
 of a source's sentences together past an abbreviation ("George Bush Sr. Nominated ...") is cut where the source
-ends one.
+ends one; and a function word written with a capital inside a name ("Jokers of the Like") is a word a proof must
+find stated.
 """
 
 from __future__ import annotations
@@ -141,3 +142,19 @@ def test_an_abbreviation_the_source_runs_on_from_cuts_nothing() -> None:
     (claim,) = extract_claims(_RUN_ON.format(25), QUESTION, [source])
 
     assert claim.statement == _RUN_ON.format(25)
+
+
+_CONCERT = ("I was really disappointed because the event was supposed to end at midnight. Musicians and DJs such as "
+            "Felix Cartal, Jokers of the Scene and DJ Philly performed at the concert at Town Square. Food trucks "
+            "were open throughout the night.")
+
+
+def test_a_function_word_written_as_a_name_s_word_must_be_stated_for_a_proof() -> None:
+    answer = _CONCERT.split(". ")[1].replace("the Scene", "the Like") + "."
+
+    (verdict,) = RULES.verify(extract_claims(answer), [Source(id="s", text=_CONCERT)])
+
+    assert (verdict.state, verdict.method) == (State.INSUFFICIENT_EVIDENCE, "offline:altered")
+    assert 'says "Like" where it says "Scene"' in verdict.rationale
+    assert not _released_as_written(answer, _CONCERT)
+    assert _released_as_written(_CONCERT.split(". ")[1] + ".", _CONCERT)

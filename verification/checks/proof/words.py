@@ -44,10 +44,20 @@ def content_words(read: Sequence[tuple[str, int, int]], offset: int, text: str) 
     `offset`: "unavailable" by "available", its "un" read as the "not" it is (`tokens.denied_quality`). A
     word in capitals is a name whatever it is in lower case: "US" of "the US home" is no "us"."""
     return [
-        Word(_key(denied_quality(word) or word), offset + start, offset + end) for word, start, end in read
+        Word(_key(denied_quality(word) or word), offset + start, offset + end)
+        for at, (word, start, end) in enumerate(read)
         if (word not in STOP_WORDS and word not in _QUALIFIERS and (len(word) > 1 or word.isalpha()))
-        or word[:1].isdigit() or initialism(text, start, end)
+        or word[:1].isdigit() or initialism(text, start, end) or _in_a_name(read, at, text)
     ]
+
+
+def _in_a_name(read: Sequence[tuple[str, int, int]], at: int, text: str) -> bool:
+    """Whether a function word is written with a capital inside a run of words, as a name's word is: "Like" of
+    "Jokers of the Like", "The" of "published by The Guardian". Not the first word, nor one after a mark (a
+    sentence or a quote opens there), nor "I"."""
+    word, start, _ = read[at]
+    return (at > 0 and text[start].isupper() and word != "i" and word in STOP_WORDS
+            and not text[read[at - 1][2]:start].strip())
 
 
 @lru_cache(maxsize=8192)
