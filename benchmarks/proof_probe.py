@@ -246,8 +246,9 @@ def change_value(sentence: str, source: str, rng: random.Random) -> str | None:
     return sentence[: match.start()] + text + sentence[match.end():]
 
 
-# Runs of capitalised words; a letter of an initialism ("B.S.", "U.S.") is none.
-_CAPITALISED_RUN = re.compile(r"[A-Z][A-Za-z&-]*(?:\s+[A-Z][A-Za-z&-]*)*(?![.][A-Za-z])")
+# Runs of capitalised words; a letter of an initialism ("B.S.", "U.S.") is none, nor a capital inside a word
+# ("Hindu" of "neo-Hindu").
+_CAPITALISED_RUN = re.compile(r"(?<![A-Za-z-])[A-Z][A-Za-z&-]*(?:\s+[A-Z][A-Za-z&-]*)*(?![.][A-Za-z])")
 
 
 def names(sentence: str) -> list[tuple[int, int, str]]:
@@ -347,6 +348,8 @@ def swap_arguments(sentence: str, source: str, rng: random.Random) -> str | None
             continue
         if not _VERB.fullmatch(between[0]) or _SYMMETRIC & set(between) or set(between) <= _COPULA or a == b:
             continue
+        if a.rstrip("s") == b.rstrip("s"):
+            continue  # "Hindu" and "Hindus": one word inflected, no two arguments
         return sentence[:a_start] + b + sentence[a_end:b_start] + a + sentence[b_end:]
     return None
 

@@ -6,8 +6,8 @@ neighbour's "all"; and a name of several words put for a sentence's name in a cl
 its words that carry content ("It was published by Charles Fort") is a change, as is a negation dropped before
 words that carry none ("has let them down" for "has not let them down"); and an answer's sentence that runs two
 of a source's sentences together past an abbreviation ("George Bush Sr. Nominated ...") is cut where the source
-ends one; and a function word written with a capital inside a name ("Jokers of the Like") is a word a proof must
-find stated.
+ends one; a function word written with a capital inside a name ("Jokers of the Like") is a word a proof must
+find stated; and a line after a colon is a sentence a copy may be of, whole.
 """
 
 from __future__ import annotations
@@ -158,3 +158,17 @@ def test_a_function_word_written_as_a_name_s_word_must_be_stated_for_a_proof() -
     assert 'says "Like" where it says "Scene"' in verdict.rationale
     assert not _released_as_written(answer, _CONCERT)
     assert _released_as_written(_CONCERT.split(". ")[1] + ".", _CONCERT)
+
+
+_LETTERING = ("The result, in my opinion?\nA coolness that causes disengagement with the story:\nBy googling around to "
+              "see who else might be lamenting the new changes, I discovered this discussion on the web site "
+              "Tintinologist, and learned that the original lettering was done by a man named Hyslop.\nSome people "
+              "claim that the font is fine.")
+
+
+def test_a_line_after_a_colon_copied_with_its_first_letter_lowered_stays_one_claim_and_is_released() -> None:
+    line = _LETTERING.split("\n")[2]
+    answer = line[0].lower() + line[1:]
+
+    assert [claim.statement for claim in extract_claims(answer, QUESTION, [_LETTERING])] == [answer]
+    assert _released_as_written(answer, _LETTERING)

@@ -51,7 +51,9 @@ def _a_sentence(source: str, at: int, needle: str) -> bool:
     """Whether `needle`, found at `at`, is one of the source's sentences whole."""
     # A sentence may close inside quotes or brackets before it: "... of the East End.' And Get Back, ...".
     before = source[:at].rstrip().rstrip("\"'”’)]")
-    opens = not before or before[-1] in _SENTENCE_END
+    # So may a line after a colon that opens on a capital ("... with the story:" and a line "By googling ..."):
+    # a copy is read with its source's spacing made plain, where the line break is lost.
+    opens = not before or before[-1] in _SENTENCE_END or before[-1] == ":" and source[at:at + 1].isupper()
     closes = needle[-1] in _SENTENCE_END or source[at + len(needle):at + len(needle) + 1] in _SENTENCE_END
     return opens and closes
 
