@@ -50,6 +50,20 @@ def test_a_list_of_predicates_is_one_claim_per_predicate_all_sharing_the_subject
     ]
 
 
+@pytest.mark.parametrize(("sentence", "second"), [
+    ("After the meeting, the board approved the budget and hired a new director.",
+     "After the meeting, the board hired a new director."),
+    # An opening phrase with a verb of its own: the subject is the one after its comma, not the phrase.
+    ("By looking around to see who else might be upset, I found this forum and learned that the font was new.",
+     "I learned that the font was new."),
+])
+def test_a_predicate_after_an_opening_phrase_is_read_with_the_subject_after_its_comma(sentence: str,
+                                                                                      second: str) -> None:
+    claims = extract_claims(sentence)
+
+    assert [claim.statement for claim in claims][1:] == [second]
+
+
 @pytest.mark.parametrize(
     "sentence",
     [

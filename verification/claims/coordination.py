@@ -196,7 +196,25 @@ def _elliptical(clause: str) -> bool:
 
 
 def _subject(clause: str) -> str:
-    """What comes before the clause's verb ("The museum" of "The museum opens at 9"); "" when unsure."""
+    """What comes before the clause's verb ("The museum" of "The museum opens at 9"); "" when unsure. An
+    opening phrase set off by a comma may have a verb of its own ("By googling around to see who else might
+    be lamenting the changes, I discovered ..."), or be a clause of its own ("The client is interested, and
+    after asking about deductibles, the agent suggests ..."): then the subject is the one after its comma."""
+    found = _before_verb(clause)
+    cut = clause.rfind(", ")
+    if found and len(found) < cut:
+        pronoun = _PRONOUN_SUBJECT.match(clause, cut + 2)
+        after = pronoun.group(1) if pronoun else _before_verb(clause[cut + 2:])
+        if after:
+            return after
+    return found
+
+
+_PRONOUN_SUBJECT = re.compile(r"(I|[Hh]e|[Ss]he|[Ww]e|[Tt]hey|[Yy]ou|[Ii]t) \w")
+"""A pronoun and the word after it: the subject of what follows ("I found", "they sold")."""
+
+
+def _before_verb(clause: str) -> str:
     words = list(_WORD.finditer(clause))
     for word in words[1:]:
         if _is_verb(word.group(), clause[word.end():]):

@@ -52,7 +52,7 @@ from verification.scorers import Scorer, make_scorer
 from verification.scorers.features import FEATURE_NAMES, Assessment, measure
 from verification.types import Source, State
 
-STAGES: tuple[tuple[str, int], ...] = (("claims", 22), ("retrieval", 12), ("features", 1))
+STAGES: tuple[tuple[str, int], ...] = (("claims", 25), ("retrieval", 12), ("features", 1))
 """The stages before the checks, each with its version: bumped by whoever changes what the claim view,
 retrieval or the measures produce."""
 
