@@ -172,3 +172,16 @@ def test_a_line_after_a_colon_copied_with_its_first_letter_lowered_stays_one_cla
 
     assert [claim.statement for claim in extract_claims(answer, QUESTION, [_LETTERING])] == [answer]
     assert _released_as_written(answer, _LETTERING)
+
+
+def test_a_name_that_opens_the_sentence_on_one_side_and_not_the_other_is_still_read_alike() -> None:
+    # "New" of "New Paltz" opens the source's sentence and not the claim: neither side counts it, so the
+    # claim that swaps the two places still aligns to the sentence and is held as reordered.
+    source = ("All tracks were recorded in New Paltz. New Paltz is a village in Ulster County located in the state "
+              "of New York.")
+    answer = "Ulster County is a village in New Paltz located in the state of New York."
+
+    (verdict,) = RULES.verify(extract_claims(answer), [Source(id="s", text=source)])
+
+    assert (verdict.state, verdict.method) == (State.INSUFFICIENT_EVIDENCE, "offline:reordered")
+    assert not _released_as_written(answer, source)

@@ -80,7 +80,7 @@ class Proof(Check):
     """SUPPORTED whatever the score: the claim aligns to a cited span with every commitment accounted for."""
 
     name = "proof"
-    version = 18
+    version = 19
     role = Role.PROVEN
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:
@@ -91,7 +91,7 @@ class Reordered(Check):
     """Never SUPPORTED: every word of the claim is one sentence's, but arguments changed places."""
 
     name = "reordered"
-    version = 10
+    version = 11
     role = Role.RESEMBLANCE
 
     def run(self, claim: ClaimView, evidence: Evidence) -> CheckFinding | None:

@@ -52,12 +52,16 @@ def content_words(read: Sequence[tuple[str, int, int]], offset: int, text: str) 
 
 
 def _in_a_name(read: Sequence[tuple[str, int, int]], at: int, text: str) -> bool:
-    """Whether a function word is written with a capital inside a run of words, as a name's word is: "Like" of
-    "Jokers of the Like", "The" of "published by The Guardian". Not the first word, nor one after a mark (a
-    sentence or a quote opens there), nor "I"."""
-    word, start, _ = read[at]
-    return (at > 0 and text[start].isupper() and word != "i" and word in STOP_WORDS
-            and not text[read[at - 1][2]:start].strip())
+    """Whether a function word is written with a capital as the last word of a name: "Like" of "Jokers of the
+    Like and DJ Philly". Not the first word of a text, nor one after a mark (a sentence or a quote opens
+    there), nor "I"; nor one a capitalised word follows ("New" of "New Paltz", "The" of "The Guardian"), which
+    may open the text on the other side, where no such word counts."""
+    word, start, end = read[at]
+    if at == 0 or not text[start].isupper() or word == "i" or word not in STOP_WORDS:
+        return False
+    if text[read[at - 1][2]:start].strip():
+        return False
+    return at + 1 == len(read) or not text[read[at + 1][1]].isupper() or bool(text[end:read[at + 1][1]].strip())
 
 
 @lru_cache(maxsize=8192)
