@@ -185,3 +185,14 @@ def test_a_name_that_opens_the_sentence_on_one_side_and_not_the_other_is_still_r
 
     assert (verdict.state, verdict.method) == (State.INSUFFICIENT_EVIDENCE, "offline:reordered")
     assert not _released_as_written(answer, source)
+
+
+def test_a_sentence_copied_whole_leaves_none_of_its_qualifiers_unsaid() -> None:
+    source = ("A senior official said both sides knew about it. During this time both FUNCINPEC and the CPP began to "
+              "move forces into and around Phnom Penh in anticipation of armed conflict. Both were also attempting "
+              "to strike a deal.")
+    answer = ("During this time both FUNCINPEC and the CPP began to move forces into and around Phnom Penh in "
+              "anticipation of armed conflict.")
+
+    assert [claim.statement for claim in extract_claims(answer, QUESTION, [source])] == [answer]
+    assert _released_as_written(answer, source)

@@ -50,7 +50,7 @@ class Grounding(Check):
     """A commitment of the claim beyond its values that the evidence contradicts or leaves unsaid."""
 
     name = "grounding"
-    version = 14
+    version = 15
     role = Role.COMMITMENT
     reasons = (
         "relation-negated", "relation-unstated", "comparison-reversed", "direction-reversed", "negation-scope",
@@ -64,6 +64,10 @@ class Grounding(Check):
         if finding is None:
             return None
         refuted = finding.state is State.REFUTED
+        if not refuted and evidence.copied is not None:
+            # The sentence that says the claim word for word leaves none of its qualifiers, conditions or
+            # subjects unsaid ("both FUNCINPEC and the CPP began ..." is the sentence's "both").
+            return None
         return CheckFinding(
             state=finding.state,
             method=PREFIX + finding.reason,
