@@ -54,13 +54,12 @@ def denial_dropped_at_end(ours: list[Token], theirs: list[Token], blocks: Sequen
     # The claim goes on past the negation in words that carry none ("their timing has let them down" against
     # "... has not let them down"): it says the sentence's words but the "not".
     end = negation.start + len(negation.surface)
-    following = [word for word, _, _ in words(text[end:])]
+    following = words(text[end:])
     n = len(stated)
-    if not n or len(said) <= n or said[:n] != stated or said[n:] != following[:len(said) - n]:
+    if not n or len(said) <= n or said[:n] != stated or said[n:] != [word for word, _, _ in following[:len(said) - n]]:
         return None
     opens = ours_last.start + len(ours_last.surface)
-    return (claim[opens + tail[n - 1][1]:opens + tail[n][2]],
-            text[after + before[-1][1]:end + words(text[end:])[0][2]])
+    return claim[opens + tail[n - 1][1]:opens + tail[n][2]], text[after + before[-1][1]:end + following[0][2]]
 
 
 def denies_an_earlier_predicate(left_out: list[Token], theirs: list[Token], resumed: int, text: str) -> bool:

@@ -1,6 +1,7 @@
 """How the altered check reads a name: a name joined to the sentence's own ("Jane and Elle"), a name the
-claim opens with in place of the sentence's first words, and a name the sentence writes in initials too
-short to be words of their own ("S&P")."""
+claim opens with in place of the sentence's first words, a name the sentence writes in initials too
+short to be words of their own ("S&P"), and a name put for the sentence's in a stretch the claim otherwise
+says word for word ("It was published by Charles Fort" for "... by Dennis Publishing")."""
 
 from __future__ import annotations
 
@@ -140,7 +141,7 @@ def skips_into_another_clause(ours: list[Token], at: int, skipped: list[Token], 
 
 
 _NAME_WORDS = 6
-"""Most words of a name put for another name (`name_run_put`), as the diff allows (`altered._NAME`)."""
+"""Most words of a name put for another name (`name_put`), as the diff allows (`altered._NAME`)."""
 
 
 def name_put(claim_text: str, ours: list[tuple[str, int, int]], text: str, read: list[tuple[str, int, int]],
